@@ -1,0 +1,10 @@
+//! banklint: finds shared-memory bank conflicts in CUDA source before the code runs.
+//!
+//! Pipeline, one module per stage: [`source`] loads files, [`cuda_frontend`] makes CUDA text
+//! parseable by lang-c without moving byte offsets, [`extraction`] finds `__shared__` arrays,
+//! kernels and launch sites, [`index_analysis`] derives each lane's byte offset,
+//! [`bank_engine`] turns offsets into wavefronts, [`fix_suggestion`] finds the padding, and
+//! [`diagnostics`] prints the report.
+
+pub mod arch;
+pub mod bank_engine;
