@@ -8,3 +8,7 @@
 
 pub mod arch;
 pub mod bank_engine;
+pub mod cuda_frontend;
+pub mod source;
+pub mod types;
+pub mod parse;

@@ -1,0 +1,1181 @@
+//! The CUDA front end: turns CUDA C/C++ text into text lang-c can parse, byte for byte the same
+//! length, so every offset lang-c reports is an offset into the user's file.
+//!
+//! It never inserts or deletes text: what lang-c cannot read is replaced by spaces (newlines
+//! kept). Along the way it records what it removed and what later stages need: comments
+//! (annotations), `#define`s, the positions of `__shared__`/`__global__`/`__device__`,
+//! launch sites `k<<<grid, block>>>`, and the top-level items ("chunks") to parse one by one.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    Ident,
+    Number,
+    Str,
+    Char,
+    Punct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Token {
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        &src[self.start..self.end]
+    }
+}
+
+/// A comment, with its text between the delimiters.
+#[derive(Clone, Debug)]
+pub struct Comment {
+    pub span: Range<usize>,
+    pub body: String,
+}
+
+/// A `#define`, object-like (`params == None`) or function-like.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroDef {
+    pub name: String,
+    pub params: Option<Vec<String>>,
+    pub body: String,
+    /// Offset of the `#` of the directive: the macro is visible after it.
+    pub defined_at: usize,
+}
+
+/// The macros of a file in definition order (a later `#define` or `#undef` wins from its
+/// position on).
+#[derive(Clone, Debug, Default)]
+pub struct MacroTable {
+    entries: HashMap<String, Vec<(usize, Option<MacroDef>)>>,
+}
+
+impl MacroTable {
+    pub fn define(&mut self, def: MacroDef) {
+        let at = def.defined_at;
+        self.entries
+            .entry(def.name.clone())
+            .or_default()
+            .push((at, Some(def)));
+    }
+
+    pub fn undefine(&mut self, name: &str, at: usize) {
+        self.entries.entry(name.to_string()).or_default().push((at, None));
+    }
+
+    /// The definition of `name` in force at byte `at`.
+    pub fn lookup(&self, name: &str, at: usize) -> Option<&MacroDef> {
+        let defs = self.entries.get(name)?;
+        defs.iter()
+            .rev()
+            .find(|(pos, _)| *pos <= at)
+            .and_then(|(_, d)| d.as_ref())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    Global,
+    Device,
+    Host,
+    Shared,
+    Constant,
+    Other,
+}
+
+/// A kernel launch `name<<<grid, block, smem, stream>>>(...)`.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub kernel: String,
+    /// Explicit template arguments, `k<16, float><<<...>>>`, as written.
+    pub template_args: Vec<String>,
+    /// The configuration arguments between `<<<` and `>>>`, as spans.
+    pub config: Vec<Range<usize>>,
+    /// From the kernel name to the closing `>>>`.
+    pub span: Range<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkKind {
+    /// A `__global__` or `__device__` function definition.
+    DeviceFunction { kernel: bool },
+    /// A host-only function definition: not parsed, only scanned for launch sites.
+    HostFunction,
+    /// Anything else at file scope ending in `;`: declarations, structs, typedefs.
+    Declaration,
+}
+
+/// One top-level item, parsed by lang-c on its own.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    pub span: Range<usize>,
+    pub kind: ChunkKind,
+}
+
+/// A region the front end or the parser could not handle.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    pub span: Range<usize>,
+    pub reason: String,
+}
+
+/// Template parameters of a `template <...>` header, by the offset the header ends at.
+#[derive(Clone, Debug)]
+pub struct TemplateHeader {
+    pub span: Range<usize>,
+    /// Non-type parameters (`int BLOCK = 16`) with their defaults as text.
+    pub values: Vec<(String, Option<String>)>,
+    pub types: Vec<String>,
+}
+
+/// The front end's output.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// Same length as the input; what lang-c parses.
+    pub text: String,
+    pub tokens: Vec<Token>,
+    pub comments: Vec<Comment>,
+    pub macros: MacroTable,
+    pub keywords: Vec<(Keyword, usize)>,
+    pub launches: Vec<Launch>,
+    pub chunks: Vec<Chunk>,
+    pub typenames: Vec<String>,
+    pub templates: Vec<TemplateHeader>,
+    /// `#include "x"` directives with their span.
+    pub includes: Vec<(String, Range<usize>)>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Command-line `-D`/`-U` settings for conditional compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Defines {
+    pub defined: Vec<(String, String)>,
+    pub undefined: Vec<String>,
+}
+
+/// CUDA's vector types and other names that code uses without declaring.
+pub const BUILTIN_TYPENAMES: &[&str] = &[
+    "bool", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "half", "__half", "half2", "__half2",
+    "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162", "dim3", "uint", "ushort",
+    "uchar", "ulong", "cudaStream_t", "cudaError_t", "cudaEvent_t", "char1", "char2", "char3",
+    "char4", "uchar1", "uchar2", "uchar3", "uchar4", "short1", "short2", "short3", "short4",
+    "ushort1", "ushort2", "ushort3", "ushort4", "int1", "int2", "int3", "int4", "uint1", "uint2",
+    "uint3", "uint4", "long1", "long2", "long3", "long4", "ulong1", "ulong2", "ulong3", "ulong4",
+    "longlong1", "longlong2", "longlong3", "longlong4", "ulonglong1", "ulonglong2", "ulonglong3",
+    "ulonglong4", "float1", "float2", "float3", "float4", "double1", "double2", "double3",
+    "double4",
+];
+
+/// Words blanked out (recorded in `keywords`) because lang-c does not know them.
+const BLANKED_WORDS: &[(&str, Keyword)] = &[
+    ("__global__", Keyword::Global),
+    ("__device__", Keyword::Device),
+    ("__host__", Keyword::Host),
+    ("__shared__", Keyword::Shared),
+    ("__constant__", Keyword::Constant),
+    ("__managed__", Keyword::Other),
+    ("__forceinline__", Keyword::Other),
+    ("__noinline__", Keyword::Other),
+    ("__inline__", Keyword::Other),
+    ("__restrict__", Keyword::Other),
+    ("__grid_constant__", Keyword::Other),
+    ("constexpr", Keyword::Other),
+    ("__cluster_dims__", Keyword::Other),
+];
+
+/// Words followed by a parenthesised argument that goes with them.
+const BLANKED_CALLS: &[&str] = &[
+    "__launch_bounds__",
+    "__align__",
+    "__cluster_dims__",
+    "alignas",
+    "static_assert",
+];
+
+pub fn prepare(src: &str, defines: &Defines) -> Prepared {
+    let mut out = Prepared::default();
+    let mut blank: Vec<Range<usize>> = Vec::new();
+    let lexed = lex(src);
+    out.comments = lexed.comments;
+    for c in &out.comments {
+        blank.push(c.span.clone());
+    }
+    let active_tokens = run_directives(src, &lexed.directives, &lexed.tokens, defines, &mut out, &mut blank);
+    let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank);
+    out.chunks = split_chunks(src, &tokens, &out.keywords);
+    collect_typenames(src, &tokens, &mut out.typenames);
+
+    let mut bytes = src.as_bytes().to_vec();
+    for r in &blank {
+        for b in &mut bytes[r.clone()] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b' ';
+            }
+        }
+    }
+    for l in &out.launches {
+        // `k<<<g, b>>>(x)` becomes `k(  g, b  )(x)`: a call of a call, same length.
+        if let Some(open) = src[l.span.clone()].find("<<<") {
+            let o = l.span.start + open;
+            bytes[o..o + 3].copy_from_slice(b"(  ");
+        }
+        let c = l.span.end - 3;
+        bytes[c..c + 3].copy_from_slice(b"  )");
+    }
+    // Only ASCII bytes were written over whole tokens/comments, so this stays UTF-8.
+    out.text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    out.tokens = tokens;
+    out
+}
+
+struct Lexed {
+    tokens: Vec<Token>,
+    comments: Vec<Comment>,
+    /// Directive line spans (including continuations), in order.
+    directives: Vec<Range<usize>>,
+}
+
+fn lex(src: &str) -> Lexed {
+    let b = src.as_bytes();
+    let mut tokens = Vec::new();
+    let mut comments = Vec::new();
+    let mut directives = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'#' && line_start {
+            let start = i;
+            i = directive_end(b, i);
+            directives.push(start..i);
+            continue;
+        }
+        line_start = false;
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            let end = memchr_or_end(b, i, b'\n');
+            comments.push(Comment {
+                span: i..end,
+                body: src[i + 2..end].to_string(),
+            });
+            i = end;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+            comments.push(Comment {
+                span: i..end,
+                body: src[i + 2..end.saturating_sub(2).max(i + 2)].to_string(),
+            });
+            i = end;
+            continue;
+        }
+        let start = i;
+        let kind;
+        if c == b'"' || c == b'\'' {
+            i = quoted_end(b, i);
+            kind = if c == b'"' { TokenKind::Str } else { TokenKind::Char };
+        } else if c == b'R' && b.get(i + 1) == Some(&b'"') {
+            i = raw_string_end(src, i);
+            kind = TokenKind::Str;
+        } else if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                i += 1;
+            }
+            // String prefixes: u8"..", L"..".
+            if i < b.len() && b[i] == b'"' && matches!(&src[start..i], "L" | "u" | "U" | "u8") {
+                i = quoted_end(b, i);
+                kind = TokenKind::Str;
+            } else {
+                kind = TokenKind::Ident;
+            }
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            i += 1;
+            while i < b.len() {
+                let d = b[i];
+                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || d == b'\'' {
+                    i += 1;
+                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P') {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            kind = TokenKind::Number;
+        } else {
+            i += punct_len(&b[i..]);
+            kind = TokenKind::Punct;
+        }
+        tokens.push(Token { kind, start, end: i });
+    }
+    Lexed {
+        tokens,
+        comments,
+        directives,
+    }
+}
+
+fn memchr_or_end(b: &[u8], from: usize, needle: u8) -> usize {
+    b[from..].iter().position(|&x| x == needle).map_or(b.len(), |p| from + p)
+}
+
+fn directive_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                let mut k = i;
+                while k > 0 && (b[k - 1] == b' ' || b[k - 1] == b'\t' || b[k - 1] == b'\r') {
+                    k -= 1;
+                }
+                if k > 0 && b[k - 1] == b'\\' {
+                    i += 1;
+                    continue;
+                }
+                return i;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                // A block comment inside a directive may span lines.
+                i = b[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(b.len(), |p| i + 2 + p + 2);
+            }
+            _ => i += 1,
+        }
+    }
+    i
+}
+
+fn quoted_end(b: &[u8], start: usize) -> usize {
+    let q = b[start];
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'\n' => return i,
+            x if x == q => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+fn raw_string_end(src: &str, start: usize) -> usize {
+    let rest = &src[start + 2..];
+    let Some(open) = rest.find('(') else {
+        return src.len();
+    };
+    let delim = &rest[..open];
+    let close = format!("){delim}\"");
+    rest[open..].find(&close).map_or(src.len(), |p| start + 2 + open + p + close.len())
+}
+
+fn punct_len(b: &[u8]) -> usize {
+    const THREE: &[&[u8]] = &[b"...", b">>=", b"<<=", b"->*"];
+    const TWO: &[&[u8]] = &[
+        b"::", b"->", b"++", b"--", b"<<", b">>", b"<=", b">=", b"==", b"!=", b"&&", b"||", b"*=",
+        b"/=", b"%=", b"+=", b"-=", b"&=", b"^=", b"|=", b"##",
+    ];
+    if THREE.iter().any(|p| b.starts_with(p)) {
+        3
+    } else if TWO.iter().any(|p| b.starts_with(p)) {
+        2
+    } else {
+        // One character (a whole UTF-8 sequence for stray non-ASCII bytes).
+        let lead = b[0];
+        if lead < 0x80 {
+            1
+        } else {
+            (lead.leading_ones() as usize).clamp(1, 4).min(b.len())
+        }
+    }
+}
+
+/// Handles `#define`, `#undef`, `#include`, and conditional compilation. Returns the tokens
+/// outside disabled regions; disabled regions and all directive lines are blanked.
+fn run_directives(
+    src: &str,
+    directives: &[Range<usize>],
+    tokens: &[Token],
+    defines: &Defines,
+    out: &mut Prepared,
+    blank: &mut Vec<Range<usize>>,
+) -> Vec<Token> {
+    for (name, value) in &defines.defined {
+        out.macros.define(MacroDef {
+            name: name.clone(),
+            params: None,
+            body: value.clone(),
+            defined_at: 0,
+        });
+    }
+    for name in &defines.undefined {
+        out.macros.undefine(name, 0);
+    }
+    // Stack of (this branch active, some branch already taken, parent active).
+    let mut stack: Vec<(bool, bool, bool)> = Vec::new();
+    let mut disabled: Vec<Range<usize>> = Vec::new();
+    let mut disabled_from: Option<usize> = None;
+    let active = |stack: &Vec<(bool, bool, bool)>| stack.last().is_none_or(|s| s.0);
+    for d in directives {
+        blank.push(d.clone());
+        let line = strip_comments(&src[d.clone()]).replace("\\\n", " ").replace("\\\r\n", " ");
+        let body = line.trim_start().trim_start_matches('#').trim_start();
+        let (word, rest) = split_word(body);
+        let was_active = active(&stack);
+        match word {
+            "if" | "ifdef" | "ifndef" => {
+                let cond = was_active
+                    && match word {
+                        "ifdef" => out.macros.lookup(split_word(rest).0, d.start).is_some(),
+                        "ifndef" => out.macros.lookup(split_word(rest).0, d.start).is_none(),
+                        _ => eval_condition(rest, &out.macros, d.start),
+                    };
+                stack.push((cond, cond, was_active));
+            }
+            "elif" | "elifdef" | "elifndef" => {
+                if let Some(top) = stack.last_mut() {
+                    let cond = top.2
+                        && !top.1
+                        && match word {
+                            "elifdef" => out.macros.lookup(split_word(rest).0, d.start).is_some(),
+                            "elifndef" => out.macros.lookup(split_word(rest).0, d.start).is_none(),
+                            _ => eval_condition(rest, &out.macros, d.start),
+                        };
+                    top.0 = cond;
+                    top.1 |= cond;
+                }
+            }
+            "else" => {
+                if let Some(top) = stack.last_mut() {
+                    top.0 = top.2 && !top.1;
+                    top.1 = true;
+                }
+            }
+            "endif" => {
+                stack.pop();
+            }
+            "define" if was_active => {
+                if let Some(def) = parse_define(rest, d.start) {
+                    out.macros.define(def);
+                }
+            }
+            "undef" if was_active => out.macros.undefine(split_word(rest).0, d.start),
+            "include" if was_active => {
+                let r = rest.trim();
+                if let Some(name) = r.strip_prefix('"').and_then(|s| s.split('"').next()) {
+                    out.includes.push((name.to_string(), d.clone()));
+                }
+            }
+            _ => {}
+        }
+        let now_active = active(&stack);
+        if was_active && !now_active {
+            disabled_from = Some(d.end);
+        } else if !was_active && now_active {
+            if let Some(from) = disabled_from.take() {
+                disabled.push(from..d.start);
+            }
+        }
+    }
+    if let Some(from) = disabled_from {
+        disabled.push(from..src.len());
+    }
+    blank.extend(disabled.iter().cloned());
+    tokens
+        .iter()
+        .filter(|t| !disabled.iter().any(|r| r.start <= t.start && t.start < r.end))
+        .copied()
+        .collect()
+}
+
+fn split_word(s: &str) -> (&str, &str) {
+    let s = s.trim_start();
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+fn strip_comments(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("//") {
+            let nl = r.find('\n').map_or(r.len(), |p| p);
+            rest = &r[nl..];
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            let end = r.find("*/").map_or(r.len(), |p| p + 2);
+            out.push(' ');
+            rest = &r[end..];
+        } else if rest.starts_with('"') || rest.starts_with('\'') {
+            let end = quoted_end(rest.as_bytes(), 0);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else {
+            let ch = rest.chars().next().unwrap_or(' ');
+            out.push(ch);
+            rest = &rest[ch.len_utf8()..];
+        }
+    }
+    out
+}
+
+fn parse_define(rest: &str, at: usize) -> Option<MacroDef> {
+    let rest = rest.trim_start();
+    let (name, after) = split_word(rest);
+    if name.is_empty() {
+        return None;
+    }
+    let after_name = &rest[name.len()..];
+    let (params, body) = if let Some(p) = after_name.strip_prefix('(') {
+        let close = p.find(')')?;
+        let params = p[..close]
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        (Some(params), &p[close + 1..])
+    } else {
+        (None, after)
+    };
+    Some(MacroDef {
+        name: name.to_string(),
+        params,
+        body: body.trim().to_string(),
+        defined_at: at,
+    })
+}
+
+/// Evaluates a `#if` expression: `defined`, macros, integer arithmetic; unknown names are 0.
+fn eval_condition(expr: &str, macros: &MacroTable, at: usize) -> bool {
+    let expanded = expand_for_condition(expr, macros, at, 0);
+    let toks = lex(&expanded).tokens;
+    let mut p = CondParser {
+        src: &expanded,
+        toks: &toks,
+        pos: 0,
+    };
+    p.ternary() != 0
+}
+
+fn expand_for_condition(expr: &str, macros: &MacroTable, at: usize, depth: usize) -> String {
+    let toks = lex(expr).tokens;
+    let mut out = String::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i];
+        let text = t.text(expr);
+        if text == "defined" {
+            // defined NAME or defined(NAME)
+            let (name, skip) = match toks.get(i + 1).map(|t| t.text(expr)) {
+                Some("(") => (toks.get(i + 2).map(|t| t.text(expr)).unwrap_or(""), 4),
+                Some(n) => (n, 2),
+                None => ("", 1),
+            };
+            out.push_str(if macros.lookup(name, at).is_some() { " 1 " } else { " 0 " });
+            i += skip;
+            continue;
+        }
+        if t.kind == TokenKind::Ident {
+            match macros.lookup(text, at) {
+                Some(m) if m.params.is_none() && depth < 32 => {
+                    out.push_str(" (");
+                    out.push_str(&expand_for_condition(&m.body, macros, at, depth + 1));
+                    out.push_str(") ");
+                }
+                _ => out.push_str(if text == "true" { " 1 " } else { " 0 " }),
+            }
+        } else {
+            out.push(' ');
+            out.push_str(text);
+        }
+        i += 1;
+    }
+    out
+}
+
+struct CondParser<'a> {
+    src: &'a str,
+    toks: &'a [Token],
+    pos: usize,
+}
+
+impl CondParser<'_> {
+    fn peek(&self) -> &str {
+        self.toks.get(self.pos).map_or("", |t| t.text(self.src))
+    }
+
+    fn ternary(&mut self) -> i64 {
+        let c = self.binary(0);
+        if self.peek() == "?" {
+            self.pos += 1;
+            let a = self.ternary();
+            if self.peek() == ":" {
+                self.pos += 1;
+            }
+            let b = self.ternary();
+            if c != 0 { a } else { b }
+        } else {
+            c
+        }
+    }
+
+    fn binary(&mut self, min_prec: u8) -> i64 {
+        let mut lhs = self.unary();
+        loop {
+            let op = self.peek().to_string();
+            let prec = match op.as_str() {
+                "||" => 1,
+                "&&" => 2,
+                "|" => 3,
+                "^" => 4,
+                "&" => 5,
+                "==" | "!=" => 6,
+                "<" | "<=" | ">" | ">=" => 7,
+                "<<" | ">>" => 8,
+                "+" | "-" => 9,
+                "*" | "/" | "%" => 10,
+                _ => return lhs,
+            };
+            if prec < min_prec {
+                return lhs;
+            }
+            self.pos += 1;
+            let rhs = self.binary(prec + 1);
+            lhs = match op.as_str() {
+                "||" => i64::from(lhs != 0 || rhs != 0),
+                "&&" => i64::from(lhs != 0 && rhs != 0),
+                "|" => lhs | rhs,
+                "^" => lhs ^ rhs,
+                "&" => lhs & rhs,
+                "==" => i64::from(lhs == rhs),
+                "!=" => i64::from(lhs != rhs),
+                "<" => i64::from(lhs < rhs),
+                "<=" => i64::from(lhs <= rhs),
+                ">" => i64::from(lhs > rhs),
+                ">=" => i64::from(lhs >= rhs),
+                "<<" => lhs.checked_shl(rhs as u32).unwrap_or(0),
+                ">>" => lhs.checked_shr(rhs as u32).unwrap_or(0),
+                "+" => lhs.wrapping_add(rhs),
+                "-" => lhs.wrapping_sub(rhs),
+                "*" => lhs.wrapping_mul(rhs),
+                "/" => lhs.checked_div(rhs).unwrap_or(0),
+                _ => lhs.checked_rem(rhs).unwrap_or(0),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> i64 {
+        match self.peek() {
+            "!" => {
+                self.pos += 1;
+                i64::from(self.unary() == 0)
+            }
+            "-" => {
+                self.pos += 1;
+                self.unary().wrapping_neg()
+            }
+            "+" => {
+                self.pos += 1;
+                self.unary()
+            }
+            "~" => {
+                self.pos += 1;
+                !self.unary()
+            }
+            "(" => {
+                self.pos += 1;
+                let v = self.ternary();
+                if self.peek() == ")" {
+                    self.pos += 1;
+                }
+                v
+            }
+            _ => {
+                let text = self.peek().to_string();
+                self.pos += 1;
+                parse_int_literal(&text).unwrap_or(0)
+            }
+        }
+    }
+}
+
+/// Parses a C integer literal with suffixes (`32`, `0x20u`, `1'000`, `'a'`).
+pub fn parse_int_literal(text: &str) -> Option<i64> {
+    let t = text.replace('\'', "");
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else if let Some(bin) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        i64::from_str_radix(bin, 2).ok()
+    } else if t.len() > 1 && t.starts_with('0') && t.bytes().all(|b| b.is_ascii_digit()) {
+        i64::from_str_radix(&t[1..], 8).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+/// Blanks CUDA and C++ words lang-c does not know, records launches and templates.
+fn rewrite_tokens(src: &str, tokens: Vec<Token>, out: &mut Prepared, blank: &mut Vec<Range<usize>>) -> Vec<Token> {
+    let mut keep = vec![true; tokens.len()];
+    let text = |i: usize| tokens[i].text(src);
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = text(i);
+        if let Some((_, kw)) = BLANKED_WORDS.iter().find(|(w, _)| *w == t) {
+            out.keywords.push((*kw, tokens[i].start));
+            keep[i] = false;
+        }
+        if BLANKED_CALLS.contains(&t) && tokens.get(i + 1).map(|_| text(i + 1)) == Some("(") {
+            let close = matching(src, &tokens, i + 1).unwrap_or(tokens.len() - 1);
+            let mut end = close;
+            if t == "static_assert" && tokens.get(close + 1).map(|_| text(close + 1)) == Some(";") {
+                end = close + 1;
+            }
+            keep[i..=end].iter_mut().for_each(|k| *k = false);
+            i = end + 1;
+            continue;
+        }
+        match t {
+            "extern" if tokens.get(i + 1).is_some_and(|n| n.kind == TokenKind::Str) => {
+                keep[i] = false;
+                keep[i + 1] = false;
+                if tokens.get(i + 2).map(|_| text(i + 2)) == Some("{") {
+                    keep[i + 2] = false;
+                    if let Some(close) = matching(src, &tokens, i + 2) {
+                        keep[close] = false;
+                    }
+                }
+            }
+            "namespace" => {
+                // `namespace a::b {` ... `}`, or an alias `namespace x = y;`.
+                let mut j = i + 1;
+                while j < tokens.len() && !matches!(text(j), "{" | ";") {
+                    j += 1;
+                }
+                if j < tokens.len() {
+                    keep[i..=j].iter_mut().for_each(|k| *k = false);
+                    if text(j) == "{" {
+                        if let Some(close) = matching(src, &tokens, j) {
+                            keep[close] = false;
+                        }
+                    }
+                }
+                i = j + 1;
+                continue;
+            }
+            "using" => {
+                let mut j = i;
+                while j < tokens.len() && text(j) != ";" {
+                    j += 1;
+                }
+                if j < tokens.len() {
+                    keep[i..=j].iter_mut().for_each(|k| *k = false);
+                }
+                i = j + 1;
+                continue;
+            }
+            "template" if tokens.get(i + 1).map(|_| text(i + 1)) == Some("<") => {
+                if let Some(close) = matching_angle(src, &tokens, i + 1) {
+                    out.templates.push(template_header(src, &tokens[i + 2..close], tokens[i].start..tokens[close].end));
+                    keep[i..=close].iter_mut().for_each(|k| *k = false);
+                    i = close + 1;
+                    continue;
+                }
+            }
+            "<<" if tokens.get(i + 1).is_some_and(|n| n.start == tokens[i].end && n.text(src) == "<") => {
+                if let Some(launch) = launch_at(src, &tokens, i) {
+                    out.launches.push(launch);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut kept = Vec::with_capacity(tokens.len());
+    for (t, k) in tokens.into_iter().zip(keep) {
+        if k {
+            kept.push(t);
+        } else {
+            blank.push(t.start..t.end);
+        }
+    }
+    kept
+}
+
+fn template_header(src: &str, params: &[Token], span: Range<usize>) -> TemplateHeader {
+    let mut header = TemplateHeader {
+        span,
+        values: Vec::new(),
+        types: Vec::new(),
+    };
+    for param in split_top_level(src, params) {
+        let words: Vec<&str> = param.iter().map(|t| t.text(src)).collect();
+        let eq = words.iter().position(|w| *w == "=");
+        let decl = &words[..eq.unwrap_or(words.len())];
+        let Some(name) = decl.iter().rev().find(|w| is_ident(w)) else {
+            continue;
+        };
+        let default = eq.map(|e| {
+            let toks = &param[e + 1..];
+            match (toks.first(), toks.last()) {
+                (Some(a), Some(b)) => src[a.start..b.end].to_string(),
+                _ => String::new(),
+            }
+        });
+        if matches!(decl.first(), Some(&"typename") | Some(&"class")) {
+            header.types.push(name.to_string());
+        } else {
+            header.values.push((name.to_string(), default));
+        }
+    }
+    header
+}
+
+fn is_ident(w: &str) -> bool {
+    w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Splits tokens at commas outside brackets of any kind.
+fn split_top_level<'t>(src: &str, toks: &'t [Token]) -> Vec<&'t [Token]> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (k, t) in toks.iter().enumerate() {
+        match t.text(src) {
+            "(" | "[" | "{" | "<" => depth += 1,
+            ")" | "]" | "}" | ">" => depth -= 1,
+            ">>" => depth -= 2,
+            "," if depth == 0 => {
+                parts.push(&toks[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        parts.push(&toks[start..]);
+    }
+    parts
+}
+
+/// Index of the token closing the bracket opened at `open`.
+pub fn matching(src: &str, tokens: &[Token], open: usize) -> Option<usize> {
+    let (o, c) = match tokens[open].text(src) {
+        "(" => ("(", ")"),
+        "[" => ("[", "]"),
+        "{" => ("{", "}"),
+        _ => return None,
+    };
+    let mut depth = 0;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        let s = t.text(src);
+        if s == o {
+            depth += 1;
+        } else if s == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Closing `>` of a template argument or parameter list (`>>` closes two levels).
+fn matching_angle(src: &str, tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut paren = 0i32;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match t.text(src) {
+            "(" => paren += 1,
+            ")" => paren -= 1,
+            "<" if paren == 0 => depth += 1,
+            ">" if paren == 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            ">>" if paren == 0 => {
+                depth -= 2;
+                if depth <= 0 {
+                    return Some(k);
+                }
+            }
+            ";" | "{" => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+fn launch_at(src: &str, tokens: &[Token], open: usize) -> Option<Launch> {
+    // Kernel name, skipping explicit template arguments `k<16, float>`.
+    let mut name_idx = open.checked_sub(1)?;
+    let mut template_args = Vec::new();
+    if tokens[name_idx].text(src) == ">" {
+        let mut depth = 0;
+        let mut k = name_idx;
+        loop {
+            match tokens[k].text(src) {
+                ">" => depth += 1,
+                "<" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k = k.checked_sub(1)?;
+        }
+        template_args = split_top_level(src, &tokens[k + 1..name_idx])
+            .iter()
+            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+            .collect();
+        name_idx = k.checked_sub(1)?;
+    }
+    let name = tokens[name_idx];
+    if name.kind != TokenKind::Ident {
+        return None;
+    }
+    // Find `>>` `>` adjacent, at bracket depth 0.
+    let mut depth = 0i32;
+    let args_start = open + 2;
+    for k in args_start..tokens.len() {
+        match tokens[k].text(src) {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => depth -= 1,
+            ">>" if depth == 0
+                && tokens
+                    .get(k + 1)
+                    .is_some_and(|n| n.start == tokens[k].end && n.text(src) == ">") =>
+            {
+                let config = split_top_level(src, &tokens[args_start..k])
+                    .iter()
+                    .filter_map(|p| Some(p.first()?.start..p.last()?.end))
+                    .collect();
+                return Some(Launch {
+                    kernel: name.text(src).to_string(),
+                    template_args,
+                    config,
+                    span: name.start..tokens[k + 1].end,
+                });
+            }
+            ";" => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits the file into top-level items.
+fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let start = i;
+        // Leading keywords that were blanked belong to the chunk too.
+        let prev_end = if start == 0 { 0 } else { tokens[start - 1].end };
+        let chunk_start = keywords
+            .iter()
+            .filter(|(_, at)| *at >= prev_end && *at < tokens[start].start)
+            .map(|(_, at)| *at)
+            .min()
+            .unwrap_or(tokens[start].start);
+        let mut paren = 0i32;
+        let mut aggregate = false;
+        let mut end = None;
+        let mut kind = ChunkKind::Declaration;
+        let mut j = i;
+        while j < tokens.len() {
+            let t = tokens[j].text(src);
+            match t {
+                "(" | "[" => paren += 1,
+                ")" | "]" => paren -= 1,
+                "struct" | "union" | "enum" | "class" if paren == 0 => aggregate = true,
+                ";" if paren <= 0 => {
+                    end = Some(j);
+                    break;
+                }
+                "}" if paren <= 0 => {
+                    // A stray closing brace: end the item before it.
+                    end = Some(j);
+                    break;
+                }
+                "{" if paren <= 0 => {
+                    let close = matching(src, tokens, j).unwrap_or(tokens.len() - 1);
+                    let prev = if j > start { tokens[j - 1].text(src) } else { "" };
+                    let is_function = !aggregate
+                        && (prev == ")" || matches!(prev, "const" | "noexcept" | "override" | "final"))
+                        && tokens[start..j].iter().any(|t| t.text(src) == "(");
+                    if is_function {
+                        let header = chunk_start..tokens[j].start;
+                        let has = |k: Keyword| keywords.iter().any(|(kw, at)| *kw == k && header.contains(at));
+                        kind = if has(Keyword::Global) {
+                            ChunkKind::DeviceFunction { kernel: true }
+                        } else if has(Keyword::Device) {
+                            ChunkKind::DeviceFunction { kernel: false }
+                        } else {
+                            ChunkKind::HostFunction
+                        };
+                        end = Some(close);
+                        break;
+                    }
+                    j = close;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        let last = end.unwrap_or(tokens.len() - 1);
+        chunks.push(Chunk {
+            span: chunk_start..tokens[last].end,
+            kind,
+        });
+        i = last + 1;
+    }
+    chunks
+}
+
+fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
+    let text = |i: usize| tokens[i].text(src);
+    for i in 0..tokens.len() {
+        match text(i) {
+            "struct" | "class" | "union" | "enum" => {
+                let mut k = i + 1;
+                if tokens.get(k).is_some_and(|_| text(k) == "class") {
+                    k += 1; // enum class
+                }
+                if let Some(t) = tokens.get(k) {
+                    if t.kind == TokenKind::Ident {
+                        names.push(t.text(src).to_string());
+                    }
+                }
+            }
+            "typedef" => {
+                let mut depth = 0i32;
+                let mut last_ident = None;
+                let mut fn_ptr_name = None;
+                for k in i + 1..tokens.len() {
+                    match text(k) {
+                        "{" | "(" | "[" => {
+                            if text(k) == "(" && tokens.get(k + 1).is_some_and(|_| text(k + 1) == "*") {
+                                fn_ptr_name = tokens.get(k + 2).map(|t| t.text(src).to_string());
+                            }
+                            depth += 1;
+                        }
+                        "}" | ")" | "]" => depth -= 1,
+                        ";" if depth == 0 => break,
+                        _ if depth == 0 && tokens[k].kind == TokenKind::Ident => last_ident = Some(k),
+                        _ => {}
+                    }
+                }
+                if let Some(n) = fn_ptr_name.or_else(|| last_ident.map(|k| text(k).to_string())) {
+                    names.push(n);
+                }
+            }
+            "typename" => {
+                if let Some(t) = tokens.get(i + 1) {
+                    if t.kind == TokenKind::Ident {
+                        names.push(t.text(src).to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names.sort();
+    names.dedup();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prep(src: &str) -> Prepared {
+        prepare(src, &Defines::default())
+    }
+
+    #[test]
+    fn keeps_length_and_blanks_cuda_words() {
+        let src = "#define N 32 // rows\n__global__ void k() { __shared__ float t[N][N + 1]; }\n";
+        let p = prep(src);
+        assert_eq!(p.text.len(), src.len());
+        assert!(!p.text.contains("__shared__"));
+        assert!(!p.text.contains("#define"));
+        assert_eq!(p.macros.lookup("N", 100).map(|m| m.body.as_str()), Some("32"));
+        assert!(p.keywords.iter().any(|(k, _)| *k == Keyword::Shared));
+        assert_eq!(p.chunks.len(), 1);
+        assert_eq!(p.chunks[0].kind, ChunkKind::DeviceFunction { kernel: true });
+    }
+
+    #[test]
+    fn records_launches_and_rewrites_chevrons() {
+        let src = "void h() { k<<<g, dim3(32, 8)>>>(x); t<16, float><<<1, 64, 0, s>>>(y); }";
+        let p = prep(src);
+        assert_eq!(p.launches.len(), 2);
+        assert_eq!(p.launches[0].kernel, "k");
+        assert_eq!(&src[p.launches[0].config[1].clone()], "dim3(32, 8)");
+        assert_eq!(p.launches[1].template_args, vec!["16", "float"]);
+        assert_eq!(p.launches[1].config.len(), 4);
+        assert!(p.text.contains("k(  g, dim3(32, 8)  )(x)"));
+        assert_eq!(p.chunks[0].kind, ChunkKind::HostFunction);
+    }
+
+    #[test]
+    fn conditional_compilation() {
+        let src = "#define A 1\n#if A && !defined(B)\nint x;\n#else\nint y;\n#endif\n#ifdef B\nint z;\n#endif\n";
+        let p = prep(src);
+        assert!(p.text.contains("int x;"));
+        assert!(!p.text.contains("int y;"));
+        assert!(!p.text.contains("int z;"));
+        let d = Defines {
+            defined: vec![("B".into(), "1".into())],
+            undefined: vec![],
+        };
+        let p = prepare(src, &d);
+        assert!(p.text.contains("int y;") && p.text.contains("int z;"));
+    }
+
+    #[test]
+    fn templates_and_namespaces() {
+        let src = "namespace cg = cooperative_groups;\nnamespace a {\ntemplate <int BLOCK = 16, typename T>\n__global__ void k(T *x) {}\n}\n";
+        let p = prep(src);
+        assert_eq!(p.templates.len(), 1);
+        assert_eq!(p.templates[0].values, vec![("BLOCK".to_string(), Some("16".to_string()))]);
+        assert_eq!(p.templates[0].types, vec!["T".to_string()]);
+        assert!(!p.text.contains("namespace"));
+        assert!(!p.text.contains('}') || p.text.matches('}').count() == 1);
+        assert_eq!(p.chunks.len(), 1);
+    }
+
+    #[test]
+    fn int_literals() {
+        assert_eq!(parse_int_literal("0x20u"), Some(32));
+        assert_eq!(parse_int_literal("017"), Some(15));
+        assert_eq!(parse_int_literal("32ULL"), Some(32));
+        assert_eq!(parse_int_literal("1.5f"), None);
+    }
+}

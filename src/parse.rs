@@ -1,0 +1,279 @@
+//! The C parse: each top-level item the front end found is parsed by lang-c on its own, so a
+//! construct lang-c cannot read costs at most its smallest enclosing statement (inside a
+//! function body) or its own declaration, never the file.
+
+use crate::cuda_frontend::{Chunk, ChunkKind, Prepared, Skipped};
+use lang_c::ast::ExternalDeclaration;
+use lang_c::driver::{parse_preprocessed, Config, Flavor};
+use lang_c::span::Node;
+
+/// One parsed top-level item. lang-c spans inside it are relative to the parsed text, which
+/// is a short prelude declaring type names followed by the item; `offset` maps them back.
+pub struct ParsedItem {
+    prelude_len: usize,
+    pub chunk: Chunk,
+    pub decls: Vec<Node<ExternalDeclaration>>,
+}
+
+impl ParsedItem {
+    /// The file offset of a lang-c span position inside this item.
+    pub fn offset(&self, pos: usize) -> usize {
+        (pos + self.chunk.span.start).saturating_sub(self.prelude_len)
+    }
+
+    pub fn span(&self, span: lang_c::span::Span) -> std::ops::Range<usize> {
+        self.offset(span.start)..self.offset(span.end)
+    }
+}
+
+pub struct ParseOutcome {
+    pub items: Vec<ParsedItem>,
+    pub skipped: Vec<Skipped>,
+    /// Items parsed only after dropping some statements.
+    pub partly_parsed: usize,
+    pub unparsed: usize,
+}
+
+const MAX_RECOVERIES: usize = 64;
+
+pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
+    let mut outcome = ParseOutcome {
+        items: Vec::new(),
+        skipped: Vec::new(),
+        partly_parsed: 0,
+        unparsed: 0,
+    };
+    for chunk in &prepared.chunks {
+        if chunk.kind == ChunkKind::HostFunction {
+            continue;
+        }
+        let base = chunk.span.start;
+        let mut text = prepared.text[chunk.span.clone()].to_string();
+        let prelude = prelude_for(&text, &prepared.typenames);
+        let config = Config {
+            flavor: Flavor::GnuC11,
+            ..Config::default()
+        };
+        let mut dropped = Vec::new();
+        let mut parsed = None;
+        for _ in 0..=MAX_RECOVERIES {
+            match parse_preprocessed(&config, format!("{prelude}{text}")) {
+                Ok(parse) => {
+                    parsed = Some(parse.unit.0);
+                    break;
+                }
+                Err(err) => {
+                    let err_offset = err.offset.saturating_sub(prelude.len());
+                    let body_start = match chunk.kind {
+                        ChunkKind::DeviceFunction { .. } => text.find('{'),
+                        _ => None,
+                    };
+                    let Some(region) = body_start
+                        .filter(|&b| err_offset > b)
+                        .and_then(|b| statement_around(&text, err_offset, b))
+                    else {
+                        break;
+                    };
+                    dropped.push(Skipped {
+                        span: base + region.start..base + region.end,
+                        reason: describe_error(&text, err_offset),
+                    });
+                    blank(&mut text, region);
+                }
+            }
+        }
+        match parsed {
+            Some(mut decls) => {
+                if !dropped.is_empty() {
+                    outcome.partly_parsed += 1;
+                }
+                decls.retain(|d| d.span.start >= prelude.len());
+                outcome.skipped.extend(dropped);
+                outcome.items.push(ParsedItem {
+                    prelude_len: prelude.len(),
+                    chunk: chunk.clone(),
+                    decls,
+                });
+            }
+            None => {
+                outcome.unparsed += 1;
+                if is_relevant(prepared, chunk) {
+                    let text = &prepared.text[chunk.span.clone()];
+                    let first_line_end = text.find('\n').unwrap_or(text.len());
+                    outcome.skipped.push(Skipped {
+                        span: chunk.span.start..chunk.span.start + first_line_end,
+                        reason: format!(
+                            "could not parse this {} (C++ that banklint's C front end does not read yet)",
+                            match chunk.kind {
+                                ChunkKind::DeviceFunction { kernel: true } => "kernel",
+                                ChunkKind::DeviceFunction { kernel: false } => "device function",
+                                _ => "declaration",
+                            }
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// `typedef int NAME;` for each known type name the item mentions, so lang-c reads
+/// `float4 v;` and C++-style `Point p;` as declarations.
+fn prelude_for(text: &str, typenames: &[String]) -> String {
+    let mut words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut prelude = String::new();
+    for name in crate::cuda_frontend::BUILTIN_TYPENAMES
+        .iter()
+        .copied()
+        .chain(typenames.iter().map(String::as_str))
+    {
+        if words.binary_search(&name).is_ok() && !prelude.contains(&format!(" {name};")) {
+            prelude.push_str("typedef int ");
+            prelude.push_str(name);
+            prelude.push(';');
+        }
+    }
+    prelude
+}
+
+/// Device code and declarations of shared memory or types matter; host declarations do not.
+fn is_relevant(prepared: &Prepared, chunk: &Chunk) -> bool {
+    if matches!(chunk.kind, ChunkKind::DeviceFunction { .. }) {
+        return true;
+    }
+    let text = &prepared.text[chunk.span.clone()];
+    prepared
+        .keywords
+        .iter()
+        .any(|(k, at)| *k == crate::cuda_frontend::Keyword::Shared && chunk.span.contains(at))
+        || text.contains("struct")
+        || text.contains("typedef")
+}
+
+fn describe_error(text: &str, offset: usize) -> String {
+    let rest = &text[offset.min(text.len())..];
+    let token: String = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .take(24)
+        .collect();
+    if token.is_empty() {
+        "lang-c could not parse this statement".to_string()
+    } else {
+        format!("lang-c could not parse this statement (unexpected `{token}`)")
+    }
+}
+
+fn blank(text: &mut String, region: std::ops::Range<usize>) {
+    let replaced: String = text[region.clone()]
+        .chars()
+        .map(|c| if c == '\n' { '\n' } else { ' ' })
+        .collect();
+    // Blanking keeps byte length only for ASCII; fall back to byte-wise spaces otherwise.
+    if replaced.len() == region.len() {
+        text.replace_range(region, &replaced);
+    } else {
+        let spaces: String = text[region.clone()]
+            .bytes()
+            .map(|b| if b == b'\n' { '\n' } else { ' ' })
+            .collect();
+        text.replace_range(region, &spaces);
+    }
+}
+
+/// The statement containing `offset`: from after the previous `;`, `{` or `}` outside
+/// parentheses, to the next `;` (or the end of a braced body) at the same depth.
+fn statement_around(text: &str, offset: usize, body_start: usize) -> Option<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let offset = offset.min(b.len());
+    // If the error sits inside parentheses (a `for (...)` header, a call), the statement
+    // starts before the outermost unclosed `(`.
+    let mut open_parens = Vec::new();
+    for (k, &c) in b.iter().enumerate().take(offset).skip(body_start + 1) {
+        match c {
+            b'(' => open_parens.push(k),
+            b')' => {
+                open_parens.pop();
+            }
+            b';' | b'{' | b'}' if open_parens.is_empty() => {}
+            _ => {}
+        }
+    }
+    let from = open_parens.first().copied().unwrap_or(offset);
+    let mut start = body_start + 1;
+    let mut depth = 0i32;
+    let mut k = from;
+    while k > body_start + 1 {
+        k -= 1;
+        match b[k] {
+            b')' => depth += 1,
+            b'(' => depth -= 1,
+            b';' | b'{' | b'}' if depth <= 0 => {
+                start = k + 1;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut paren = 0i32;
+    let mut brace = 0i32;
+    let mut end = b.len();
+    let mut k = start;
+    while k < b.len() {
+        match b[k] {
+            b'(' => paren += 1,
+            b')' => paren -= 1,
+            b'{' => brace += 1,
+            b'}' => {
+                if brace == 0 {
+                    end = k;
+                    break;
+                }
+                brace -= 1;
+                if brace == 0 && paren <= 0 && k >= offset {
+                    end = k + 1;
+                    break;
+                }
+            }
+            b';' if paren <= 0 && brace == 0 && k >= offset => {
+                end = k + 1;
+                break;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    (end > start && start <= offset).then_some(start..end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cuda_frontend::{prepare, Defines};
+
+    #[test]
+    fn a_bad_statement_costs_only_itself() {
+        let src = "__global__ void k(float *o) {\n  __shared__ float t[32];\n  auto x = foo<int>::bar();\n  t[threadIdx.x] = 1;\n}\n";
+        let p = prepare(src, &Defines::default());
+        let out = parse_chunks(&p);
+        assert_eq!(out.items.len(), 1);
+        assert_eq!(out.skipped.len(), 1, "{:?}", out.skipped);
+        assert!(src[out.skipped[0].span.clone()].contains("foo<int>"));
+        assert!(!src[out.skipped[0].span.clone()].contains("t[threadIdx.x]"));
+    }
+
+    #[test]
+    fn bad_for_header_is_dropped_whole() {
+        let src = "__global__ void k() {\n  int a = 0;\n  for (int i = 0; i < 4; i = bar<1>()) { a++; }\n  a--;\n}\n";
+        let p = prepare(src, &Defines::default());
+        let out = parse_chunks(&p);
+        assert_eq!(out.items.len(), 1, "{:?}", out.skipped);
+        assert!(out.skipped.iter().all(|s| !src[s.span.clone()].contains("a--")));
+    }
+}

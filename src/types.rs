@@ -1,0 +1,263 @@
+//! C and CUDA type layouts: sizes and alignments of scalars, CUDA's vector types (with their
+//! real alignments: `float4` is 16-aligned, `float3` only 4) and structs defined in the file.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    /// An integer or floating-point scalar.
+    Scalar { name: String, size: u32, float: bool },
+    /// A struct, union, or CUDA vector type, with its fields laid out.
+    Record(Rc<Record>),
+    Pointer(Box<Type>),
+    /// A type banklint does not know; accesses through it cannot be sized.
+    Unknown(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub name: String,
+    pub size: u32,
+    pub align: u32,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub offset: u32,
+    pub ty: Type,
+    /// Element count of an array field (`float v[3]`), else 1.
+    pub count: u32,
+}
+
+impl Type {
+    pub fn scalar(name: &str, size: u32, float: bool) -> Type {
+        Type::Scalar {
+            name: name.to_string(),
+            size,
+            float,
+        }
+    }
+
+    pub fn size(&self) -> Option<u32> {
+        match self {
+            Type::Scalar { size, .. } => Some(*size),
+            Type::Record(r) => Some(r.size),
+            Type::Pointer(_) => Some(8),
+            Type::Unknown(_) => None,
+        }
+    }
+
+    pub fn align(&self) -> Option<u32> {
+        match self {
+            Type::Scalar { size, .. } => Some(*size),
+            Type::Record(r) => Some(r.align),
+            Type::Pointer(_) => Some(8),
+            Type::Unknown(_) => None,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Type::Scalar { name, .. } => name.clone(),
+            Type::Record(r) => r.name.clone(),
+            Type::Pointer(t) => format!("{} *", t.name()),
+            Type::Unknown(n) => n.clone(),
+        }
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(self, Type::Scalar { float: true, .. })
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        match self {
+            Type::Record(r) => r.fields.iter().find(|f| f.name == name),
+            _ => None,
+        }
+    }
+
+    /// How one thread's access of the whole object is issued: (width, byte offsets) of the
+    /// shared-memory instructions nvcc emits. A `float4` is one 16-byte access; a `float3`
+    /// (4-aligned) is three 4-byte accesses; a 4-aligned struct of four floats is four.
+    pub fn pieces(&self) -> Option<(u32, Vec<u32>)> {
+        let size = self.size()?;
+        let align = self.align()?.max(1);
+        let mut width = 16u32;
+        while width > 1 && (width > align || size % width != 0) {
+            width /= 2;
+        }
+        Some((width, (0..size / width).map(|k| k * width).collect()))
+    }
+}
+
+/// Size/alignment of a C scalar type named by its specifier words.
+pub fn scalar_from_words(words: &[&str]) -> Option<Type> {
+    let has = |w: &str| words.contains(&w);
+    let longs = words.iter().filter(|w| **w == "long").count();
+    let unsigned = has("unsigned");
+    let (name, size, float) = if has("double") {
+        ("double", 8, true)
+    } else if has("float") {
+        ("float", 4, true)
+    } else if has("char") {
+        (if unsigned { "unsigned char" } else { "char" }, 1, false)
+    } else if has("short") {
+        (if unsigned { "unsigned short" } else { "short" }, 2, false)
+    } else if longs >= 1 {
+        (if unsigned { "unsigned long long" } else { "long long" }, 8, false)
+    } else if has("int") || unsigned || has("signed") {
+        (if unsigned { "unsigned" } else { "int" }, 4, false)
+    } else if has("bool") || has("_Bool") {
+        ("bool", 1, false)
+    } else {
+        return None;
+    };
+    Some(Type::scalar(name, size, float))
+}
+
+/// The CUDA builtin types that code uses without declaring them.
+pub fn builtin(name: &str) -> Option<Type> {
+    let scalar = |n: &str, size, float| Some(Type::scalar(n, size, float));
+    match name {
+        "bool" => return scalar("bool", 1, false),
+        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" | "int64_t" | "uint64_t" | "ulong" => {
+            return scalar(name, 8, false);
+        }
+        "int32_t" | "uint32_t" | "uint" => return scalar(name, 4, false),
+        "int16_t" | "uint16_t" | "ushort" => return scalar(name, 2, false),
+        "int8_t" | "uint8_t" | "uchar" => return scalar(name, 1, false),
+        "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" => return scalar(name, 2, true),
+        "half2" | "__half2" | "__nv_bfloat162" | "nv_bfloat162" => {
+            return Some(vector(name, Type::scalar("__half", 2, true), 2, 4));
+        }
+        _ => {}
+    }
+    // Vector types: base name + count 1..4.
+    let count: u32 = name.chars().last()?.to_digit(10)?;
+    if !(1..=4).contains(&count) {
+        return None;
+    }
+    let base = &name[..name.len() - 1];
+    let (elem, size) = match base {
+        "char" | "uchar" => (Type::scalar(base, 1, false), 1),
+        "short" | "ushort" => (Type::scalar(base, 2, false), 2),
+        "int" | "uint" => (Type::scalar(base, 4, false), 4),
+        "float" => (Type::scalar(base, 4, true), 4),
+        "long" | "ulong" | "longlong" | "ulonglong" => (Type::scalar(base, 8, false), 8),
+        "double" => (Type::scalar(base, 8, true), 8),
+        _ => return None,
+    };
+    // vector_types.h: 2- and 4-component types are aligned to their size (at most 16);
+    // 1- and 3-component types to their element.
+    let align = match count {
+        2 => (2 * size).min(16),
+        4 => (4 * size).min(16),
+        _ => size,
+    };
+    Some(vector(name, elem, count, align))
+}
+
+fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
+    let esize = elem.size().unwrap_or(4);
+    let fields = ["x", "y", "z", "w"]
+        .iter()
+        .take(count as usize)
+        .enumerate()
+        .map(|(k, n)| Field {
+            name: (*n).to_string(),
+            offset: k as u32 * esize,
+            ty: elem.clone(),
+            count: 1,
+        })
+        .collect();
+    let raw = esize * count;
+    Type::Record(Rc::new(Record {
+        name: name.to_string(),
+        size: raw.div_ceil(align) * align,
+        align,
+        fields,
+    }))
+}
+
+/// Lays out a struct from its fields in order (C rules: each field at its alignment, size
+/// rounded to the largest alignment). `union` puts every field at 0.
+pub fn layout_record(name: &str, fields: Vec<(String, Type, u32)>, union: bool, min_align: u32) -> Option<Record> {
+    let mut offset = 0u32;
+    let mut align = min_align.max(1);
+    let mut out = Vec::new();
+    let mut size = 0;
+    for (fname, ty, count) in fields {
+        let (fs, fa) = (ty.size()?, ty.align()?.max(1));
+        align = align.max(fa);
+        let at = if union { 0 } else { offset.div_ceil(fa) * fa };
+        out.push(Field {
+            name: fname,
+            offset: at,
+            ty,
+            count,
+        });
+        offset = at + fs * count;
+        size = size.max(offset);
+    }
+    Some(Record {
+        name: name.to_string(),
+        size: size.div_ceil(align) * align,
+        align,
+        fields: out,
+    })
+}
+
+/// Named types known in a file: typedefs and struct tags.
+#[derive(Clone, Debug, Default)]
+pub struct TypeTable {
+    pub named: HashMap<String, Type>,
+}
+
+impl TypeTable {
+    pub fn lookup(&self, name: &str) -> Option<Type> {
+        self.named.get(name).cloned().or_else(|| builtin(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_types_have_cuda_layouts() {
+        let f4 = builtin("float4").unwrap();
+        assert_eq!((f4.size(), f4.align()), (Some(16), Some(16)));
+        assert_eq!(f4.pieces(), Some((16, vec![0])));
+        let f3 = builtin("float3").unwrap();
+        assert_eq!((f3.size(), f3.align()), (Some(12), Some(4)));
+        assert_eq!(f3.pieces(), Some((4, vec![0, 4, 8])));
+        let d2 = builtin("double2").unwrap();
+        assert_eq!((d2.size(), d2.align()), (Some(16), Some(16)));
+        let c3 = builtin("char3").unwrap();
+        assert_eq!((c3.size(), c3.align()), (Some(3), Some(1)));
+        let s2 = builtin("short2").unwrap();
+        assert_eq!((s2.size(), s2.align()), (Some(4), Some(4)));
+        assert_eq!(s2.field("y").map(|f| f.offset), Some(2));
+    }
+
+    #[test]
+    fn struct_layout_follows_c_rules() {
+        let r = layout_record(
+            "S",
+            vec![
+                ("a".into(), Type::scalar("char", 1, false), 1),
+                ("b".into(), Type::scalar("double", 8, true), 1),
+                ("c".into(), Type::scalar("float", 4, true), 1),
+            ],
+            false,
+            1,
+        )
+        .unwrap();
+        assert_eq!(r.size, 24);
+        assert_eq!(r.fields[1].offset, 8);
+        assert_eq!(r.fields[2].offset, 16);
+    }
+}
