@@ -89,6 +89,7 @@ pub enum Keyword {
     Host,
     Shared,
     Constant,
+    Constexpr,
     Other,
 }
 
@@ -189,7 +190,7 @@ const BLANKED_WORDS: &[(&str, Keyword)] = &[
     ("__inline__", Keyword::Other),
     ("__restrict__", Keyword::Other),
     ("__grid_constant__", Keyword::Other),
-    ("constexpr", Keyword::Other),
+    ("constexpr", Keyword::Constexpr),
     ("__cluster_dims__", Keyword::Other),
 ];
 

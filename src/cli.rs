@@ -1,0 +1,256 @@
+//! The command line: `banklint check`, `banklint explain`. Parses arguments with clap,
+//! walks directories with walkdir, runs the pipeline on each file, and prints in the chosen
+//! format. Exit status: 0 clean, 1 conflicts found, 2 usage or input errors.
+
+use crate::arch::{Arch, BankMode, Target};
+use crate::check::{check_source, CheckOptions, FileReport};
+use crate::cuda_frontend::Defines;
+use crate::diagnostics::{self, Finding};
+use crate::source::{LoadError, SourceFile};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(name = "banklint", version, about = "Finds shared-memory bank conflicts in CUDA source, before the code runs")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Analyze .cu/.cuh files or directories.
+    Check(CheckArgs),
+    /// Explain a diagnostic code (e.g. `bank-conflict`).
+    Explain {
+        /// The code to explain; omit to list every code.
+        code: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Short,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files or directories (directories are searched for .cu and .cuh files).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Kepler (sm_3x) bank mode in bytes: 4 or 8.
+    #[arg(long, default_value_t = 4)]
+    pub bank_mode: u32,
+    /// Block shape for kernels without a launch site or annotation, e.g. 32x8.
+    #[arg(long)]
+    pub block_dim: Option<String>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Define a macro for #if/#ifdef and for sizes: NAME or NAME=VALUE.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
+}
+
+/// Runs the command line and returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => run_check(&args),
+        Command::Explain { code } => run_explain(code.as_deref()),
+    }
+}
+
+fn run_explain(code: Option<&str>) -> i32 {
+    match code {
+        None => {
+            for (c, text) in crate::rules::ALL {
+                let first = text.lines().nth(1).unwrap_or("").trim();
+                println!("{c:20} {first}");
+            }
+            0
+        }
+        Some(c) => match crate::rules::explanation(c) {
+            Some(text) => {
+                println!("# {c}\n{}", text.replace("\n ", "\n"));
+                0
+            }
+            None => {
+                eprintln!("error: unknown code `{c}`; `banklint explain` lists them");
+                2
+            }
+        },
+    }
+}
+
+fn usage_error(message: &str) -> i32 {
+    eprintln!("error: {message}");
+    2
+}
+
+/// Builds the analysis options from the arguments.
+pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
+    let arch = Arch::parse(&args.arch)?;
+    let bank_mode = BankMode::from_bytes(args.bank_mode)
+        .ok_or_else(|| format!("invalid --bank-mode {} (expected 4 or 8)", args.bank_mode))?;
+    let block_dim = args
+        .block_dim
+        .as_deref()
+        .map(crate::launch_config::parse_block_dim)
+        .transpose()?;
+    let defines = Defines {
+        defined: args
+            .define
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.trim().to_string(), v.to_string()),
+                None => (d.trim().to_string(), "1".to_string()),
+            })
+            .collect(),
+        undefined: args.undefine.clone(),
+    };
+    Ok(CheckOptions {
+        target: Target::new(arch, bank_mode),
+        block_dim,
+        defines,
+    })
+}
+
+/// Expands directories into their .cu/.cuh files (sorted), skipping hidden and build
+/// directories. Paths named explicitly are kept whatever their extension.
+pub fn collect_files(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let walker = walkdir::WalkDir::new(p)
+                .follow_links(true)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e));
+            for entry in walker {
+                match entry {
+                    Ok(e) if e.file_type().is_file() && is_cuda(e.path()) => files.push(e.into_path()),
+                    Ok(_) => {}
+                    Err(err) => errors.push(LoadError {
+                        path: err.path().map_or_else(|| p.clone(), Path::to_path_buf),
+                        message: if err.loop_ancestor().is_some() {
+                            "symbolic link loop".to_string()
+                        } else {
+                            err.io_error().map_or_else(|| err.to_string(), |e| e.to_string())
+                        },
+                    }),
+                }
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    files
+}
+
+fn is_cuda(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh"))
+}
+
+fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
+    if !e.file_type().is_dir() {
+        return false;
+    }
+    let name = e.file_name().to_string_lossy();
+    name.starts_with('.') || matches!(name.as_ref(), "build" | "target" | "node_modules" | "__pycache__" | "CMakeFiles")
+}
+
+fn run_check(args: &CheckArgs) -> i32 {
+    let options = match options_from(args) {
+        Ok(o) => o,
+        Err(e) => return usage_error(&e),
+    };
+    let mut errors = Vec::new();
+    let files = collect_files(&args.paths, &mut errors);
+    let mut reports = Vec::new();
+    for path in files {
+        match SourceFile::load(&path) {
+            Ok(file) => reports.push(check_source(file, &options)),
+            Err(e) => errors.push(e),
+        }
+    }
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let rendered: Vec<(&FileReport, Vec<Finding>)> = reports
+        .iter()
+        .map(|r| (r, diagnostics::findings(r, options.target)))
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Human => {
+            for (r, f) in &rendered {
+                let _ = out.write_all(&diagnostics::render_human(r, f, color));
+            }
+        }
+        Format::Short => {
+            for (r, f) in &rendered {
+                let _ = out.write_all(diagnostics::render_short(r, f).as_bytes());
+            }
+        }
+        Format::Json => {
+            let mut files: Vec<serde_json::Value> = reports
+                .iter()
+                .map(|r| json!({"path": r.file.path.display().to_string(), "status": "ok", "message": null}))
+                .collect();
+            files.extend(
+                errors
+                    .iter()
+                    .map(|e| json!({"path": e.path.display().to_string(), "status": "error", "message": e.message})),
+            );
+            let doc = json!({
+                "version": 1,
+                "arch": options.target.arch.name(),
+                "bank_mode": match options.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
+                "files": files,
+                "accesses": reports.iter().flat_map(diagnostics::json_accesses).collect::<Vec<_>>(),
+                "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f)).collect::<Vec<_>>(),
+            });
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+    let _ = out.flush();
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    let conflicts = reports.iter().any(|r| r.conflicts().next().is_some());
+    if !errors.is_empty() {
+        2
+    } else if conflicts {
+        1
+    } else {
+        0
+    }
+}

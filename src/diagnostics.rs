@@ -1,0 +1,402 @@
+//! Diagnostics: turns file reports into what users read. Human output is rustc-style via
+//! codespan-reporting (primary label on the subscript, secondary on the declaration,
+//! `= note:` for the why, `help:` with the literal padded declaration); `short` is one
+//! gcc-style line per finding for problem matchers; `json` is the stable schema of the README.
+
+use crate::arch::Target;
+use crate::bank_engine::{bank_map, Op};
+use crate::check::FileReport;
+use crate::findings::{AccessFinding, Status};
+use crate::fix_suggestion::PaddingFix;
+use crate::index_analysis::ShapeSource;
+use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor};
+use serde_json::{json, Value as Json};
+
+/// Diagnostic codes, each explained by `banklint explain CODE`.
+pub const BANK_CONFLICT: &str = "bank-conflict";
+pub const UNANALYZED_ACCESS: &str = "unanalyzed-access";
+pub const SKIPPED_CODE: &str = "skipped-code";
+pub const BLOCK_SHAPE: &str = "block-shape";
+
+/// One reportable finding, independent of the output format.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub span: std::ops::Range<usize>,
+    pub message: String,
+    pub label: String,
+    /// Secondary label: span and text.
+    pub secondary: Option<(std::ops::Range<usize>, String)>,
+    pub notes: Vec<String>,
+    pub conflict_ways: Option<u32>,
+    pub fix: Option<PaddingFix>,
+}
+
+/// Builds every finding of a report, in file order.
+pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for f in &report.findings {
+        match &f.status {
+            Status::Analyzed if f.is_conflict() => out.push(conflict_finding(report, f, target)),
+            Status::Analyzed => {}
+            Status::Unknown(reason) => {
+                let array = &report.arrays[f.array].decl.name;
+                out.push(Finding {
+                    code: UNANALYZED_ACCESS,
+                    severity: Severity::Note,
+                    span: f.span.clone(),
+                    message: format!("could not analyze this {} of `{array}`", f.op.name()),
+                    label: reason.clone(),
+                    secondary: None,
+                    notes: vec![format!("because {reason}")],
+                    conflict_ways: None,
+                    fix: None,
+                });
+            }
+        }
+    }
+    for s in &report.skipped {
+        out.push(Finding {
+            code: SKIPPED_CODE,
+            severity: Severity::Note,
+            span: s.span.clone(),
+            message: "skipped code banklint could not parse".to_string(),
+            label: s.reason.clone(),
+            secondary: None,
+            notes: vec!["shared-memory accesses in this region are not analyzed".to_string()],
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    for u in &report.unresolved_launches {
+        out.push(Finding {
+            code: BLOCK_SHAPE,
+            severity: Severity::Note,
+            span: u.span.clone(),
+            message: "block shape of this launch is not used".to_string(),
+            label: u.reason.clone(),
+            secondary: None,
+            notes: vec!["add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim".to_string()],
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    out.sort_by_key(|f| (f.span.start, f.span.end));
+    out
+}
+
+fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> Finding {
+    let entry = &report.arrays[f.array];
+    let name = &entry.decl.name;
+    let worst = f.worst.as_ref().expect("a conflict has a worst instruction");
+    let v = &worst.evaluation.verdict;
+    let ways = v.conflict_ways;
+    let message = format!(
+        "{ways}-way bank conflict on `{name}` ({} wavefronts per warp instead of {})",
+        v.wavefronts, v.ideal
+    );
+    let mut notes = Vec::new();
+    notes.push(bank_note(target, worst));
+    notes.push(format!("worst instruction: {}", worst.label));
+    if let Some(shift) = worst.evaluation.worst_shift {
+        notes.push(format!(
+            "worst when the warp-uniform part of the index shifts the access by {shift} bytes; other shifts conflict less"
+        ));
+    }
+    if v.merged {
+        notes.push("lanes n and n^1 (or n^2) share addresses, so this wide load is served in merged phases".to_string());
+    }
+    notes.push(context_note(report, f, target));
+    for a in &f.assumptions {
+        notes.push(a.clone());
+    }
+    if let Some(fix) = report.fix_for(f.array) {
+        notes.push(help_text(fix, name));
+    }
+    notes.push(format!("for more, run `banklint explain {BANK_CONFLICT}`"));
+    Finding {
+        code: BANK_CONFLICT,
+        severity: Severity::Warning,
+        span: f.span.clone(),
+        message,
+        label: format!("{} of {} bytes per lane, {ways}-way conflict", f.op.name(), f.width),
+        secondary: Some((entry.decl.decl_span.clone(), format!("`{name}` declared here"))),
+        notes,
+        conflict_ways: Some(ways),
+        fix: report.fix_for(f.array).cloned(),
+    }
+}
+
+fn help_text(fix: &PaddingFix, name: &str) -> String {
+    let effect = if fix.conflict_free {
+        format!("every access to `{name}` becomes conflict-free")
+    } else {
+        format!(
+            "the worst conflict on `{name}` drops from {}-way to {}-way",
+            fix.ways_before, fix.ways_after
+        )
+    };
+    let mut text = format!(
+        "help: pad the innermost dimension by {} element{}: `{}` (+{} bytes, {} bytes in all); {effect}",
+        fix.pad,
+        if fix.pad == 1 { "" } else { "s" },
+        fix.declaration,
+        fix.bytes_added,
+        fix.total_bytes
+    );
+    if fix.unchecked_accesses > 0 {
+        text.push_str(&format!(
+            " ({} access{} to `{name}` could not be analyzed and {} not checked)",
+            fix.unchecked_accesses,
+            if fix.unchecked_accesses == 1 { "" } else { "es" },
+            if fix.unchecked_accesses == 1 { "was" } else { "were" }
+        ));
+    }
+    text
+}
+
+/// Which lanes meet in which bank in the worst phase, compressed.
+fn bank_note(target: Target, worst: &crate::findings::Worst) -> String {
+    let v = &worst.evaluation.verdict;
+    let Some(phase) = v.worst_phase() else {
+        return String::new();
+    };
+    let banks = bank_map(target, &worst.evaluation.access, phase);
+    let max = banks.iter().map(|b| b.units.len()).max().unwrap_or(1);
+    let hot: Vec<_> = banks.iter().filter(|b| b.units.len() == max).collect();
+    let active: usize = (phase.lanes.clone()).filter(|&l| worst.evaluation.access.offsets[l].is_some()).count();
+    let phase_text = if phase.lanes.len() < 32 {
+        format!(" (in the phase of lanes {}-{})", phase.lanes.start, phase.lanes.end - 1)
+    } else {
+        String::new()
+    };
+    if let [only] = hot.as_slice() {
+        if only.lanes.len() == active && active > 1 {
+            return format!(
+                "lanes {} all hit bank {}, {} different words{phase_text}",
+                compress_lanes(&only.lanes),
+                only.bank,
+                max
+            );
+        }
+    }
+    let shown: Vec<String> = hot
+        .iter()
+        .take(3)
+        .map(|b| format!("bank {} by lanes {}", b.bank, compress_lanes(&b.lanes)))
+        .collect();
+    let more = if hot.len() > 3 { ", ..." } else { "" };
+    format!(
+        "{} bank{} each serve {max} different words{phase_text}: {}{more}",
+        hot.len(),
+        if hot.len() == 1 { "" } else { "s" },
+        shown.join("; ")
+    )
+}
+
+/// `0-15`, `0, 2, ..., 30`, `1, 5, 9`.
+pub fn compress_lanes(lanes: &[usize]) -> String {
+    match lanes {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [a, b] => format!("{a} and {b}"),
+        _ => {
+            let step = lanes[1] - lanes[0];
+            let progression = lanes.windows(2).all(|w| w[1] - w[0] == step);
+            if progression && step == 1 {
+                format!("{}-{}", lanes[0], lanes[lanes.len() - 1])
+            } else if progression && lanes.len() > 3 {
+                format!("{}, {}, ..., {}", lanes[0], lanes[1], lanes[lanes.len() - 1])
+            } else {
+                lanes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            }
+        }
+    }
+}
+
+fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> String {
+    let shape = &f.shape;
+    let source = match &shape.source {
+        ShapeSource::Launch(span) => format!("from the launch at line {}", report.file.line_col(span.start).0),
+        ShapeSource::Annotation => "from the `// banklint: block(...)` annotation".to_string(),
+        ShapeSource::Cli => "from --block-dim".to_string(),
+        ShapeSource::Default => "(no launch or annotation found; add `// banklint: block(X, Y)` above the kernel)".to_string(),
+    };
+    let mut text = format!("on {} with block {} {source}", target.describe(), shape.describe());
+    if f.shapes_analyzed > 1 {
+        text.push_str(&format!(", the worst of {} launch shapes", f.shapes_analyzed));
+    }
+    if let (Some(t), Some(w)) = (f.totals, f.worst.as_ref()) {
+        text.push_str(&format!(
+            "; per block: {} instruction{}, {} wavefronts (ideal {})",
+            t.instructions,
+            if t.instructions == 1 { "" } else { "s" },
+            t.wavefronts,
+            t.ideal
+        ));
+        let _ = w;
+    }
+    if target.arch.rules_are_assumed() {
+        text.push_str(&format!("; {} is assumed to follow the 5.x-9.x bank rules", target.arch));
+    }
+    text
+}
+
+// ---- output formats ----
+
+pub fn render_human(report: &FileReport, findings: &[Finding], color: bool) -> Vec<u8> {
+    let file = SimpleFile::new(report.file.path.display().to_string(), report.file.text.as_str());
+    let mut buffer = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+    let config = term::Config::default();
+    for f in findings {
+        let mut labels = vec![Label::primary((), f.span.clone()).with_message(&f.label)];
+        if let Some((span, text)) = &f.secondary {
+            labels.push(Label::secondary((), span.clone()).with_message(text));
+        }
+        let diagnostic = Diagnostic::new(f.severity)
+            .with_message(&f.message)
+            .with_code(f.code)
+            .with_labels(labels)
+            .with_notes(
+                f.notes
+                    .iter()
+                    .map(|n| if n.starts_with("help:") { n.clone() } else { format!("note: {n}") })
+                    .collect(),
+            );
+        let _ = term::emit_to_write_style(&mut buffer, &config, &file, &diagnostic);
+    }
+    buffer.into_inner()
+}
+
+pub fn render_short(report: &FileReport, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let (line, col) = report.file.line_col(f.span.start);
+        let severity = match f.severity {
+            Severity::Warning => "warning",
+            Severity::Error | Severity::Bug => "error",
+            _ => "note",
+        };
+        out.push_str(&format!(
+            "{}:{line}:{col}: {severity}: {} [{}]\n",
+            report.file.path.display(),
+            f.message,
+            f.code
+        ));
+    }
+    out
+}
+
+/// The `accesses` entries of the JSON schema for one file.
+pub fn json_accesses(report: &FileReport) -> Vec<Json> {
+    report
+        .findings
+        .iter()
+        .map(|f| {
+            let (line, column) = report.file.line_col(f.span.start);
+            let (end_line, end_column) = report.file.line_col(f.span.end);
+            let entry = &report.arrays[f.array];
+            let mut obj = json!({
+                "file": report.file.path.display().to_string(),
+                "line": line,
+                "column": column,
+                "end_line": end_line,
+                "end_column": end_column,
+                "kernel": f.function,
+                "array": entry.decl.name,
+                "kind": match f.op { Op::Load => "load", Op::Store => "store" },
+                "access_bytes": f.width,
+                "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
+                "block_dim_source": f.shape.source.name(),
+            });
+            let map = obj.as_object_mut().expect("object");
+            match &f.status {
+                Status::Analyzed => {
+                    map.insert("status".into(), json!("analyzed"));
+                    map.insert("reason".into(), Json::Null);
+                    let (wf, ideal, ways) = f.worst.as_ref().map_or((0, 0, 1), |w| {
+                        let v = &w.evaluation.verdict;
+                        (v.wavefronts, v.ideal, v.conflict_ways)
+                    });
+                    map.insert("wavefronts".into(), json!(wf));
+                    map.insert("ideal_wavefronts".into(), json!(ideal));
+                    map.insert("conflict_ways".into(), json!(ways));
+                    if let Some(t) = f.totals {
+                        map.insert(
+                            "block_totals".into(),
+                            json!({"instructions": t.instructions, "wavefronts": t.wavefronts}),
+                        );
+                    }
+                    if let Some(w) = &f.worst {
+                        map.insert("worst_instance".into(), json!(w.label));
+                    }
+                }
+                Status::Unknown(reason) => {
+                    map.insert("status".into(), json!("unknown"));
+                    map.insert("reason".into(), json!(reason));
+                    map.insert("wavefronts".into(), Json::Null);
+                    map.insert("ideal_wavefronts".into(), Json::Null);
+                    map.insert("conflict_ways".into(), Json::Null);
+                }
+            }
+            if !f.assumptions.is_empty() {
+                map.insert("assumptions".into(), json!(f.assumptions));
+            }
+            obj
+        })
+        .collect()
+}
+
+pub fn json_diagnostics(report: &FileReport, findings: &[Finding]) -> Vec<Json> {
+    findings
+        .iter()
+        .map(|f| {
+            let (line, column) = report.file.line_col(f.span.start);
+            let severity = match f.severity {
+                Severity::Warning => "warning",
+                Severity::Error | Severity::Bug => "error",
+                Severity::Help => "help",
+                Severity::Note => "note",
+            };
+            let suggestion = f.fix.as_ref().map(|fix| {
+                let (l, c) = report.file.line_col(fix.dim_span.start);
+                let (el, ec) = report.file.line_col(fix.dim_span.end);
+                json!({
+                    "file": report.file.path.display().to_string(),
+                    "line": l, "column": c, "end_line": el, "end_column": ec,
+                    "replacement": fix.replacement,
+                    "declaration": fix.declaration,
+                    "bytes_added": fix.bytes_added,
+                    "conflict_free": fix.conflict_free,
+                })
+            });
+            json!({
+                "code": f.code,
+                "severity": severity,
+                "file": report.file.path.display().to_string(),
+                "line": line,
+                "column": column,
+                "message": f.message,
+                "conflict_ways": f.conflict_ways,
+                "notes": f.notes,
+                "suggestion": suggestion,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_lists_compress() {
+        assert_eq!(compress_lanes(&(0..32).collect::<Vec<_>>()), "0-31");
+        assert_eq!(compress_lanes(&[0, 2, 4, 6]), "0, 2, ..., 6");
+        assert_eq!(compress_lanes(&[0, 16]), "0 and 16");
+        assert_eq!(compress_lanes(&[1, 5, 6]), "1, 5, 6");
+    }
+}

@@ -1,0 +1,434 @@
+//! Extraction: from lang-c's AST, the file's model: struct and typedef layouts, file-scope
+//! constants and enums, `__shared__` declarations, and the kernels and device functions to
+//! analyze. Access sites themselves are found by the index analyzer as it walks each body.
+
+use crate::cuda_frontend::{Keyword, Prepared, TemplateHeader};
+use crate::parse::{ParseOutcome, ParsedItem};
+use crate::types::{layout_record, scalar_from_words, Type, TypeTable};
+use lang_c::ast::*;
+use lang_c::span::Node;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
+/// A `__shared__` array declaration.
+#[derive(Clone, Debug)]
+pub struct SharedArray {
+    pub name: String,
+    pub elem: Type,
+    /// Dimension expressions, outermost first; `None` for `[]`.
+    pub dims: Vec<Option<Node<Expression>>>,
+    /// File spans of the dimension expressions (for the padding fix).
+    pub dim_spans: Vec<Option<Range<usize>>>,
+    /// The whole declaration statement, `__shared__` through `;`.
+    pub decl_span: Range<usize>,
+    /// The declared name.
+    pub name_span: Range<usize>,
+    pub is_extern: bool,
+    /// The parsed item the declaration lives in (its spans map through it).
+    pub item: usize,
+}
+
+/// A file-scope name with a compile-time value.
+#[derive(Clone, Debug)]
+pub enum NamedConstant {
+    /// `const int N = 32;` / `constexpr`: the initializer, evaluated on use.
+    Expr { expr: Node<Expression>, item: usize },
+    Value(i64),
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// A `__global__` or `__device__` function definition.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub kernel: bool,
+    pub params: Vec<Param>,
+    pub item: usize,
+    /// Index into the item's declarations.
+    pub decl: usize,
+    /// File span of the whole definition.
+    pub span: Range<usize>,
+    pub template: Option<TemplateHeader>,
+}
+
+/// Everything later stages need about one file.
+pub struct Unit<'p> {
+    pub prepared: &'p Prepared,
+    pub items: Vec<ParsedItem>,
+    pub types: TypeTable,
+    pub constants: HashMap<String, NamedConstant>,
+    pub file_shared: Vec<SharedArray>,
+    pub functions: Vec<Function>,
+}
+
+impl Unit<'_> {
+    pub fn definition(&self, f: &Function) -> Option<&FunctionDefinition> {
+        match &self.items.get(f.item)?.decls.get(f.decl)?.node {
+            ExternalDeclaration::FunctionDefinition(def) => Some(&def.node),
+            _ => None,
+        }
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+}
+
+pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
+    let mut unit = Unit {
+        prepared,
+        items: parsed.items,
+        types: TypeTable::default(),
+        constants: HashMap::new(),
+        file_shared: Vec::new(),
+        functions: Vec::new(),
+    };
+    for item_idx in 0..unit.items.len() {
+        let decl_count = unit.items[item_idx].decls.len();
+        for d in 0..decl_count {
+            let ext = unit.items[item_idx].decls[d].node.clone();
+            match ext {
+                ExternalDeclaration::Declaration(decl) => {
+                    register_types(&mut unit.types, &decl.node);
+                    file_scope_declaration(&mut unit, item_idx, &decl);
+                }
+                ExternalDeclaration::FunctionDefinition(def) => {
+                    let item = &unit.items[item_idx];
+                    let kernel = match item.chunk.kind {
+                        crate::cuda_frontend::ChunkKind::DeviceFunction { kernel } => kernel,
+                        _ => continue,
+                    };
+                    let Some(name) = declarator_name(&def.node.declarator.node) else {
+                        continue;
+                    };
+                    let params = function_params(&unit.types, &def.node.declarator.node);
+                    let span = item.span(def.span);
+                    let template = prepared
+                        .templates
+                        .iter()
+                        .filter(|t| t.span.end <= item.chunk.span.start)
+                        .filter(|t| prepared.text[t.span.end..item.chunk.span.start].trim().is_empty())
+                        .last()
+                        .cloned();
+                    unit.functions.push(Function {
+                        name,
+                        kernel,
+                        params,
+                        item: item_idx,
+                        decl: d,
+                        span,
+                        template,
+                    });
+                }
+                ExternalDeclaration::StaticAssert(_) => {}
+            }
+        }
+    }
+    unit
+}
+
+fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Declaration>) {
+    let item = &unit.items[item_idx];
+    if let Some(arrays) = shared_arrays_in(unit.prepared, item, item_idx, &unit.types, decl) {
+        unit.file_shared.extend(arrays);
+        return;
+    }
+    // Enumerators are constants.
+    for spec in &decl.node.specifiers {
+        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node {
+            if let TypeSpecifier::Enum(e) = &ts.node {
+                let mut next = 0i64;
+                for en in &e.node.enumerators {
+                    let name = en.node.identifier.node.name.clone();
+                    match &en.node.expression {
+                        Some(expr) => {
+                            let value = crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
+                            if let Some(v) = value {
+                                next = v;
+                                unit.constants.insert(name, NamedConstant::Value(v));
+                            } else {
+                                unit.constants.insert(
+                                    name,
+                                    NamedConstant::Expr {
+                                        expr: (**expr).clone(),
+                                        item: item_idx,
+                                    },
+                                );
+                            }
+                        }
+                        None => {
+                            unit.constants.insert(name, NamedConstant::Value(next));
+                        }
+                    }
+                    next += 1;
+                }
+            }
+        }
+    }
+    let is_const = decl.node.specifiers.iter().any(|s| {
+        matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if matches!(q.node, TypeQualifier::Const))
+    }) || unit.prepared.keywords.iter().any(|(k, at)| {
+        *k == Keyword::Constexpr && {
+            let start = item.span(decl.span).start;
+            *at < start + 1 && unit.prepared.text[*at..start].trim().is_empty() || item.span(decl.span).contains(at)
+        }
+    });
+    if !is_const || is_typedef(&decl.node) {
+        return;
+    }
+    for init in &decl.node.declarators {
+        if let (Some(name), Some(Node { node: Initializer::Expression(expr), .. })) =
+            (declarator_name(&init.node.declarator.node), &init.node.initializer)
+        {
+            if init.node.declarator.node.derived.is_empty() {
+                unit.constants.insert(
+                    name,
+                    NamedConstant::Expr {
+                        expr: (**expr).clone(),
+                        item: item_idx,
+                    },
+                );
+            }
+        }
+    }
+}
+
+fn is_typedef(decl: &Declaration) -> bool {
+    decl.specifiers.iter().any(|s| {
+        matches!(&s.node, DeclarationSpecifier::StorageClass(sc) if matches!(sc.node, StorageClassSpecifier::Typedef))
+    })
+}
+
+/// The `__shared__` arrays a declaration declares, or `None` if it is not `__shared__`.
+pub fn shared_arrays_in(
+    prepared: &Prepared,
+    item: &ParsedItem,
+    item_idx: usize,
+    types: &TypeTable,
+    decl: &Node<Declaration>,
+) -> Option<Vec<SharedArray>> {
+    let start = item.offset(decl.span.start);
+    let first_declarator = decl
+        .node
+        .declarators
+        .first()
+        .map_or(item.offset(decl.span.end), |d| item.offset(d.span.start));
+    let shared = prepared.keywords.iter().any(|(k, at)| {
+        *k == Keyword::Shared
+            && *at < first_declarator
+            && (*at >= start || prepared.text.get(*at..start).is_some_and(|t| t.trim().is_empty()))
+    });
+    if !shared {
+        return None;
+    }
+    // The declaration starts at its first blanked keyword.
+    let decl_start = prepared
+        .keywords
+        .iter()
+        .filter(|(_, at)| *at < start && prepared.text.get(*at..start).is_some_and(|t| t.trim().is_empty()))
+        .map(|(_, at)| *at)
+        .min()
+        .unwrap_or(start);
+    let decl_end = item.offset(decl.span.end);
+    let base = base_type(types, &decl.node.specifiers);
+    let is_extern = decl.node.specifiers.iter().any(|s| {
+        matches!(&s.node, DeclarationSpecifier::StorageClass(sc) if matches!(sc.node, StorageClassSpecifier::Extern))
+    });
+    let mut out = Vec::new();
+    for init in &decl.node.declarators {
+        let d = &init.node.declarator;
+        let Some(name) = declarator_name(&d.node) else {
+            continue;
+        };
+        let mut elem = base.clone();
+        let mut dims = Vec::new();
+        let mut dim_spans = Vec::new();
+        for derived in &d.node.derived {
+            match &derived.node {
+                DerivedDeclarator::Array(a) => match &a.node.size {
+                    ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => {
+                        dim_spans.push(Some(item.span(e.span)));
+                        dims.push(Some((**e).clone()));
+                    }
+                    _ => {
+                        dim_spans.push(None);
+                        dims.push(None);
+                    }
+                },
+                DerivedDeclarator::Pointer(_) => elem = Type::Pointer(Box::new(elem)),
+                _ => {}
+            }
+        }
+        out.push(SharedArray {
+            name,
+            elem,
+            dims,
+            dim_spans,
+            decl_span: decl_start..decl_end,
+            name_span: declarator_name_span(item, &d.node).unwrap_or(start..start),
+            is_extern,
+            item: item_idx,
+        });
+    }
+    Some(out)
+}
+
+/// The type named by declaration specifiers (`unsigned int`, `float4`, `struct P`).
+pub fn base_type(types: &TypeTable, specs: &[Node<DeclarationSpecifier>]) -> Type {
+    let ts: Vec<&TypeSpecifier> = specs
+        .iter()
+        .filter_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => Some(&t.node),
+            _ => None,
+        })
+        .collect();
+    type_from_specifiers(types, &ts)
+}
+
+pub fn type_from_specifiers(types: &TypeTable, ts: &[&TypeSpecifier]) -> Type {
+    let mut words = Vec::new();
+    for t in ts {
+        match t {
+            TypeSpecifier::TypedefName(id) => {
+                return types
+                    .lookup(&id.node.name)
+                    .unwrap_or_else(|| Type::Unknown(id.node.name.clone()));
+            }
+            TypeSpecifier::Struct(st) => return struct_type(types, &st.node),
+            TypeSpecifier::Enum(_) => return Type::scalar("int", 4, false),
+            TypeSpecifier::Void => words.push("void"),
+            TypeSpecifier::Char => words.push("char"),
+            TypeSpecifier::Short => words.push("short"),
+            TypeSpecifier::Int => words.push("int"),
+            TypeSpecifier::Long => words.push("long"),
+            TypeSpecifier::Float => words.push("float"),
+            TypeSpecifier::Double => words.push("double"),
+            TypeSpecifier::Signed => words.push("signed"),
+            TypeSpecifier::Unsigned => words.push("unsigned"),
+            TypeSpecifier::Bool => words.push("bool"),
+            _ => {}
+        }
+    }
+    scalar_from_words(&words).unwrap_or_else(|| Type::Unknown(words.join(" ")))
+}
+
+fn struct_type(types: &TypeTable, st: &StructType) -> Type {
+    let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
+    match &st.declarations {
+        None => tag
+            .and_then(|t| types.lookup(&t))
+            .unwrap_or_else(|| Type::Unknown("incomplete struct".into())),
+        Some(decls) => {
+            let mut fields = Vec::new();
+            for sd in decls {
+                let StructDeclaration::Field(f) = &sd.node else { continue };
+                let ts: Vec<&TypeSpecifier> = f
+                    .node
+                    .specifiers
+                    .iter()
+                    .filter_map(|s| match &s.node {
+                        SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+                        _ => None,
+                    })
+                    .collect();
+                let base = type_from_specifiers(types, &ts);
+                for d in &f.node.declarators {
+                    let Some(decl) = &d.node.declarator else { continue };
+                    let Some(name) = declarator_name(&decl.node) else { continue };
+                    let mut ty = base.clone();
+                    let mut count = 1u32;
+                    for derived in &decl.node.derived {
+                        match &derived.node {
+                            DerivedDeclarator::Pointer(_) => ty = Type::Pointer(Box::new(ty)),
+                            DerivedDeclarator::Array(a) => {
+                                if let ArraySize::VariableExpression(e) = &a.node.size {
+                                    if let Expression::Constant(c) = &e.node {
+                                        if let Constant::Integer(i) = &c.node {
+                                            count *= i.number.parse::<u32>().unwrap_or(1);
+                                        }
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    fields.push((name, ty, count));
+                }
+            }
+            let union = matches!(st.kind.node, StructKind::Union);
+            match layout_record(tag.as_deref().unwrap_or("<anonymous struct>"), fields, union, 1) {
+                Some(r) => Type::Record(Rc::new(r)),
+                None => Type::Unknown(format!("struct {}", tag.unwrap_or_default())),
+            }
+        }
+    }
+}
+
+/// Registers struct tags and typedef names a declaration introduces.
+pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
+    for spec in &decl.specifiers {
+        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node {
+            if let TypeSpecifier::Struct(st) = &ts.node {
+                if let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations) {
+                    let ty = struct_type(types, &st.node);
+                    types.named.insert(tag.node.name.clone(), ty);
+                }
+            }
+        }
+    }
+    if is_typedef(decl) {
+        let base = base_type(types, &decl.specifiers);
+        for init in &decl.declarators {
+            if let Some(name) = declarator_name(&init.node.declarator.node) {
+                let ty = if init.node.declarator.node.derived.is_empty() {
+                    base.clone()
+                } else {
+                    Type::Unknown(name.clone())
+                };
+                types.named.insert(name, ty);
+            }
+        }
+    }
+}
+
+pub fn declarator_name(d: &Declarator) -> Option<String> {
+    match &d.kind.node {
+        DeclaratorKind::Identifier(id) => Some(id.node.name.clone()),
+        DeclaratorKind::Declarator(inner) => declarator_name(&inner.node),
+        DeclaratorKind::Abstract => None,
+    }
+}
+
+fn declarator_name_span(item: &ParsedItem, d: &Declarator) -> Option<Range<usize>> {
+    match &d.kind.node {
+        DeclaratorKind::Identifier(id) => Some(item.span(id.span)),
+        DeclaratorKind::Declarator(inner) => declarator_name_span(item, &inner.node),
+        DeclaratorKind::Abstract => None,
+    }
+}
+
+fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
+    let mut out = Vec::new();
+    for derived in &d.derived {
+        if let DerivedDeclarator::Function(f) = &derived.node {
+            for p in &f.node.parameters {
+                let Some(decl) = &p.node.declarator else { continue };
+                let Some(name) = declarator_name(&decl.node) else { continue };
+                let mut ty = base_type(types, &p.node.specifiers);
+                for derived in &decl.node.derived {
+                    if matches!(derived.node, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Array(_)) {
+                        ty = Type::Pointer(Box::new(ty));
+                    }
+                }
+                out.push(Param { name, ty });
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,164 @@
+//! Findings: turns what the index analyzer recorded (per block shape, per access site, the
+//! distinct warp patterns and how often each ran) into one result per site: the worst warp
+//! instruction with the bank engine's verdict, per-block totals, and the shape that gave them.
+
+use crate::arch::Target;
+use crate::bank_engine::Op;
+use crate::index_analysis::{ArrayEntry, BlockShape, FileRuns, Site, SiteKey};
+use crate::layout::{evaluate, ArrayLayout, Evaluation};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// What a profiler would count for one thread block at one site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockTotals {
+    pub instructions: u64,
+    pub wavefronts: u64,
+    pub ideal: u64,
+}
+
+/// The worst warp instruction at a site.
+#[derive(Clone, Debug)]
+pub struct Worst {
+    pub evaluation: Evaluation,
+    /// Where it happens: "warp 0, j = 0 (trip 1 of the loop at line 18)".
+    pub label: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum Status {
+    Analyzed,
+    Unknown(String),
+}
+
+/// One access site's result.
+#[derive(Clone, Debug)]
+pub struct AccessFinding {
+    pub span: Range<usize>,
+    pub function: String,
+    pub array: usize,
+    pub op: Op,
+    pub width: u32,
+    pub shape: BlockShape,
+    pub status: Status,
+    /// `None` when no thread executes the access under the analyzed shape.
+    pub worst: Option<Worst>,
+    pub totals: Option<BlockTotals>,
+    pub assumptions: Vec<String>,
+    /// Shapes analyzed for this site (several launch shapes).
+    pub shapes_analyzed: usize,
+}
+
+impl AccessFinding {
+    pub fn conflict_ways(&self) -> u32 {
+        self.worst.as_ref().map_or(1, |w| w.evaluation.verdict.conflict_ways)
+    }
+
+    pub fn is_conflict(&self) -> bool {
+        matches!(self.status, Status::Analyzed) && self.conflict_ways() > 1
+    }
+}
+
+/// Evaluates one site's patterns against a layout: the worst instruction and the totals.
+pub fn evaluate_site(site: &Site, layout: &ArrayLayout, target: Target) -> (Option<Worst>, Option<BlockTotals>) {
+    let mut worst: Option<Worst> = None;
+    let mut totals = BlockTotals {
+        instructions: 0,
+        wavefronts: 0,
+        ideal: 0,
+    };
+    // In execution order, so the first worst instance is the one named.
+    let mut patterns: Vec<_> = site.patterns.iter().collect();
+    patterns.sort_by_key(|p| p.1.first_seen);
+    for (pattern, stats) in patterns {
+        let Some(e) = evaluate(pattern, layout, target, site.op, site.width) else { continue };
+        totals.instructions += stats.count;
+        totals.wavefronts += stats.count * u64::from(e.verdict.wavefronts);
+        totals.ideal += stats.count * u64::from(e.verdict.ideal);
+        let better = worst.as_ref().is_none_or(|w| {
+            (e.verdict.wavefronts, e.verdict.conflict_ways) > (w.evaluation.verdict.wavefronts, w.evaluation.verdict.conflict_ways)
+        });
+        if better {
+            worst = Some(Worst {
+                evaluation: e,
+                label: stats.label.clone(),
+            });
+        }
+    }
+    let totals = (!site.trips_unknown).then_some(totals);
+    (worst, totals)
+}
+
+/// Combines all shape runs into one finding per site.
+pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
+    let mut by_site: BTreeMap<SiteKey, Vec<AccessFinding>> = BTreeMap::new();
+    for run in &runs.runs {
+        for (key, site) in &run.sites {
+            let entry = &runs.arrays[site.array];
+            let (status, worst, totals) = match (&site.unknown, &entry.layout) {
+                (Some(reason), _) => (Status::Unknown(reason.clone()), None, None),
+                (None, None) => (
+                    Status::Unknown(entry.layout_problem.clone().unwrap_or_else(|| "the array's layout is not known".into())),
+                    None,
+                    None,
+                ),
+                (None, Some(layout)) => match layout.strides() {
+                    None => (
+                        Status::Unknown(entry.layout_problem.clone().unwrap_or_else(|| "the array's layout is not known".into())),
+                        None,
+                        None,
+                    ),
+                    Some(_) => {
+                        let (w, t) = evaluate_site(site, layout, target);
+                        (Status::Analyzed, w, t)
+                    }
+                },
+            };
+            by_site.entry(key.clone()).or_default().push(AccessFinding {
+                span: site.span.clone(),
+                function: site.function.clone(),
+                array: site.array,
+                op: site.op,
+                width: site.width,
+                shape: run.shape.clone(),
+                status,
+                worst,
+                totals,
+                assumptions: site.assumptions.iter().cloned().collect(),
+                shapes_analyzed: 1,
+            });
+        }
+    }
+    let mut out = Vec::new();
+    for (_, candidates) in by_site {
+        let count = candidates.len();
+        let analyzed: Vec<&AccessFinding> = candidates.iter().filter(|c| matches!(c.status, Status::Analyzed)).collect();
+        let chosen = if analyzed.is_empty() {
+            candidates[0].clone()
+        } else {
+            // The worst shape: most wavefronts in one instruction, then most per block.
+            (*analyzed
+                .iter()
+                .max_by_key(|c| {
+                    (
+                        c.worst.as_ref().map_or(0, |w| w.evaluation.verdict.wavefronts),
+                        c.totals.map_or(0, |t| t.wavefronts),
+                        std::cmp::Reverse(c.shape.source.name()),
+                    )
+                })
+                .expect("non-empty"))
+            .clone()
+        };
+        out.push(AccessFinding {
+            shapes_analyzed: count,
+            ..chosen
+        });
+    }
+    out.sort_by_key(|f| (f.span.start, f.span.end, f.op));
+    out
+}
+
+/// The arrays the findings refer to.
+pub fn array<'r>(runs: &'r FileRuns, finding: &AccessFinding) -> &'r ArrayEntry {
+    &runs.arrays[finding.array]
+}

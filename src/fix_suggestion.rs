@@ -1,0 +1,165 @@
+//! Fix suggestion: the smallest padding of an array's innermost dimension that makes every
+//! access to it conflict-free (or, failing that, the one that helps most), found by
+//! re-running the bank engine on each padded layout with every recorded warp pattern of
+//! every access, under every analyzed block shape. A padding that makes any access worse,
+//! in its worst instruction or its per-block total, is never suggested.
+
+use crate::arch::Target;
+use crate::findings::{evaluate_site, AccessFinding};
+use crate::index_analysis::{FileRuns, Site};
+use crate::layout::{gcd, ArrayLayout};
+use std::ops::Range;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PaddingFix {
+    pub array: usize,
+    pub pad: i64,
+    /// The innermost dimension's expression in the file.
+    pub dim_span: Range<usize>,
+    /// Its replacement text, e.g. `TILE_DIM + 1`.
+    pub replacement: String,
+    /// The whole declaration as it would read after the fix.
+    pub declaration: String,
+    pub bytes_added: i64,
+    pub total_bytes: i64,
+    /// Every access to the array becomes conflict-free.
+    pub conflict_free: bool,
+    /// Worst conflict degree left after the fix.
+    pub ways_after: u32,
+    pub ways_before: u32,
+    /// Accesses to the array that could not be analyzed, so were not checked.
+    pub unchecked_accesses: usize,
+}
+
+pub fn suggest(runs: &FileRuns, findings: &[AccessFinding], target: Target, source: &str) -> Vec<PaddingFix> {
+    let mut fixes = Vec::new();
+    let mut arrays: Vec<usize> = findings.iter().filter(|f| f.is_conflict()).map(|f| f.array).collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    for array in arrays {
+        if let Some(fix) = suggest_for_array(runs, findings, array, target, source) {
+            fixes.push(fix);
+        }
+    }
+    fixes
+}
+
+fn suggest_for_array(runs: &FileRuns, findings: &[AccessFinding], array: usize, target: Target, source: &str) -> Option<PaddingFix> {
+    let entry = &runs.arrays[array];
+    let layout = entry.layout.as_ref()?;
+    if entry.decl.is_extern || layout.dims.len() < 2 || layout.dims.iter().any(Option::is_none) {
+        return None;
+    }
+    let dim_span = entry.decl.dim_spans.last()?.clone()?;
+    let sites: Vec<&Site> = runs
+        .runs
+        .iter()
+        .flat_map(|r| r.sites.values())
+        .filter(|s| s.array == array && s.unknown.is_none())
+        .collect();
+    let unchecked_accesses = findings
+        .iter()
+        .filter(|f| f.array == array && !matches!(f.status, crate::findings::Status::Analyzed))
+        .count();
+    let baseline: Vec<(u32, Option<u64>)> = sites.iter().map(|s| score(s, layout, target)).collect();
+    let ways_before = sites.iter().map(|s| ways(s, layout, target)).max().unwrap_or(1);
+    let max_pad = (256 / gcd(layout.elem_size, 256)).min(128);
+    let mut best: Option<(i64, u64, u32)> = None;
+    for pad in 1..=max_pad {
+        let padded = ArrayLayout {
+            pad,
+            ..layout.clone()
+        };
+        let mut total = 0u64;
+        let mut worst_ways = 1;
+        let mut never_worse = true;
+        for (site, base) in sites.iter().zip(&baseline) {
+            let now = score(site, &padded, target);
+            if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
+                never_worse = false;
+                break;
+            }
+            total += now.1.unwrap_or(u64::from(now.0));
+            worst_ways = worst_ways.max(ways(site, &padded, target));
+        }
+        if !never_worse {
+            continue;
+        }
+        if worst_ways == 1 {
+            best = Some((pad, total, 1));
+            break;
+        }
+        if worst_ways < ways_before && best.is_none_or(|b| (worst_ways, total) < (b.2, b.1)) {
+            best = Some((pad, total, worst_ways));
+        }
+    }
+    let (pad, _, ways_after) = best?;
+    let inner_text = source.get(dim_span.clone())?.trim();
+    let replacement = padded_text(inner_text, pad);
+    let decl = &entry.decl.decl_span;
+    let declaration = format!(
+        "{}{}{}",
+        source.get(decl.start..dim_span.start)?,
+        replacement,
+        source.get(dim_span.end..decl.end)?
+    );
+    let padded = ArrayLayout {
+        pad,
+        ..layout.clone()
+    };
+    let before = layout.total_bytes()?;
+    let after = padded.total_bytes()?;
+    Some(PaddingFix {
+        array,
+        pad,
+        dim_span,
+        replacement,
+        declaration: declaration.split_whitespace().collect::<Vec<_>>().join(" "),
+        bytes_added: after - before,
+        total_bytes: after,
+        conflict_free: ways_after == 1,
+        ways_after,
+        ways_before,
+        unchecked_accesses,
+    })
+}
+
+fn score(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, Option<u64>) {
+    let (worst, totals) = evaluate_site(site, layout, target);
+    (worst.map_or(0, |w| w.evaluation.verdict.wavefronts), totals.map(|t| t.wavefronts))
+}
+
+fn ways(site: &Site, layout: &ArrayLayout, target: Target) -> u32 {
+    evaluate_site(site, layout, target).0.map_or(1, |w| w.evaluation.verdict.conflict_ways)
+}
+
+/// `TILE` -> `TILE + 1`; `TILE + 1` -> `TILE + 2`; `32` -> `32 + 1`.
+pub fn padded_text(inner: &str, pad: i64) -> String {
+    if let Some((head, tail)) = inner.rsplit_once('+') {
+        if let Ok(k) = tail.trim().parse::<i64>() {
+            if !head.trim().is_empty() && !head.contains(['(', '?', '<', '>', '-', '*', '/']) {
+                return format!("{} + {}", head.trim(), k + pad);
+            }
+        }
+    }
+    let needs_parens = inner.contains(['?', '<', '>', '&', '|', '^', '=']) || inner.contains(',');
+    if needs_parens {
+        format!("({inner}) + {pad}")
+    } else {
+        format!("{inner} + {pad}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_text_reads_naturally() {
+        assert_eq!(padded_text("TILE_DIM", 1), "TILE_DIM + 1");
+        assert_eq!(padded_text("32", 1), "32 + 1");
+        assert_eq!(padded_text("TILE_DIM + 1", 1), "TILE_DIM + 2");
+        assert_eq!(padded_text("N+1", 2), "N + 3");
+        assert_eq!(padded_text("a ? 1 : 2", 1), "(a ? 1 : 2) + 1");
+    }
+}

@@ -1,0 +1,1896 @@
+//! Index analysis: executes a kernel abstractly for every thread of one block (or for one
+//! symbolic warp when the block shape is unknown), keeping each variable per thread as an
+//! integer, an affine form over warp-uniform unknowns, or unknown with a reason. At every
+//! subscript of a `__shared__` array it records, warp by warp, the per-lane index tuples.
+//!
+//! Loops with known bounds are enumerated trip by trip; other loops are run once with their
+//! induction variables made symbolic. Conditions on thread indices switch lanes off; a
+//! condition that cannot be resolved per lane keeps every lane on (an upper bound), and the
+//! access says so.
+
+use crate::arch::Target;
+use crate::bank_engine::{Op, WARP_SIZE};
+use crate::extraction::{shared_arrays_in, Function, NamedConstant, SharedArray, Unit};
+use crate::layout::{shift_matters, ArrayLayout, Pattern};
+use crate::types::Type;
+use crate::value::{Affine, BinOp, Lanes, Symbols, Value};
+use lang_c::ast::*;
+use lang_c::span::{Node, Span};
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
+
+/// Where a block shape came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeSource {
+    /// A launch site, by its span.
+    Launch(Range<usize>),
+    Annotation,
+    Cli,
+    /// No shape known: one warp, blockDim.x assumed a multiple of 32.
+    Default,
+}
+
+impl ShapeSource {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShapeSource::Launch(_) => "launch",
+            ShapeSource::Annotation => "annotation",
+            ShapeSource::Cli => "cli",
+            ShapeSource::Default => "default",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockShape {
+    /// `None`: unknown, analyzed as one warp of a block whose x extent is a multiple of 32.
+    pub dims: Option<[u32; 3]>,
+    pub source: ShapeSource,
+}
+
+impl BlockShape {
+    pub fn describe(&self) -> String {
+        match self.dims {
+            Some([x, y, 1]) => format!("({x}, {y})"),
+            Some([x, y, z]) => format!("({x}, {y}, {z})"),
+            None => "unknown (blockDim.x assumed a multiple of 32)".to_string(),
+        }
+    }
+}
+
+/// Identifies one access site: its span, the kind, and an ordinal for several accesses that
+/// share a span (inside one macro use).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SiteKey {
+    pub start: usize,
+    pub end: usize,
+    pub op: Op,
+    pub sub: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct PatternStats {
+    pub count: u64,
+    /// Execution order of the first occurrence, to name the first worst instance.
+    pub first_seen: u64,
+    /// Where the pattern was first seen: "warp 3, s = 8".
+    pub label: String,
+}
+
+/// What the analysis saw at one access site under one block shape.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub span: Range<usize>,
+    pub op: Op,
+    pub array: usize,
+    pub function: String,
+    pub width: u32,
+    pub patterns: HashMap<Pattern, PatternStats>,
+    pub unknown: Option<String>,
+    /// Some enclosing loop's trip count is unknown: no per-block totals.
+    pub trips_unknown: bool,
+    pub assumptions: BTreeSet<String>,
+}
+
+/// A `__shared__` array seen during analysis, with its evaluated layout.
+#[derive(Clone, Debug)]
+pub struct ArrayEntry {
+    pub decl: SharedArray,
+    pub layout: Option<ArrayLayout>,
+    /// Why the layout is unknown.
+    pub layout_problem: Option<String>,
+}
+
+/// Options that shape the analysis.
+#[derive(Clone, Debug)]
+pub struct AnalysisOptions {
+    pub target: Target,
+}
+
+/// The raw outcome for one function under one block shape.
+pub struct ShapeRun {
+    pub function: String,
+    pub shape: BlockShape,
+    pub sites: HashMap<SiteKey, Site>,
+}
+
+/// Functions reached by inlining from kernels (not analyzed again on their own).
+pub struct FileRuns {
+    pub runs: Vec<ShapeRun>,
+    pub arrays: Vec<ArrayEntry>,
+}
+
+const MAX_TRIPS: u64 = 4096;
+const WORK_BUDGET: u64 = 40_000_000;
+const MAX_CALL_DEPTH: usize = 8;
+
+#[derive(Clone)]
+enum Binding {
+    Value(Lanes),
+    Shared(usize),
+    /// A local array or struct: reads give data, not indices.
+    Opaque,
+}
+
+struct LoopCtl {
+    brk: Vec<bool>,
+    cont: Vec<bool>,
+}
+
+struct Analyzer<'a, 'p> {
+    unit: &'a Unit<'p>,
+    target: Target,
+    syms: Symbols,
+    n: usize,
+    thread_idx: [Lanes; 3],
+    block_dim: [Lanes; 3],
+    uniform_syms: HashMap<String, Value>,
+    scopes: Vec<HashMap<String, Binding>>,
+    exited: Vec<bool>,
+    loops: Vec<LoopCtl>,
+    returns: Vec<Option<Lanes>>,
+    labels: Vec<String>,
+    symbolic_loops: usize,
+    /// Depth of branches taken under an unresolved condition: exits there are not trusted.
+    uncertain: usize,
+    assumptions: Vec<String>,
+    item: usize,
+    span_override: Option<Range<usize>>,
+    sub_counter: usize,
+    function: String,
+    sites: HashMap<SiteKey, Site>,
+    arrays: &'a mut Vec<ArrayEntry>,
+    budget: u64,
+    call_depth: usize,
+    reached_functions: &'a mut BTreeSet<String>,
+    constant_cache: HashMap<String, Option<i64>>,
+    template_values: HashMap<String, Lanes>,
+    /// Evaluating host code before this offset: unknown names are looked up in its text.
+    host_at: Option<usize>,
+    sequence: u64,
+}
+
+/// Runs every kernel under each of its block shapes, and every device function no kernel
+/// reaches on its own.
+pub fn analyze(
+    unit: &Unit<'_>,
+    options: &AnalysisOptions,
+    shapes_for: &dyn Fn(&Function) -> Vec<BlockShape>,
+) -> FileRuns {
+    let mut arrays = Vec::new();
+    let mut runs = Vec::new();
+    let mut reached = BTreeSet::new();
+    let order: Vec<&Function> = unit
+        .functions
+        .iter()
+        .filter(|f| f.kernel)
+        .chain(unit.functions.iter().filter(|f| !f.kernel))
+        .collect();
+    for f in order {
+        if !f.kernel && reached.contains(&f.name) {
+            continue;
+        }
+        for shape in shapes_for(f) {
+            let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
+            a.run_function(f);
+            runs.push(ShapeRun {
+                function: f.name.clone(),
+                shape,
+                sites: a.sites,
+            });
+        }
+    }
+    FileRuns { runs, arrays }
+}
+
+/// Evaluates a file-scope constant expression (enumerator values) with no thread context.
+pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
+    let mut arrays = Vec::new();
+    let mut reached = BTreeSet::new();
+    let shape = BlockShape {
+        dims: Some([1, 1, 1]),
+        source: ShapeSource::Default,
+    };
+    let mut a = Analyzer::new(unit, Target::new(crate::arch::Arch::DEFAULT, Default::default()), &shape, &mut arrays, &mut reached);
+    a.item = item;
+    a.eval(expr, &[true]).as_const()
+}
+
+/// Evaluates a host-side expression (a launch's block argument) to an integer.
+pub fn host_const_eval(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
+    let expr = parse_expression_text(unit, text)?;
+    let mut arrays = Vec::new();
+    let mut reached = BTreeSet::new();
+    let shape = BlockShape {
+        dims: Some([1, 1, 1]),
+        source: ShapeSource::Default,
+    };
+    let mut a = Analyzer::new(unit, Target::new(crate::arch::Arch::DEFAULT, Default::default()), &shape, &mut arrays, &mut reached);
+    a.span_override = Some(at..at);
+    a.host_at = Some(at);
+    a.eval(&expr, &[true]).as_const()
+}
+
+/// Parses an expression written outside any parsed item (a macro body, a launch argument).
+pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
+    let mut prelude = String::new();
+    for name in crate::cuda_frontend::BUILTIN_TYPENAMES
+        .iter()
+        .copied()
+        .chain(unit.prepared.typenames.iter().map(String::as_str))
+    {
+        if text.contains(name) {
+            prelude.push_str(&format!("typedef int {name};"));
+        }
+    }
+    let src = format!("{prelude}int __banklint_expr = ({text});");
+    let config = lang_c::driver::Config {
+        flavor: lang_c::driver::Flavor::GnuC11,
+        ..Default::default()
+    };
+    let parsed = lang_c::driver::parse_preprocessed(&config, src).ok()?;
+    let ExternalDeclaration::Declaration(decl) = &parsed.unit.0.last()?.node else {
+        return None;
+    };
+    match &decl.node.declarators.first()?.node.initializer.as_ref()?.node {
+        Initializer::Expression(e) => Some((**e).clone()),
+        Initializer::List(_) => None,
+    }
+}
+
+fn none(mask: &[bool]) -> bool {
+    !mask.iter().any(|&m| m)
+}
+
+fn and_not(a: &[bool], b: &[bool]) -> Vec<bool> {
+    a.iter().zip(b).map(|(x, y)| *x && !*y).collect()
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    fn new(
+        unit: &'a Unit<'p>,
+        target: Target,
+        shape: &BlockShape,
+        arrays: &'a mut Vec<ArrayEntry>,
+        reached: &'a mut BTreeSet<String>,
+    ) -> Analyzer<'a, 'p> {
+        let mut syms = Symbols::default();
+        let (n, thread_idx, block_dim) = match shape.dims {
+            Some([x, y, z]) => {
+                let (x, y, z) = (x as usize, y as usize, z as usize);
+                let n = (x * y * z).max(1);
+                let each = |f: &dyn Fn(usize) -> usize| Lanes::Each(Rc::new((0..n).map(|t| Value::int(f(t) as i64)).collect()));
+                (
+                    n,
+                    [each(&|t| t % x), each(&|t| (t / x) % y), each(&|t| t / (x * y))],
+                    [Lanes::int(x as i64), Lanes::int(y as i64), Lanes::int(z as i64)],
+                )
+            }
+            None => {
+                let w = syms.fresh("the warp's position within its row (threadIdx.x / 32)");
+                let m = syms.fresh("blockDim.x / 32");
+                let ty = syms.fresh("threadIdx.y");
+                let tz = syms.fresh("threadIdx.z");
+                let by = syms.fresh("blockDim.y");
+                let bz = syms.fresh("blockDim.z");
+                let tx = Lanes::Each(Rc::new(
+                    (0..WARP_SIZE)
+                        .map(|l| {
+                            Value::Affine(Affine {
+                                constant: l as i64,
+                                terms: vec![(w, 32)],
+                            })
+                        })
+                        .collect(),
+                ));
+                let bx = Value::Affine(Affine {
+                    constant: 0,
+                    terms: vec![(m, 32)],
+                });
+                (
+                    WARP_SIZE,
+                    [tx, Lanes::Same(Value::sym(ty)), Lanes::Same(Value::sym(tz))],
+                    [Lanes::Same(bx), Lanes::Same(Value::sym(by)), Lanes::Same(Value::sym(bz))],
+                )
+            }
+        };
+        Analyzer {
+            unit,
+            target,
+            syms,
+            n,
+            thread_idx,
+            block_dim,
+            uniform_syms: HashMap::new(),
+            scopes: vec![HashMap::new()],
+            exited: vec![false; n],
+            loops: Vec::new(),
+            returns: Vec::new(),
+            labels: Vec::new(),
+            symbolic_loops: 0,
+            uncertain: 0,
+            assumptions: Vec::new(),
+            item: 0,
+            span_override: None,
+            sub_counter: 0,
+            function: String::new(),
+            sites: HashMap::new(),
+            arrays,
+            budget: WORK_BUDGET,
+            call_depth: 0,
+            reached_functions: reached,
+            constant_cache: HashMap::new(),
+            template_values: HashMap::new(),
+            host_at: None,
+            sequence: 0,
+        }
+    }
+
+    fn run_function(&mut self, f: &Function) {
+        let Some(def) = self.unit.definition(f) else { return };
+        self.item = f.item;
+        self.function = f.name.clone();
+        for (name, default) in f.template.iter().flat_map(|t| t.values.iter()) {
+            let value = default
+                .as_deref()
+                .and_then(|d| host_const_eval(self.unit, d, f.span.start))
+                .map_or_else(
+                    || Lanes::unknown(format!("template parameter `{name}` has no known value")),
+                    Lanes::int,
+                );
+            self.template_values.insert(name.clone(), value);
+        }
+        for p in &f.params {
+            let v = if f.kernel {
+                self.uniform(&p.name)
+            } else {
+                Lanes::Each(Rc::new(vec![
+                    Value::unknown(format!(
+                        "it depends on parameter `{}` of device function `{}`, which no kernel in this file calls",
+                        p.name, f.name
+                    ));
+                    self.n
+                ]))
+            };
+            self.bind(&p.name, Binding::Value(v));
+        }
+        let mask = vec![true; self.n];
+        self.returns.push(None);
+        self.exec(&def.statement, &mask);
+        self.returns.pop();
+    }
+
+    /// A warp-uniform unknown, one per name.
+    fn uniform(&mut self, name: &str) -> Lanes {
+        if let Some(v) = self.uniform_syms.get(name) {
+            return Lanes::Same(v.clone());
+        }
+        let v = Value::sym(self.syms.fresh(name));
+        self.uniform_syms.insert(name.to_string(), v.clone());
+        Lanes::Same(v)
+    }
+
+    fn bind(&mut self, name: &str, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), b);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn set_var(&mut self, name: &str, value: &Lanes, mask: &[bool]) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(Binding::Value(old)) = scope.get_mut(name) {
+                *old = old.merge(value, mask);
+                return;
+            }
+        }
+    }
+
+    fn span(&self, s: Span) -> Range<usize> {
+        if let Some(o) = &self.span_override {
+            return o.clone();
+        }
+        match self.unit.items.get(self.item) {
+            Some(item) => item.span(s),
+            None => s.start..s.end,
+        }
+    }
+
+    fn line_of(&self, s: Span) -> usize {
+        let off = self.span(s).start;
+        self.unit.prepared.text[..off.min(self.unit.prepared.text.len())]
+            .bytes()
+            .filter(|&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    /// Threads still running here: not returned, not broken out of or continuing the loop.
+    fn live(&self, mask: &[bool]) -> Vec<bool> {
+        let mut m = and_not(mask, &self.exited);
+        if let Some(l) = self.loops.last() {
+            m = and_not(&m, &l.brk);
+            m = and_not(&m, &l.cont);
+        }
+        m
+    }
+
+    fn spend(&mut self, work: u64) -> bool {
+        self.budget = self.budget.saturating_sub(work);
+        self.budget > 0
+    }
+
+    // ---- statements ----
+
+    fn exec(&mut self, s: &Node<Statement>, mask: &[bool]) {
+        let mask = self.live(mask);
+        self.spend(self.n as u64);
+        match &s.node {
+            Statement::Compound(items) => {
+                self.scopes.push(HashMap::new());
+                for item in items {
+                    let m = self.live(&mask);
+                    match &item.node {
+                        BlockItem::Declaration(d) => self.declare(d, &m),
+                        BlockItem::Statement(st) => self.exec(st, &m),
+                        BlockItem::StaticAssert(_) => {}
+                    }
+                }
+                self.scopes.pop();
+            }
+            Statement::Expression(Some(e)) => {
+                self.eval(e, &mask);
+            }
+            Statement::Expression(None) | Statement::Asm(_) | Statement::Goto(_) => {}
+            Statement::Labeled(l) => self.exec(&l.node.statement, &mask),
+            Statement::If(i) => self.exec_if(&i.node, &mask),
+            Statement::Switch(sw) => {
+                self.eval(&sw.node.expression, &mask);
+                self.uncertain += 1;
+                self.loops.push(LoopCtl {
+                    brk: vec![false; self.n],
+                    cont: vec![false; self.n],
+                });
+                self.exec(&sw.node.statement, &mask);
+                self.loops.pop();
+                self.uncertain -= 1;
+            }
+            Statement::While(w) => {
+                self.exec_loop(s.span, None, Some(&w.node.expression), None, &w.node.statement, false, &mask)
+            }
+            Statement::DoWhile(d) => {
+                self.exec_loop(s.span, None, Some(&d.node.expression), None, &d.node.statement, true, &mask)
+            }
+            Statement::For(f) => {
+                self.scopes.push(HashMap::new());
+                match &f.node.initializer.node {
+                    ForInitializer::Expression(e) => {
+                        self.eval(e, &mask);
+                    }
+                    ForInitializer::Declaration(d) => self.declare(d, &mask),
+                    _ => {}
+                }
+                self.exec_loop(
+                    s.span,
+                    Some(&f.node.initializer),
+                    f.node.condition.as_deref(),
+                    f.node.step.as_deref(),
+                    &f.node.statement,
+                    false,
+                    &mask,
+                );
+                self.scopes.pop();
+            }
+            Statement::Continue => {
+                if self.uncertain == 0 {
+                    if let Some(l) = self.loops.last_mut() {
+                        l.cont.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                    }
+                }
+            }
+            Statement::Break => {
+                if self.uncertain == 0 {
+                    if let Some(l) = self.loops.last_mut() {
+                        l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                    }
+                }
+            }
+            Statement::Return(e) => {
+                if let Some(e) = e {
+                    let v = self.eval(e, &mask);
+                    if let Some(slot) = self.returns.last_mut() {
+                        *slot = Some(match slot.take() {
+                            Some(old) => old.merge(&v, &mask),
+                            None => v,
+                        });
+                    }
+                }
+                if self.uncertain == 0 {
+                    self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                }
+            }
+        }
+    }
+
+    fn declare(&mut self, d: &Node<Declaration>, mask: &[bool]) {
+        let item = &self.unit.items[self.item];
+        if self.span_override.is_none() {
+            if let Some(arrays) = shared_arrays_in(self.unit.prepared, item, self.item, &self.unit.types, d) {
+                for a in arrays {
+                    let id = self.register_array(a.clone());
+                    self.bind(&a.name, Binding::Shared(id));
+                }
+                return;
+            }
+        }
+        let mut types = self.unit.types.clone();
+        crate::extraction::register_types(&mut types, &d.node);
+        let base = crate::extraction::base_type(&types, &d.node.specifiers);
+        for init in &d.node.declarators {
+            let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else { continue };
+            let is_array = init
+                .node
+                .declarator
+                .node
+                .derived
+                .iter()
+                .any(|x| matches!(x.node, DerivedDeclarator::Array(_)));
+            if is_array || matches!(base, Type::Record(_)) {
+                if let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                {
+                    self.eval(e, mask);
+                }
+                self.bind(&name, Binding::Opaque);
+                continue;
+            }
+            let value = match &init.node.initializer {
+                Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) => {
+                    let v = self.eval(e, mask);
+                    if base.is_float() {
+                        self.data_value(&v, "a floating-point value")
+                    } else {
+                        v
+                    }
+                }
+                _ => Lanes::unknown(format!("`{name}` is used before it is assigned")),
+            };
+            self.bind(&name, Binding::Value(value));
+        }
+    }
+
+    fn register_array(&mut self, decl: SharedArray) -> usize {
+        if let Some(i) = self.arrays.iter().position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name) {
+            return i;
+        }
+        let saved = self.item;
+        self.item = decl.item;
+        let mut dims = Vec::new();
+        let mut problem = None;
+        for (k, d) in decl.dims.iter().enumerate() {
+            match d {
+                Some(e) => {
+                    let v = self.eval(e, &vec![true; self.n]).as_const();
+                    if v.is_none() {
+                        problem = Some(format!(
+                            "the size of dimension {} of `{}` is not a compile-time constant banklint can evaluate",
+                            k + 1,
+                            decl.name
+                        ));
+                    }
+                    dims.push(v);
+                }
+                None => dims.push(None),
+            }
+        }
+        self.item = saved;
+        let elem_size = decl.elem.size();
+        if elem_size.is_none() {
+            problem = Some(format!("the element type `{}` of `{}` is not known", decl.elem.name(), decl.name));
+        }
+        let layout = elem_size.map(|s| ArrayLayout {
+            elem_size: i64::from(s),
+            dims,
+            pad: 0,
+        });
+        self.arrays.push(ArrayEntry {
+            decl,
+            layout,
+            layout_problem: problem,
+        });
+        self.arrays.len() - 1
+    }
+
+    fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
+        let c = self.eval(&i.condition, mask);
+        let line = self.line_of(i.condition.span);
+        match &c {
+            Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_)) if c.as_const().is_none() => {
+                // A warp-uniform condition: each warp takes one side whole.
+                self.exec(&i.then_statement, mask);
+                if let Some(e) = &i.else_statement {
+                    self.exec(e, mask);
+                }
+            }
+            _ => {
+                let mut then_mask = vec![false; self.n];
+                let mut else_mask = vec![false; self.n];
+                let mut unresolved = false;
+                for t in 0..self.n {
+                    if !mask[t] {
+                        continue;
+                    }
+                    match c.get(t).as_const() {
+                        Some(0) => else_mask[t] = true,
+                        Some(_) => then_mask[t] = true,
+                        None => {
+                            then_mask[t] = true;
+                            else_mask[t] = true;
+                            unresolved = true;
+                        }
+                    }
+                }
+                if unresolved {
+                    let text = self.source_text(i.condition.span);
+                    self.assumptions.push(format!(
+                        "the condition `{text}` (line {line}) could not be resolved per lane; every lane was assumed to pass it"
+                    ));
+                    self.uncertain += 1;
+                    let before = self.scopes.clone();
+                    self.exec(&i.then_statement, &then_mask);
+                    let after_then = std::mem::replace(&mut self.scopes, before);
+                    if let Some(e) = &i.else_statement {
+                        self.exec(e, &else_mask);
+                    }
+                    self.join_scopes(after_then, &then_mask, &else_mask, line);
+                    self.uncertain -= 1;
+                    self.assumptions.pop();
+                } else {
+                    self.exec(&i.then_statement, &then_mask);
+                    if let Some(e) = &i.else_statement {
+                        self.exec(e, &else_mask);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Joins variables after an unresolved branch: a thread that may have taken either side
+    /// keeps a value only if both sides agree.
+    fn join_scopes(&mut self, then_scopes: Vec<HashMap<String, Binding>>, then_mask: &[bool], else_mask: &[bool], line: usize) {
+        let n = self.n;
+        for (scope, then_scope) in self.scopes.iter_mut().zip(then_scopes) {
+            for (name, binding) in scope.iter_mut() {
+                let (Binding::Value(else_v), Some(Binding::Value(then_v))) = (&*binding, then_scope.get(name)) else {
+                    continue;
+                };
+                let joined: Vec<Value> = (0..n)
+                    .map(|t| {
+                        let (a, b) = (then_v.get(t), else_v.get(t));
+                        match (then_mask[t], else_mask[t]) {
+                            (true, true) if a != b => Value::unknown(format!(
+                                "`{name}` depends on which side of the branch at line {line} a thread takes"
+                            )),
+                            (true, false) => a.clone(),
+                            _ => b.clone(),
+                        }
+                    })
+                    .collect();
+                *binding = Binding::Value(compress(joined));
+            }
+        }
+    }
+
+    fn source_text(&self, s: Span) -> String {
+        let r = self.span(s);
+        let text = self.unit.prepared.text.get(r).unwrap_or("");
+        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one_line.len() > 60 {
+            format!("{}...", &one_line[..one_line.char_indices().nth(57).map_or(one_line.len(), |(i, _)| i)])
+        } else {
+            one_line
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec_loop(
+        &mut self,
+        span: Span,
+        _init: Option<&Node<ForInitializer>>,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        body_first: bool,
+        mask: &[bool],
+    ) {
+        if !none(mask) {
+            let saved_scopes = self.scopes.clone();
+            let saved_exited = self.exited.clone();
+            let saved_sites = std::mem::take(&mut self.sites);
+            let saved_sub = self.sub_counter;
+            if self.run_concrete_loop(span, cond, step, body, body_first, mask) {
+                let new_sites = std::mem::replace(&mut self.sites, saved_sites);
+                merge_sites(&mut self.sites, new_sites);
+                return;
+            }
+            self.sites = saved_sites;
+            self.scopes = saved_scopes;
+            self.exited = saved_exited;
+            self.sub_counter = saved_sub;
+        }
+        self.run_symbolic_loop(span, cond, step, body, mask);
+    }
+
+    /// Enumerates the loop trip by trip. Returns false (leaving state to be restored) when a
+    /// trip's condition is not known for every thread or the loop runs too long.
+    fn run_concrete_loop(
+        &mut self,
+        span: Span,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        body_first: bool,
+        mask: &[bool],
+    ) -> bool {
+        let line = self.line_of(span);
+        let step_vars = step.map(assigned_in_expr).unwrap_or_default();
+        self.loops.push(LoopCtl {
+            brk: vec![false; self.n],
+            cont: vec![false; self.n],
+        });
+        let mut trips = 0u64;
+        let ok = loop {
+            let running = self.live(mask);
+            if !(body_first && trips == 0) {
+                if let Some(c) = cond {
+                    let v = self.eval(c, &running);
+                    let mut leaving = vec![false; self.n];
+                    for t in 0..self.n {
+                        if running[t] {
+                            match v.get(t).as_const() {
+                                Some(0) => leaving[t] = true,
+                                Some(_) => {}
+                                None => break,
+                            }
+                        }
+                    }
+                    if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
+                        break false;
+                    }
+                    if let Some(l) = self.loops.last_mut() {
+                        l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
+                    }
+                }
+            }
+            let running = self.live(mask);
+            if none(&running) {
+                break true;
+            }
+            trips += 1;
+            if trips > MAX_TRIPS || !self.spend(self.n as u64) {
+                break false;
+            }
+            let label = self.trip_label(line, trips, &step_vars, &running);
+            self.labels.push(label);
+            self.exec(body, &running);
+            self.labels.pop();
+            if let Some(l) = self.loops.last_mut() {
+                l.cont.iter_mut().for_each(|c| *c = false);
+            }
+            if let Some(st) = step {
+                let running = self.live(mask);
+                self.eval(st, &running);
+            }
+        };
+        self.loops.pop();
+        ok
+    }
+
+    fn trip_label(&self, line: usize, trip: u64, vars: &[String], running: &[bool]) -> String {
+        let first = running.iter().position(|&r| r).unwrap_or(0);
+        let values: Vec<String> = vars
+            .iter()
+            .filter_map(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) if l.is_uniform() => l.get(first).as_const().map(|c| format!("{v} = {c}")),
+                _ => None,
+            })
+            .collect();
+        if values.is_empty() {
+            format!("trip {trip} of the loop at line {line}")
+        } else {
+            format!("{} (trip {trip} of the loop at line {line})", values.join(", "))
+        }
+    }
+
+    /// Runs the body once with every variable the loop changes made symbolic.
+    fn run_symbolic_loop(
+        &mut self,
+        span: Span,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        mask: &[bool],
+    ) {
+        let line = self.line_of(span);
+        let mut changed = assigned_in_stmt(body);
+        if let Some(s) = step {
+            changed.extend(assigned_in_expr(s));
+        }
+        if let Some(c) = cond {
+            changed.extend(assigned_in_expr(c));
+        }
+        changed.sort();
+        changed.dedup();
+        let trips = Value::sym(self.syms.fresh(format!("the trip count of the loop at line {line}")));
+        for name in &changed {
+            let Some(Binding::Value(start)) = self.lookup(name).cloned() else { continue };
+            let widened = match single_increment(name, body, step) {
+                Some(inc) => {
+                    let inc_v = self.eval_pure(inc);
+                    let k = Lanes::Same(trips.clone());
+                    let delta = Lanes::binary(BinOp::Mul, &k, &inc_v, self.n, &mut self.syms);
+                    Lanes::binary(BinOp::Add, &start, &delta, self.n, &mut self.syms)
+                }
+                None if start.is_uniform() => {
+                    Lanes::Same(Value::sym(self.syms.fresh(format!("`{name}` in the loop at line {line}"))))
+                }
+                None => Lanes::unknown(format!("`{name}` changes on each trip through the loop at line {line}")),
+            };
+            self.set_var(name, &widened, &vec![true; self.n]);
+        }
+        self.loops.push(LoopCtl {
+            brk: vec![false; self.n],
+            cont: vec![false; self.n],
+        });
+        self.symbolic_loops += 1;
+        self.labels.push(format!("any trip of the loop at line {line}"));
+        let running = self.live(mask);
+        let mut body_mask = running.clone();
+        if let Some(c) = cond {
+            let v = self.eval(c, &running);
+            for t in 0..self.n {
+                if v.get(t).as_const() == Some(0) {
+                    body_mask[t] = false;
+                }
+            }
+        }
+        self.exec(body, &body_mask);
+        if let Some(st) = step {
+            let running = self.live(mask);
+            self.eval(st, &running);
+        }
+        self.labels.pop();
+        self.symbolic_loops -= 1;
+        self.loops.pop();
+        for name in &changed {
+            if let Some(Binding::Value(v)) = self.lookup(name).cloned() {
+                let after = if v.is_uniform() {
+                    Lanes::Same(Value::sym(self.syms.fresh(format!("`{name}` after the loop at line {line}"))))
+                } else {
+                    Lanes::unknown(format!("`{name}` after the loop at line {line} depends on its trip count"))
+                };
+                self.set_var(name, &after, &vec![true; self.n]);
+            }
+        }
+    }
+
+    /// Evaluates an expression that has no side effects worth recording (an increment).
+    fn eval_pure(&mut self, e: &Node<Expression>) -> Lanes {
+        let saved = std::mem::take(&mut self.sites);
+        let v = self.eval(e, &vec![true; self.n]);
+        self.sites = saved;
+        v
+    }
+
+    // ---- expressions ----
+
+    fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        match &e.node {
+            Expression::Identifier(id) => self.identifier(&id.node.name, e.span, mask),
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => {
+                    let digits = i.number.replace('\'', "");
+                    let radix = match i.base {
+                        IntegerBase::Decimal => 10,
+                        IntegerBase::Octal => 8,
+                        IntegerBase::Hexadecimal => 16,
+                        IntegerBase::Binary => 2,
+                    };
+                    i64::from_str_radix(&digits, radix).map_or_else(|_| Lanes::unknown("an integer literal too large"), Lanes::int)
+                }
+                Constant::Character(ch) => {
+                    let inner = ch.trim_start_matches(['L', 'u', 'U', '8']).trim_matches('\'');
+                    match inner.chars().next() {
+                        Some(c) if inner.len() == c.len_utf8() => Lanes::int(c as i64),
+                        _ => Lanes::unknown("a character literal"),
+                    }
+                }
+                Constant::Float(_) => Lanes::unknown("a floating-point value"),
+            },
+            Expression::StringLiteral(_) => Lanes::unknown("a string"),
+            Expression::Member(m) => self.member(e, &m.node, mask),
+            Expression::Call(call) => self.call(e, &call.node, mask),
+            Expression::UnaryOperator(u) => self.unary(&u.node, mask),
+            Expression::Cast(c) => {
+                let v = self.eval(&c.node.expression, mask);
+                let floaty = c.node.type_name.node.specifiers.iter().any(|s| {
+                    matches!(&s.node, SpecifierQualifier::TypeSpecifier(t) if matches!(t.node, TypeSpecifier::Float | TypeSpecifier::Double))
+                });
+                if floaty { self.data_value(&v, "a floating-point value") } else { v }
+            }
+            Expression::BinaryOperator(b) => self.binary(e, &b.node, mask),
+            Expression::Conditional(c) => {
+                let cond = self.eval(&c.node.condition, mask);
+                let mut then_mask = mask.to_vec();
+                let mut else_mask = mask.to_vec();
+                for t in 0..self.n {
+                    match cond.get(t).as_const() {
+                        Some(0) => then_mask[t] = false,
+                        Some(_) => else_mask[t] = false,
+                        None => {}
+                    }
+                }
+                let a = self.eval(&c.node.then_expression, &then_mask);
+                let b = self.eval(&c.node.else_expression, &else_mask);
+                if cond.is_uniform() && cond.as_const().is_none() {
+                    return if lanes_equal(&a, &b, self.n) { a } else { self.data_value(&a, "a value chosen by a condition") };
+                }
+                compress((0..self.n)
+                    .map(|t| match cond.get(t).as_const() {
+                        Some(0) => b.get(t).clone(),
+                        Some(_) => a.get(t).clone(),
+                        None if a.get(t) == b.get(t) => a.get(t).clone(),
+                        None => Value::unknown("it is chosen by a condition banklint cannot resolve"),
+                    })
+                    .collect())
+            }
+            Expression::Comma(list) => {
+                let mut last = Lanes::int(0);
+                for x in list.iter() {
+                    last = self.eval(x, mask);
+                }
+                last
+            }
+            Expression::SizeOfTy(t) => {
+                let ts: Vec<&TypeSpecifier> = t
+                    .node
+                    .0
+                    .node
+                    .specifiers
+                    .iter()
+                    .filter_map(|s| match &s.node {
+                        SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+                        _ => None,
+                    })
+                    .collect();
+                let pointer = t.node.0.node.declarator.is_some();
+                let ty = crate::extraction::type_from_specifiers(&self.unit.types, &ts);
+                match (pointer, ty.size()) {
+                    (true, _) => Lanes::int(8),
+                    (false, Some(s)) => Lanes::int(i64::from(s)),
+                    _ => Lanes::unknown("the size of an unknown type"),
+                }
+            }
+            Expression::SizeOfVal(v) => self.size_of_expr(&v.node.0),
+            Expression::AlignOf(_) => Lanes::unknown("an alignment"),
+            _ => Lanes::unknown("an expression banklint does not evaluate"),
+        }
+    }
+
+    fn size_of_expr(&mut self, e: &Node<Expression>) -> Lanes {
+        if let Expression::Identifier(id) = &e.node {
+            if let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned() {
+                if let Some(total) = self.arrays[a].layout.as_ref().and_then(ArrayLayout::total_bytes) {
+                    return Lanes::int(total);
+                }
+            }
+        }
+        if let Some((array, indices, _)) = self.shared_ref(e) {
+            if let Some(layout) = &self.arrays[array].layout {
+                if indices.len() == layout.dims.len() {
+                    return Lanes::int(layout.elem_size);
+                }
+            }
+        }
+        Lanes::unknown("a sizeof banklint does not evaluate")
+    }
+
+    /// A value read from memory or computed from non-integers: unknown, but uniform when its
+    /// inputs were.
+    fn data_value(&self, from: &Lanes, what: &str) -> Lanes {
+        if from.is_uniform() {
+            Lanes::unknown(format!("it is {what}"))
+        } else {
+            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is {what}")); self.n]))
+        }
+    }
+
+    fn identifier(&mut self, name: &str, span: Span, mask: &[bool]) -> Lanes {
+        match self.lookup(name) {
+            Some(Binding::Value(v)) => return v.clone(),
+            Some(Binding::Shared(_)) | Some(Binding::Opaque) => {
+                return Lanes::unknown(format!("`{name}` is an array, not an integer"));
+            }
+            None => {}
+        }
+        if let Some(v) = self.template_values.get(name) {
+            return v.clone();
+        }
+        match name {
+            "warpSize" => return Lanes::int(32),
+            "true" => return Lanes::int(1),
+            "false" | "nullptr" | "NULL" => return Lanes::int(0),
+            _ => {}
+        }
+        if let Some(v) = self.named_constant(name) {
+            return Lanes::int(v);
+        }
+        let at = self.span(span).start;
+        if let Some(m) = self.unit.prepared.macros.lookup(name, at) {
+            if m.params.is_none() {
+                let body = m.body.clone();
+                return self.eval_text(&body, span, mask, name);
+            }
+        }
+        if self.unit.file_shared.iter().any(|a| a.name == name) {
+            return Lanes::unknown(format!("`{name}` is an array, not an integer"));
+        }
+        if let Some(at) = self.host_at {
+            if let Some(crate::launch_config::HostDef::Value(v)) = crate::launch_config::host_definition(&self.unit.prepared.text, name, at) {
+                return self.eval_text(&v, span, mask, name);
+            }
+        }
+        Lanes::unknown(format!("`{name}` is not known to banklint"))
+    }
+
+    /// Evaluates source text standing for an expression at `span` (a macro body).
+    fn eval_text(&mut self, text: &str, span: Span, mask: &[bool], what: &str) -> Lanes {
+        if self.call_depth > MAX_CALL_DEPTH * 4 {
+            return Lanes::unknown(format!("`{what}` expands too deeply"));
+        }
+        let Some(expr) = parse_expression_text(self.unit, text) else {
+            return Lanes::unknown(format!("the macro `{what}` does not expand to an expression"));
+        };
+        let outer = self.span(span);
+        let saved = self.span_override.replace(outer);
+        self.call_depth += 1;
+        let v = self.eval(&expr, mask);
+        self.call_depth -= 1;
+        self.span_override = saved;
+        v
+    }
+
+    fn named_constant(&mut self, name: &str) -> Option<i64> {
+        if let Some(v) = self.constant_cache.get(name) {
+            return *v;
+        }
+        self.constant_cache.insert(name.to_string(), None);
+        let v = match self.unit.constants.get(name)? {
+            NamedConstant::Value(v) => Some(*v),
+            NamedConstant::Expr { expr, item } => {
+                let saved = (self.item, self.span_override.take());
+                self.item = *item;
+                let v = self.eval(expr, &vec![true; self.n]).as_const();
+                (self.item, self.span_override) = saved;
+                v
+            }
+        };
+        self.constant_cache.insert(name.to_string(), v);
+        v
+    }
+
+    fn member(&mut self, whole: &Node<Expression>, m: &MemberExpression, mask: &[bool]) -> Lanes {
+        if let Expression::Identifier(base) = &m.expression.node {
+            let axis = match m.identifier.node.name.as_str() {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if let (Some(k), None) = (axis, self.lookup(&base.node.name)) {
+                match base.node.name.as_str() {
+                    "threadIdx" => return self.thread_idx[k].clone(),
+                    "blockDim" => return self.block_dim[k].clone(),
+                    "blockIdx" | "gridDim" | "clusterIdx" | "clusterDim" => {
+                        return self.uniform(&format!("{}.{}", base.node.name, m.identifier.node.name));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if self.shared_ref(whole).is_some() {
+            return self.shared_access(whole, Op::Load, mask);
+        }
+        let inner = self.eval(&m.expression, mask);
+        self.data_value(&inner, "a member of a struct banklint does not track")
+    }
+
+    fn call(&mut self, whole: &Node<Expression>, call: &CallExpression, mask: &[bool]) -> Lanes {
+        let name = match &call.callee.node {
+            Expression::Identifier(id) => Some(id.node.name.clone()),
+            _ => None,
+        };
+        if let Some(name) = &name {
+            let at = self.span(call.callee.span).start;
+            if self.lookup(name).is_none() {
+                if let Some(m) = self.unit.prepared.macros.lookup(name, at) {
+                    if let Some(params) = m.params.clone() {
+                        let body = m.body.clone();
+                        let args: Vec<String> = call.arguments.iter().map(|a| self.raw_text(a.span)).collect();
+                        let expanded = substitute_params(&body, &params, &args);
+                        return self.eval_text(&expanded, whole.span, mask, name);
+                    }
+                }
+            }
+        }
+        let args: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
+        let Some(name) = name else {
+            return Lanes::unknown("the result of a call through a pointer");
+        };
+        match (name.as_str(), args.as_slice()) {
+            ("min" | "umin" | "llmin" | "ullmin" | "fminf" | "imin", [a, b]) => {
+                return Lanes::binary(BinOp::Min, a, b, self.n, &mut self.syms);
+            }
+            ("max" | "umax" | "llmax" | "ullmax" | "imax", [a, b]) => {
+                return Lanes::binary(BinOp::Max, a, b, self.n, &mut self.syms);
+            }
+            ("__mul24" | "__umul24", [a, b]) => return Lanes::binary(BinOp::Mul, a, b, self.n, &mut self.syms),
+            ("abs" | "llabs", [a]) => {
+                let neg = Lanes::binary(BinOp::Sub, &Lanes::int(0), a, self.n, &mut self.syms);
+                return Lanes::binary(BinOp::Max, a, &neg, self.n, &mut self.syms);
+            }
+            _ => {}
+        }
+        if let Some(f) = self.unit.function(&name).filter(|f| !f.kernel).cloned() {
+            if self.call_depth < MAX_CALL_DEPTH {
+                return self.inline_call(&f, call, args, mask);
+            }
+        }
+        let uniform_args = args.iter().all(Lanes::is_uniform);
+        if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
+            Lanes::unknown(format!("the result of `{name}`"))
+        } else {
+            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is the result of `{name}`")); self.n]))
+        }
+    }
+
+    fn raw_text(&self, s: Span) -> String {
+        let r = match self.unit.items.get(self.item) {
+            Some(item) if self.span_override.is_none() => item.span(s),
+            _ => return String::new(),
+        };
+        self.unit.prepared.text.get(r).unwrap_or("").to_string()
+    }
+
+    fn inline_call(&mut self, f: &Function, call: &CallExpression, args: Vec<Lanes>, mask: &[bool]) -> Lanes {
+        let Some(def) = self.unit.definition(f) else {
+            return Lanes::unknown(format!("the result of `{}`", f.name));
+        };
+        self.reached_functions.insert(f.name.clone());
+        let mut frame = HashMap::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let arg_expr = call.arguments.get(k);
+            let shared = arg_expr.and_then(|a| match &a.node {
+                Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Shared(s)) => Some(*s),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let binding = match (shared, args.get(k)) {
+                (Some(s), _) => Binding::Shared(s),
+                (None, Some(v)) => Binding::Value(v.clone()),
+                (None, None) => Binding::Value(Lanes::unknown(format!("parameter `{}` was not passed", p.name))),
+            };
+            frame.insert(p.name.clone(), binding);
+        }
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
+        let saved_item = std::mem::replace(&mut self.item, f.item);
+        let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
+        let saved_override = self.span_override.take();
+        let saved_exited = self.exited.clone();
+        let saved_loops = std::mem::take(&mut self.loops);
+        self.call_depth += 1;
+        self.returns.push(None);
+        self.exec(&def.statement, mask);
+        let ret = self.returns.pop().flatten();
+        self.call_depth -= 1;
+        self.loops = saved_loops;
+        self.exited = saved_exited;
+        self.span_override = saved_override;
+        self.function = saved_fn;
+        self.item = saved_item;
+        self.scopes = saved_scopes;
+        ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
+    }
+
+    fn unary(&mut self, u: &UnaryOperatorExpression, mask: &[bool]) -> Lanes {
+        let n = self.n;
+        match u.operator.node {
+            UnaryOperator::Plus => self.eval(&u.operand, mask),
+            UnaryOperator::Minus => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Sub, &Lanes::int(0), &v, n, &mut self.syms)
+            }
+            UnaryOperator::Complement => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Sub, &Lanes::int(-1), &v, n, &mut self.syms)
+            }
+            UnaryOperator::Negate => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Eq, &v, &Lanes::int(0), n, &mut self.syms)
+            }
+            UnaryOperator::Address => {
+                // `&s[i]` takes an address; no shared-memory access happens here.
+                self.eval_subscripts_only(&u.operand, mask);
+                Lanes::unknown("an address")
+            }
+            UnaryOperator::Indirection => {
+                let v = self.eval(&u.operand, mask);
+                self.data_value(&v, "a value loaded through a pointer")
+            }
+            UnaryOperator::PreIncrement | UnaryOperator::PostIncrement | UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => {
+                let delta = if matches!(u.operator.node, UnaryOperator::PreIncrement | UnaryOperator::PostIncrement) { 1 } else { -1 };
+                let post = matches!(u.operator.node, UnaryOperator::PostIncrement | UnaryOperator::PostDecrement);
+                if self.shared_ref(&u.operand).is_some() {
+                    let v = self.shared_access(&u.operand, Op::Load, mask);
+                    self.shared_access(&u.operand, Op::Store, mask);
+                    return v;
+                }
+                let old = self.eval(&u.operand, mask);
+                let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);
+                if let Expression::Identifier(id) = &u.operand.node {
+                    self.set_var(&id.node.name, &new, mask);
+                }
+                if post { old } else { new }
+            }
+        }
+    }
+
+    /// Evaluates the index expressions under `&...` for the accesses they contain.
+    fn eval_subscripts_only(&mut self, e: &Node<Expression>, mask: &[bool]) {
+        match &e.node {
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                self.eval_subscripts_only(&b.node.lhs, mask);
+                self.eval(&b.node.rhs, mask);
+            }
+            Expression::Member(m) => self.eval_subscripts_only(&m.node.expression, mask),
+            Expression::Identifier(_) => {}
+            _ => {
+                self.eval(e, mask);
+            }
+        }
+    }
+
+    fn binary(&mut self, whole: &Node<Expression>, b: &BinaryOperatorExpression, mask: &[bool]) -> Lanes {
+        let n = self.n;
+        let op = match b.operator.node {
+            BinaryOperator::Index => {
+                if self.shared_ref(whole).is_some() {
+                    return self.shared_access(whole, Op::Load, mask);
+                }
+                let base = self.eval(&b.lhs, mask);
+                let idx = self.eval(&b.rhs, mask);
+                let uniform = base.is_uniform() && idx.is_uniform();
+                let name = base_name(&b.lhs).unwrap_or_else(|| "memory".to_string());
+                return if uniform {
+                    Lanes::unknown(format!("it is data loaded from `{name}`"))
+                } else {
+                    Lanes::Each(Rc::new(vec![Value::unknown(format!("it is data loaded from `{name}`")); n]))
+                };
+            }
+            BinaryOperator::Assign => return self.assign(&b.lhs, None, &b.rhs, mask),
+            BinaryOperator::AssignMultiply => return self.assign(&b.lhs, Some(BinOp::Mul), &b.rhs, mask),
+            BinaryOperator::AssignDivide => return self.assign(&b.lhs, Some(BinOp::Div), &b.rhs, mask),
+            BinaryOperator::AssignModulo => return self.assign(&b.lhs, Some(BinOp::Rem), &b.rhs, mask),
+            BinaryOperator::AssignPlus => return self.assign(&b.lhs, Some(BinOp::Add), &b.rhs, mask),
+            BinaryOperator::AssignMinus => return self.assign(&b.lhs, Some(BinOp::Sub), &b.rhs, mask),
+            BinaryOperator::AssignShiftLeft => return self.assign(&b.lhs, Some(BinOp::Shl), &b.rhs, mask),
+            BinaryOperator::AssignShiftRight => return self.assign(&b.lhs, Some(BinOp::Shr), &b.rhs, mask),
+            BinaryOperator::AssignBitwiseAnd => return self.assign(&b.lhs, Some(BinOp::And), &b.rhs, mask),
+            BinaryOperator::AssignBitwiseXor => return self.assign(&b.lhs, Some(BinOp::Xor), &b.rhs, mask),
+            BinaryOperator::AssignBitwiseOr => return self.assign(&b.lhs, Some(BinOp::Or), &b.rhs, mask),
+            BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr => {
+                let and_op = b.operator.node == BinaryOperator::LogicalAnd;
+                let l = self.eval(&b.lhs, mask);
+                // The right side runs only where the left does not decide.
+                let rmask: Vec<bool> = (0..n)
+                    .map(|t| mask[t] && l.get(t).as_const().is_none_or(|c| (c != 0) == and_op))
+                    .collect();
+                let r = self.eval(&b.rhs, &rmask);
+                return Lanes::binary(if and_op { BinOp::LogicalAnd } else { BinOp::LogicalOr }, &l, &r, n, &mut self.syms);
+            }
+            BinaryOperator::Multiply => BinOp::Mul,
+            BinaryOperator::Divide => BinOp::Div,
+            BinaryOperator::Modulo => BinOp::Rem,
+            BinaryOperator::Plus => BinOp::Add,
+            BinaryOperator::Minus => BinOp::Sub,
+            BinaryOperator::ShiftLeft => BinOp::Shl,
+            BinaryOperator::ShiftRight => BinOp::Shr,
+            BinaryOperator::Less => BinOp::Lt,
+            BinaryOperator::Greater => BinOp::Gt,
+            BinaryOperator::LessOrEqual => BinOp::Le,
+            BinaryOperator::GreaterOrEqual => BinOp::Ge,
+            BinaryOperator::Equals => BinOp::Eq,
+            BinaryOperator::NotEquals => BinOp::Ne,
+            BinaryOperator::BitwiseAnd => BinOp::And,
+            BinaryOperator::BitwiseXor => BinOp::Xor,
+            BinaryOperator::BitwiseOr => BinOp::Or,
+        };
+        let l = self.eval(&b.lhs, mask);
+        let r = self.eval(&b.rhs, mask);
+        Lanes::binary(op, &l, &r, n, &mut self.syms)
+    }
+
+    fn assign(&mut self, lhs: &Node<Expression>, op: Option<BinOp>, rhs: &Node<Expression>, mask: &[bool]) -> Lanes {
+        let r = self.eval(rhs, mask);
+        if self.shared_ref(lhs).is_some() {
+            if op.is_some() {
+                self.shared_access(lhs, Op::Load, mask);
+            }
+            self.shared_access(lhs, Op::Store, mask);
+            return r;
+        }
+        match &lhs.node {
+            Expression::Identifier(id) => {
+                let name = id.node.name.clone();
+                let new = match op {
+                    Some(op) => {
+                        let old = self.identifier(&name, lhs.span, mask);
+                        Lanes::binary(op, &old, &r, self.n, &mut self.syms)
+                    }
+                    None => r,
+                };
+                let new = match self.lookup(&name) {
+                    Some(Binding::Value(_)) => new,
+                    _ => return new,
+                };
+                self.set_var(&name, &new, mask);
+                new
+            }
+            _ => {
+                // A store to global memory, a local array or a struct field: evaluate the
+                // subscripts for the shared loads they may contain.
+                self.eval_subscripts_only(lhs, mask);
+                r
+            }
+        }
+    }
+
+    /// Resolves `s[i][j].f` to (array, index expressions, member names) when `s` is a
+    /// `__shared__` array indexed in every dimension.
+    fn shared_ref<'e>(&self, e: &'e Node<Expression>) -> Option<(usize, Vec<&'e Node<Expression>>, Vec<String>)> {
+        let mut members = Vec::new();
+        let mut cur = e;
+        while let Expression::Member(m) = &cur.node {
+            if m.node.operator.node != MemberOperator::Direct {
+                return None;
+            }
+            members.push(m.node.identifier.node.name.clone());
+            cur = &m.node.expression;
+        }
+        members.reverse();
+        let mut indices = Vec::new();
+        while let Expression::BinaryOperator(b) = &cur.node {
+            if b.node.operator.node != BinaryOperator::Index {
+                return None;
+            }
+            indices.push(&*b.node.rhs);
+            cur = &b.node.lhs;
+        }
+        indices.reverse();
+        let Expression::Identifier(id) = &cur.node else { return None };
+        let array = match self.lookup(&id.node.name) {
+            Some(Binding::Shared(a)) => *a,
+            Some(_) => return None,
+            None => {
+                let decl = self.unit.file_shared.iter().find(|a| a.name == id.node.name)?;
+                self.arrays.iter().position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)?
+            }
+        };
+        let rank = self.arrays[array].decl.dims.len();
+        (indices.len() == rank && rank > 0).then_some((array, indices, members))
+    }
+
+    /// Records one shared-memory access and returns the (unknown) value it loads.
+    fn shared_access(&mut self, e: &Node<Expression>, op: Op, mask: &[bool]) -> Lanes {
+        let Some((array, index_exprs, members)) = self.shared_ref(e) else {
+            return Lanes::unknown("shared data");
+        };
+        let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+        let span = self.span(e.span);
+        let sub = if self.span_override.is_some() {
+            self.sub_counter += 1;
+            e.span.start
+        } else {
+            0
+        };
+        let _ = self.sub_counter;
+        let key = SiteKey {
+            start: span.start,
+            end: span.end,
+            op,
+            sub,
+        };
+        // Element type after member selection.
+        let mut ty = self.arrays[array].decl.elem.clone();
+        let mut member_offset = 0i64;
+        let mut member_problem = None;
+        for m in &members {
+            match ty.field(m) {
+                Some(f) => {
+                    member_offset += i64::from(f.offset);
+                    ty = f.ty.clone();
+                }
+                None => {
+                    member_problem = Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    break;
+                }
+            }
+        }
+        let pieces = ty.pieces();
+        let width = pieces.as_ref().map_or(4, |p| p.0);
+        let function = self.function.clone();
+        let assumptions: Vec<String> = self.assumptions.clone();
+        let trips_unknown = self.symbolic_loops > 0;
+        let layout_problem = self.arrays[array].layout_problem.clone();
+        let site = self.sites.entry(key).or_insert_with(|| Site {
+            span: span.clone(),
+            op,
+            array,
+            function,
+            width,
+            patterns: HashMap::new(),
+            unknown: None,
+            trips_unknown: false,
+            assumptions: BTreeSet::new(),
+        });
+        site.trips_unknown |= trips_unknown;
+        if none(mask) {
+            return Lanes::unknown("shared data");
+        }
+        site.assumptions.extend(assumptions);
+        if let Some(p) = member_problem.or(layout_problem).or_else(|| pieces.is_none().then(|| format!("the size of `{}` is not known", ty.name()))) {
+            site.unknown.get_or_insert(p);
+            return Lanes::unknown("shared data");
+        }
+        let (_, piece_offsets) = pieces.unwrap_or((4, vec![0]));
+        let normalize = !shift_matters(self.target, self.arrays[array].layout.as_ref().map_or(1, |l| l.elem_size));
+        let warps = self.n.div_ceil(WARP_SIZE);
+        let mut all_uniform = true;
+        for w in 0..warps {
+            let mut lanes: Vec<Option<Vec<i64>>> = vec![None; WARP_SIZE];
+            let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
+            let mut shift = vec![0i64; indices.len()];
+            let mut problem = None;
+            for (l, lane) in lanes.iter_mut().enumerate() {
+                let t = w * WARP_SIZE + l;
+                if t >= self.n || !mask[t] {
+                    continue;
+                }
+                let mut tuple = Vec::with_capacity(indices.len());
+                let mut lane_terms = Vec::with_capacity(indices.len());
+                for (d, idx) in indices.iter().enumerate() {
+                    match idx.get(t) {
+                        Value::Affine(a) => {
+                            tuple.push(a.constant);
+                            lane_terms.push(a.terms.clone());
+                            shift[d] = a.terms.iter().fold(shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
+                        }
+                        Value::Unknown(r) => {
+                            problem = Some(format!("the index {} cannot be resolved: {r}", self.index_text(index_exprs[d].span)));
+                            break;
+                        }
+                    }
+                }
+                if problem.is_some() {
+                    break;
+                }
+                match &terms {
+                    None => terms = Some(lane_terms),
+                    Some(first) if *first != lane_terms => {
+                        let differing: Vec<String> = first
+                            .iter()
+                            .chain(lane_terms.iter())
+                            .flatten()
+                            .map(|(s, _)| format!("`{}`", self.syms.name(*s)))
+                            .collect::<BTreeSet<_>>()
+                            .into_iter()
+                            .collect();
+                        problem = Some(format!("the stride between lanes depends on {}", differing.join(", ")));
+                        break;
+                    }
+                    _ => {}
+                }
+                *lane = Some(tuple);
+            }
+            if let Some(p) = problem {
+                let site = self.sites.get_mut(&SiteKey { start: span.start, end: span.end, op, sub }).expect("site inserted above");
+                site.unknown.get_or_insert(p);
+                return Lanes::unknown("shared data");
+            }
+            let Some(first) = lanes.iter().flatten().next().cloned() else { continue };
+            if terms.as_ref().is_some_and(|t| t.iter().any(|d| !d.is_empty())) {
+                all_uniform = false;
+            }
+            if normalize {
+                for lane in lanes.iter_mut().flatten() {
+                    for (v, f) in lane.iter_mut().zip(&first) {
+                        *v -= f;
+                    }
+                }
+            }
+            let label = {
+                let mut parts = vec![format!("warp {w}")];
+                parts.extend(self.labels.iter().cloned());
+                parts.join(", ")
+            };
+            let site = self.sites.get_mut(&SiteKey { start: span.start, end: span.end, op, sub }).expect("site inserted above");
+            let site_patterns = &mut site.patterns;
+            for &po in &piece_offsets {
+                let pattern = Pattern {
+                    lanes: lanes.clone(),
+                    member_offset: member_offset + i64::from(po),
+                    uniform_shift: shift.clone(),
+                };
+                site_patterns
+                    .entry(pattern)
+                    .and_modify(|s| s.count += 1)
+                    .or_insert(PatternStats {
+                        count: 1,
+                        first_seen: self.sequence,
+                        label: label.clone(),
+                    });
+                self.sequence += 1;
+            }
+        }
+        let _ = all_uniform;
+        let uniform_index = indices.iter().all(Lanes::is_uniform);
+        if uniform_index {
+            Lanes::unknown(format!("it is data loaded from `{}`", self.arrays[array].decl.name))
+        } else {
+            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is data loaded from `{}`", self.arrays[array].decl.name)); self.n]))
+        }
+    }
+
+    fn index_text(&self, s: Span) -> String {
+        format!("`{}`", self.source_text(s))
+    }
+}
+
+fn base_name(e: &Node<Expression>) -> Option<String> {
+    match &e.node {
+        Expression::Identifier(id) => Some(id.node.name.clone()),
+        Expression::BinaryOperator(b) => base_name(&b.node.lhs),
+        Expression::Member(m) => base_name(&m.node.expression),
+        _ => None,
+    }
+}
+
+fn compress(values: Vec<Value>) -> Lanes {
+    match values.first() {
+        Some(first @ Value::Affine(_)) if values.iter().all(|v| v == first) => Lanes::Same(first.clone()),
+        _ => Lanes::Each(Rc::new(values)),
+    }
+}
+
+fn lanes_equal(a: &Lanes, b: &Lanes, n: usize) -> bool {
+    (0..n).all(|t| a.get(t) == b.get(t))
+}
+
+/// Adds the sites of a finished loop into the enclosing table.
+fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) {
+    for (key, site) in from {
+        match into.get_mut(&key) {
+            None => {
+                into.insert(key, site);
+            }
+            Some(existing) => {
+                for (p, s) in site.patterns {
+                    existing
+                        .patterns
+                        .entry(p)
+                        .and_modify(|e| e.count += s.count)
+                        .or_insert(s);
+                }
+                existing.trips_unknown |= site.trips_unknown;
+                existing.assumptions.extend(site.assumptions);
+                if existing.unknown.is_none() {
+                    existing.unknown = site.unknown;
+                }
+            }
+        }
+    }
+}
+
+/// Replaces a function-like macro's parameters in its body, token by token.
+fn substitute_params(body: &str, params: &[String], args: &[String]) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if let Some(k) = params.iter().position(|p| p == word) {
+            out.push('(');
+            out.push_str(args.get(k).map_or("", String::as_str));
+            out.push(')');
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in body.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// Variables an expression assigns to.
+fn assigned_in_expr(e: &Node<Expression>) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_assigned_expr(e, &mut out);
+    out
+}
+
+fn assigned_in_stmt(s: &Node<Statement>) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_assigned_stmt(s, &mut out);
+    out
+}
+
+fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
+    match &e.node {
+        Expression::BinaryOperator(b) => {
+            let assigns = !matches!(
+                b.node.operator.node,
+                BinaryOperator::Index
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+                    | BinaryOperator::Modulo
+                    | BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::ShiftLeft
+                    | BinaryOperator::ShiftRight
+                    | BinaryOperator::Less
+                    | BinaryOperator::Greater
+                    | BinaryOperator::LessOrEqual
+                    | BinaryOperator::GreaterOrEqual
+                    | BinaryOperator::Equals
+                    | BinaryOperator::NotEquals
+                    | BinaryOperator::BitwiseAnd
+                    | BinaryOperator::BitwiseXor
+                    | BinaryOperator::BitwiseOr
+                    | BinaryOperator::LogicalAnd
+                    | BinaryOperator::LogicalOr
+            );
+            if assigns {
+                if let Expression::Identifier(id) = &b.node.lhs.node {
+                    out.push(id.node.name.clone());
+                }
+            }
+            collect_assigned_expr(&b.node.lhs, out);
+            collect_assigned_expr(&b.node.rhs, out);
+        }
+        Expression::UnaryOperator(u) => {
+            if matches!(
+                u.node.operator.node,
+                UnaryOperator::PreIncrement | UnaryOperator::PostIncrement | UnaryOperator::PreDecrement | UnaryOperator::PostDecrement
+            ) {
+                if let Expression::Identifier(id) = &u.node.operand.node {
+                    out.push(id.node.name.clone());
+                }
+            }
+            collect_assigned_expr(&u.node.operand, out);
+        }
+        Expression::Call(c) => c.node.arguments.iter().for_each(|a| collect_assigned_expr(a, out)),
+        Expression::Comma(list) => list.iter().for_each(|a| collect_assigned_expr(a, out)),
+        Expression::Conditional(c) => {
+            collect_assigned_expr(&c.node.condition, out);
+            collect_assigned_expr(&c.node.then_expression, out);
+            collect_assigned_expr(&c.node.else_expression, out);
+        }
+        Expression::Cast(c) => collect_assigned_expr(&c.node.expression, out),
+        Expression::Member(m) => collect_assigned_expr(&m.node.expression, out),
+        _ => {}
+    }
+}
+
+fn collect_assigned_stmt(s: &Node<Statement>, out: &mut Vec<String>) {
+    match &s.node {
+        Statement::Compound(items) => {
+            for i in items {
+                match &i.node {
+                    BlockItem::Statement(st) => collect_assigned_stmt(st, out),
+                    BlockItem::Declaration(d) => {
+                        for init in &d.node.declarators {
+                            if let Some(Node {
+                                node: Initializer::Expression(e),
+                                ..
+                            }) = &init.node.initializer
+                            {
+                                collect_assigned_expr(e, out);
+                            }
+                        }
+                    }
+                    BlockItem::StaticAssert(_) => {}
+                }
+            }
+        }
+        Statement::Expression(Some(e)) => collect_assigned_expr(e, out),
+        Statement::If(i) => {
+            collect_assigned_expr(&i.node.condition, out);
+            collect_assigned_stmt(&i.node.then_statement, out);
+            if let Some(e) = &i.node.else_statement {
+                collect_assigned_stmt(e, out);
+            }
+        }
+        Statement::While(w) => {
+            collect_assigned_expr(&w.node.expression, out);
+            collect_assigned_stmt(&w.node.statement, out);
+        }
+        Statement::DoWhile(w) => {
+            collect_assigned_expr(&w.node.expression, out);
+            collect_assigned_stmt(&w.node.statement, out);
+        }
+        Statement::For(f) => {
+            if let ForInitializer::Expression(e) = &f.node.initializer.node {
+                collect_assigned_expr(e, out);
+            }
+            if let Some(c) = &f.node.condition {
+                collect_assigned_expr(c, out);
+            }
+            if let Some(st) = &f.node.step {
+                collect_assigned_expr(st, out);
+            }
+            collect_assigned_stmt(&f.node.statement, out);
+        }
+        Statement::Switch(sw) => collect_assigned_stmt(&sw.node.statement, out),
+        Statement::Labeled(l) => collect_assigned_stmt(&l.node.statement, out),
+        Statement::Return(Some(e)) => collect_assigned_expr(e, out),
+        _ => {}
+    }
+}
+
+/// The increment `e` if `name` changes only by one `name += e` / `name++` (in the step, or
+/// at the top level of the body), with `e` not changed by the loop.
+fn single_increment<'e>(name: &str, body: &'e Node<Statement>, step: Option<&'e Node<Expression>>) -> Option<&'e Node<Expression>> {
+    let in_body = assigned_in_stmt(body).iter().filter(|n| *n == name).count();
+    let in_step = step.map_or(0, |s| assigned_in_expr(s).iter().filter(|n| *n == name).count());
+    if in_body + in_step != 1 {
+        return None;
+    }
+    let candidates: Vec<&Node<Expression>> = match (&body.node, step) {
+        (_, Some(s)) if in_step == 1 => vec![s],
+        (Statement::Compound(items), _) => items
+            .iter()
+            .filter_map(|i| match &i.node {
+                BlockItem::Statement(Node {
+                    node: Statement::Expression(Some(e)),
+                    ..
+                }) => Some(&**e),
+                _ => None,
+            })
+            .collect(),
+        (Statement::Expression(Some(e)), _) => vec![&**e],
+        _ => return None,
+    };
+    let changed_in_loop = {
+        let mut all = assigned_in_stmt(body);
+        if let Some(s) = step {
+            all.extend(assigned_in_expr(s));
+        }
+        all
+    };
+    for c in candidates {
+        let found = match &c.node {
+            Expression::BinaryOperator(b) if matches!(&b.node.lhs.node, Expression::Identifier(id) if id.node.name == name) => {
+                match b.node.operator.node {
+                    BinaryOperator::AssignPlus => Some(IncrementOf::Plus(&b.node.rhs)),
+                    BinaryOperator::AssignMinus => Some(IncrementOf::Minus),
+                    _ => None,
+                }
+            }
+            Expression::UnaryOperator(u) if matches!(&u.node.operand.node, Expression::Identifier(id) if id.node.name == name) => {
+                match u.node.operator.node {
+                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement => Some(IncrementOf::One),
+                    UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => Some(IncrementOf::MinusOne),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match found {
+            Some(IncrementOf::Plus(e)) => {
+                let reads_changed = identifiers_in(e).iter().any(|i| changed_in_loop.contains(i));
+                return (!reads_changed).then_some(e);
+            }
+            Some(IncrementOf::One) => return Some(&ONE_EXPR),
+            Some(IncrementOf::Minus) | Some(IncrementOf::MinusOne) => return None,
+            None => {}
+        }
+    }
+    None
+}
+
+enum IncrementOf<'e> {
+    Plus(&'e Node<Expression>),
+    Minus,
+    One,
+    MinusOne,
+}
+
+static ONE_EXPR: std::sync::LazyLock<Node<Expression>> = std::sync::LazyLock::new(|| {
+    Node::new(
+        Expression::Constant(Box::new(Node::new(
+            Constant::Integer(Integer {
+                base: IntegerBase::Decimal,
+                number: "1".into(),
+                suffix: IntegerSuffix {
+                    size: IntegerSize::Int,
+                    unsigned: false,
+                    imaginary: false,
+                },
+            }),
+            Span::none(),
+        ))),
+        Span::none(),
+    )
+});
+
+fn identifiers_in(e: &Node<Expression>) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(e: &Node<Expression>, out: &mut Vec<String>) {
+        match &e.node {
+            Expression::Identifier(id) => out.push(id.node.name.clone()),
+            Expression::BinaryOperator(b) => {
+                walk(&b.node.lhs, out);
+                walk(&b.node.rhs, out);
+            }
+            Expression::UnaryOperator(u) => walk(&u.node.operand, out),
+            Expression::Cast(c) => walk(&c.node.expression, out),
+            Expression::Call(c) => c.node.arguments.iter().for_each(|a| walk(a, out)),
+            Expression::Member(m) => walk(&m.node.expression, out),
+            Expression::Conditional(c) => {
+                walk(&c.node.condition, out);
+                walk(&c.node.then_expression, out);
+                walk(&c.node.else_expression, out);
+            }
+            _ => {}
+        }
+    }
+    walk(e, &mut out);
+    out
+}

@@ -1,0 +1,287 @@
+//! Block shapes: for each kernel, the thread-block shapes to analyze, taken in this order
+//! from launch sites in the same file (`k<<<g, dim3(32, 8)>>>`, `dim3 t(16, 16); k<<<g, t>>>`),
+//! an annotation on the line before the kernel (`// banklint: block(32, 8)`), `--block-dim`,
+//! or else the stated default: one warp of a block whose x extent is a multiple of 32.
+
+use crate::extraction::{Function, Unit};
+use crate::index_analysis::{host_const_eval, parse_expression_text, BlockShape, ShapeSource};
+use lang_c::ast::Expression;
+
+/// Threads per block allowed by every architecture since 2.x (512 on 1.x).
+pub const MAX_THREADS: u32 = 1024;
+
+/// A launch whose block shape could not be used, with the reason.
+#[derive(Clone, Debug)]
+pub struct UnresolvedLaunch {
+    pub span: std::ops::Range<usize>,
+    pub reason: String,
+}
+
+pub fn shapes_for(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>, unresolved: &mut Vec<UnresolvedLaunch>) -> Vec<BlockShape> {
+    let mut shapes: Vec<BlockShape> = Vec::new();
+    if f.kernel {
+        for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
+            let Some(block) = launch.config.get(1) else {
+                unresolved.push(UnresolvedLaunch {
+                    span: launch.span.clone(),
+                    reason: "the launch has no block argument".into(),
+                });
+                continue;
+            };
+            let text = &unit.prepared.text[block.clone()];
+            match block_dims(unit, text, block.start, 0) {
+                Some(dims) if valid(dims) => {
+                    if !shapes.iter().any(|s| s.dims == Some(dims)) {
+                        shapes.push(BlockShape {
+                            dims: Some(dims),
+                            source: ShapeSource::Launch(launch.span.clone()),
+                        });
+                    }
+                }
+                Some(dims) => unresolved.push(UnresolvedLaunch {
+                    span: block.clone(),
+                    reason: format!(
+                        "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
+                        dims[0], dims[1], dims[2]
+                    ),
+                }),
+                None => unresolved.push(UnresolvedLaunch {
+                    span: block.clone(),
+                    reason: format!("the block shape `{}` is not a compile-time constant", text.trim()),
+                }),
+            }
+        }
+    }
+    if shapes.is_empty() {
+        if let Some(dims) = annotation(unit, f) {
+            shapes.push(BlockShape {
+                dims: Some(dims),
+                source: ShapeSource::Annotation,
+            });
+        }
+    }
+    if shapes.is_empty() {
+        shapes.push(match cli {
+            Some(dims) => BlockShape {
+                dims: Some(dims),
+                source: ShapeSource::Cli,
+            },
+            None => BlockShape {
+                dims: None,
+                source: ShapeSource::Default,
+            },
+        });
+    }
+    shapes
+}
+
+fn valid(d: [u32; 3]) -> bool {
+    d.iter().all(|&x| x > 0) && d.iter().map(|&x| u64::from(x)).product::<u64>() <= u64::from(MAX_THREADS)
+}
+
+/// Evaluates a launch's block argument: an integer, `dim3(x, y, z)`, or a host variable.
+fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u32; 3]> {
+    if depth > 4 {
+        return None;
+    }
+    let expr = parse_expression_text(unit, text)?;
+    match &expr.node {
+        Expression::Call(call) => {
+            if let Expression::Identifier(id) = &call.node.callee.node {
+                if id.node.name == "dim3" {
+                    let src = &unit.prepared.text;
+                    let _ = src;
+                    let parts = split_args(&text[text.find('(')? + 1..text.rfind(')')?]);
+                    return components(unit, &parts, at);
+                }
+            }
+            None
+        }
+        Expression::Identifier(id) => {
+            let name = &id.node.name;
+            if let Some(def) = host_definition(&unit.prepared.text, name, at) {
+                return match def {
+                    HostDef::Args(args) => components(unit, &split_args(&args), at),
+                    HostDef::Value(v) => block_dims(unit, &v, at, depth + 1),
+                };
+            }
+            let v = host_const_eval(unit, text, at)?;
+            Some([u32::try_from(v).ok()?, 1, 1])
+        }
+        _ => {
+            let v = host_const_eval(unit, text, at)?;
+            Some([u32::try_from(v).ok()?, 1, 1])
+        }
+    }
+}
+
+fn components(unit: &Unit<'_>, parts: &[String], at: usize) -> Option<[u32; 3]> {
+    let mut dims = [1u32; 3];
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    for (k, p) in parts.iter().enumerate() {
+        let v = host_const_eval(unit, p, at)?;
+        dims[k] = u32::try_from(v).ok()?;
+    }
+    Some(dims)
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+pub enum HostDef {
+    /// `dim3 t(16, 16);`, `dim3 t{16, 16};`, `t = dim3(16, 16)`.
+    Args(String),
+    /// `int n = 256;`, `dim3 t = 256;`.
+    Value(String),
+}
+
+/// The last definition of a host variable before `before`, found in the text: host code is
+/// scanned, not parsed, since it is often C++ that banklint's C parser does not read.
+pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef> {
+    let hay = &text[..before.min(text.len())];
+    let mut search_end = hay.len();
+    while let Some(pos) = hay[..search_end].rfind(name) {
+        search_end = pos;
+        let pre_ok = pos == 0 || !hay.as_bytes()[pos - 1].is_ascii_alphanumeric() && hay.as_bytes()[pos - 1] != b'_';
+        let rest = &hay[pos + name.len()..];
+        let post_ok = rest.chars().next().is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_');
+        if !pre_ok || !post_ok {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let stmt_end = rest.find(';')?;
+        let stmt = &rest[..stmt_end];
+        if let Some(args) = stmt.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+            return Some(HostDef::Args(args.to_string()));
+        }
+        if let Some(args) = stmt.strip_prefix('{').and_then(|s| s.trim_end().strip_suffix('}')) {
+            return Some(HostDef::Args(args.to_string()));
+        }
+        if let Some(value) = stmt.strip_prefix('=').filter(|v| !v.starts_with('=')) {
+            let value = value.trim();
+            if let Some(args) = value
+                .strip_prefix("dim3")
+                .map(str::trim_start)
+                .and_then(|v| v.strip_prefix('('))
+                .and_then(|v| v.strip_suffix(')'))
+            {
+                return Some(HostDef::Args(args.to_string()));
+            }
+            if let Some(args) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+                return Some(HostDef::Args(args.to_string()));
+            }
+            return Some(HostDef::Value(value.to_string()));
+        }
+    }
+    None
+}
+
+/// `// banklint: block(32, 8)` on the line before the kernel (or its template header).
+fn annotation(unit: &Unit<'_>, f: &Function) -> Option<[u32; 3]> {
+    let start = f.template.as_ref().map_or(f.span.start, |t| t.span.start.min(f.span.start));
+    let text = &unit.prepared.text;
+    let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+    // Walk back over the comment lines directly above.
+    let mut end = line_start;
+    for _ in 0..8 {
+        if end == 0 {
+            break;
+        }
+        let prev_start = text[..end - 1].rfind('\n').map_or(0, |p| p + 1);
+        let comment = unit
+            .prepared
+            .comments
+            .iter()
+            .find(|c| c.span.start >= prev_start && c.span.start < end)?;
+        if let Some(dims) = parse_block_annotation(&comment.body) {
+            return Some(dims);
+        }
+        end = prev_start;
+    }
+    None
+}
+
+/// Parses `banklint: block(32, 8)` from a comment body.
+pub fn parse_block_annotation(body: &str) -> Option<[u32; 3]> {
+    let rest = body.trim().strip_prefix("banklint:")?.trim();
+    let args = rest.strip_prefix("block")?.trim_start().strip_prefix('(')?;
+    let args = &args[..args.find(')')?];
+    let mut dims = [1u32; 3];
+    let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    for (k, p) in parts.iter().enumerate() {
+        dims[k] = p.parse().ok()?;
+    }
+    Some(dims)
+}
+
+/// Parses `--block-dim 32x8` (or `32,8`, `32x8x2`).
+pub fn parse_block_dim(text: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = text.split(['x', 'X', ',']).map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)"));
+    }
+    let mut dims = [1u32; 3];
+    for (k, p) in parts.iter().enumerate() {
+        dims[k] = p
+            .parse()
+            .map_err(|_| format!("invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)"))?;
+    }
+    if !valid(dims) {
+        return Err(format!("block shape `{text}` must have 1 to {MAX_THREADS} threads"));
+    }
+    Ok(dims)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_shapes() {
+        assert_eq!(parse_block_dim("32x8"), Ok([32, 8, 1]));
+        assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
+        assert!(parse_block_dim("64x64").is_err());
+        assert!(parse_block_dim("ax2").is_err());
+        assert_eq!(parse_block_annotation(" banklint: block(32, 8)"), Some([32, 8, 1]));
+        assert_eq!(parse_block_annotation("banklint: block(16,16,2)"), Some([16, 16, 2]));
+        assert_eq!(parse_block_annotation("block(16)"), None);
+    }
+
+    #[test]
+    fn finds_host_definitions() {
+        let text = "dim3 threads(16, 16);\nint n = 256;\nk<<<g, threads>>>();";
+        match host_definition(text, "threads", text.len()) {
+            Some(HostDef::Args(a)) => assert_eq!(a, "16, 16"),
+            _ => panic!("no definition"),
+        }
+        match host_definition(text, "n", text.len()) {
+            Some(HostDef::Value(v)) => assert_eq!(v, "256"),
+            _ => panic!("no definition"),
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! Values the index analyzer computes for each thread: an integer, an affine form over
+//! warp-uniform unknowns (`blockIdx.x`, a kernel parameter, a loop's trip count), or unknown
+//! with the reason why. `Lanes` holds one value per thread of the block, or one value shared
+//! by all of them; sharing is also how uniformity is known.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// A warp-uniform unknown.
+pub type Sym = u32;
+
+/// `constant + sum(coef * sym)`, terms sorted by symbol, no zero coefficients.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Affine {
+    pub constant: i64,
+    pub terms: Vec<(Sym, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    Affine(Affine),
+    Unknown(Rc<str>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    LogicalAnd,
+    LogicalOr,
+    Min,
+    Max,
+}
+
+impl BinOp {
+    fn spelling(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::LogicalAnd => "&&",
+            BinOp::LogicalOr => "||",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+        }
+    }
+}
+
+impl Value {
+    pub fn int(c: i64) -> Value {
+        Value::Affine(Affine {
+            constant: c,
+            terms: Vec::new(),
+        })
+    }
+
+    pub fn sym(s: Sym) -> Value {
+        Value::Affine(Affine {
+            constant: 0,
+            terms: vec![(s, 1)],
+        })
+    }
+
+    pub fn unknown(reason: impl Into<String>) -> Value {
+        Value::Unknown(Rc::from(reason.into()))
+    }
+
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Value::Affine(a) if a.terms.is_empty() => Some(a.constant),
+            _ => None,
+        }
+    }
+
+    pub fn as_affine(&self) -> Option<&Affine> {
+        match self {
+            Value::Affine(a) => Some(a),
+            Value::Unknown(_) => None,
+        }
+    }
+}
+
+impl Affine {
+    fn scale(&self, k: i64) -> Affine {
+        if k == 0 {
+            return Affine::default();
+        }
+        Affine {
+            constant: self.constant.wrapping_mul(k),
+            terms: self.terms.iter().map(|&(s, c)| (s, c.wrapping_mul(k))).collect(),
+        }
+    }
+
+    fn add(&self, other: &Affine, sign: i64) -> Affine {
+        let mut terms = self.terms.clone();
+        for &(s, c) in &other.terms {
+            match terms.binary_search_by_key(&s, |t| t.0) {
+                Ok(i) => {
+                    terms[i].1 = terms[i].1.wrapping_add(sign.wrapping_mul(c));
+                    if terms[i].1 == 0 {
+                        terms.remove(i);
+                    }
+                }
+                Err(i) => terms.insert(i, (s, sign.wrapping_mul(c))),
+            }
+        }
+        Affine {
+            constant: self.constant.wrapping_add(sign.wrapping_mul(other.constant)),
+            terms,
+        }
+    }
+
+    /// Whether every symbolic coefficient is a multiple of `m` and the constant lies in
+    /// `[0, m)` after splitting: then `self = m*q + r` with `r = constant mod m`.
+    fn splits_by(&self, m: i64) -> bool {
+        m > 0 && self.constant >= 0 && self.terms.iter().all(|&(_, c)| c % m == 0)
+    }
+}
+
+/// Names of symbols, and memoised opaque symbols for non-linear uniform expressions.
+#[derive(Default, Debug)]
+pub struct Symbols {
+    names: Vec<String>,
+    memo: HashMap<(BinOp, Affine, Affine), Sym>,
+}
+
+impl Symbols {
+    pub fn fresh(&mut self, name: impl Into<String>) -> Sym {
+        self.names.push(name.into());
+        (self.names.len() - 1) as Sym
+    }
+
+    pub fn name(&self, s: Sym) -> &str {
+        self.names.get(s as usize).map_or("?", String::as_str)
+    }
+
+    /// Names of the symbols in a form, for messages: "`n`, `blockIdx.x`".
+    pub fn describe(&self, a: &Affine) -> String {
+        let names: Vec<String> = a.terms.iter().map(|&(s, _)| format!("`{}`", self.name(s))).collect();
+        names.join(", ")
+    }
+
+    fn opaque(&mut self, op: BinOp, a: &Affine, b: &Affine) -> Sym {
+        let key = (op, a.clone(), b.clone());
+        if let Some(&s) = self.memo.get(&key) {
+            return s;
+        }
+        let name = format!("({} {} {})", self.render(a), op.spelling(), self.render(b));
+        let s = self.fresh(name);
+        self.memo.insert(key, s);
+        s
+    }
+
+    fn render(&self, a: &Affine) -> String {
+        let mut parts: Vec<String> = a
+            .terms
+            .iter()
+            .map(|&(s, c)| if c == 1 { self.name(s).to_string() } else { format!("{c}*{}", self.name(s)) })
+            .collect();
+        if a.constant != 0 || parts.is_empty() {
+            parts.push(a.constant.to_string());
+        }
+        parts.join(" + ")
+    }
+}
+
+/// Applies a binary operator. `uniform` says both operands are the same in every thread,
+/// so a result that is not affine can still be named as a new uniform unknown.
+pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols) -> Value {
+    // `0 && x` is 0 and `1 || x` is 1 whatever x is.
+    match (op, a.as_const(), b.as_const()) {
+        (BinOp::LogicalAnd, Some(0), _) | (BinOp::LogicalAnd, _, Some(0)) => return Value::int(0),
+        (BinOp::LogicalOr, Some(c), _) | (BinOp::LogicalOr, _, Some(c)) if c != 0 => return Value::int(1),
+        _ => {}
+    }
+    let (x, y) = match (a, b) {
+        (Value::Unknown(r), _) | (_, Value::Unknown(r)) => return Value::Unknown(r.clone()),
+        (Value::Affine(x), Value::Affine(y)) => (x, y),
+    };
+    if let (Some(p), Some(q)) = (a.as_const(), b.as_const()) {
+        return match fold(op, p, q) {
+            Some(v) => Value::int(v),
+            None => Value::unknown(format!("`{p} {} {q}` is undefined (division by zero or overflow)", op.spelling())),
+        };
+    }
+    if let Some(v) = affine_rule(op, x, y) {
+        return Value::Affine(v);
+    }
+    if uniform {
+        return Value::sym(syms.opaque(op, x, y));
+    }
+    let symbolic = if x.terms.is_empty() { y } else { x };
+    Value::unknown(format!(
+        "it combines the thread index with {} through `{}`",
+        syms.describe(symbolic),
+        op.spelling()
+    ))
+}
+
+fn fold(op: BinOp, p: i64, q: i64) -> Option<i64> {
+    Some(match op {
+        BinOp::Add => p.wrapping_add(q),
+        BinOp::Sub => p.wrapping_sub(q),
+        BinOp::Mul => p.wrapping_mul(q),
+        BinOp::Div => p.checked_div(q)?,
+        BinOp::Rem => p.checked_rem(q)?,
+        BinOp::Shl => p.checked_shl(u32::try_from(q).ok()?)?,
+        BinOp::Shr => p.checked_shr(u32::try_from(q).ok()?)?,
+        BinOp::And => p & q,
+        BinOp::Or => p | q,
+        BinOp::Xor => p ^ q,
+        BinOp::Lt => i64::from(p < q),
+        BinOp::Gt => i64::from(p > q),
+        BinOp::Le => i64::from(p <= q),
+        BinOp::Ge => i64::from(p >= q),
+        BinOp::Eq => i64::from(p == q),
+        BinOp::Ne => i64::from(p != q),
+        BinOp::LogicalAnd => i64::from(p != 0 && q != 0),
+        BinOp::LogicalOr => i64::from(p != 0 || q != 0),
+        BinOp::Min => p.min(q),
+        BinOp::Max => p.max(q),
+    })
+}
+
+/// Exact results when at least one side is symbolic. Unknowns are taken as non-negative
+/// (indices, block indices and trip counts are), so `(32*W + lane) % 32 == lane`.
+fn affine_rule(op: BinOp, x: &Affine, y: &Affine) -> Option<Affine> {
+    let yc = (y.terms.is_empty()).then_some(y.constant);
+    let xc = (x.terms.is_empty()).then_some(x.constant);
+    match op {
+        BinOp::Add => Some(x.add(y, 1)),
+        BinOp::Sub => Some(x.add(y, -1)),
+        BinOp::Mul => match (xc, yc) {
+            (_, Some(k)) => Some(x.scale(k)),
+            (Some(k), _) => Some(y.scale(k)),
+            _ => None,
+        },
+        BinOp::Shl => yc.filter(|k| (0..62).contains(k)).map(|k| x.scale(1 << k)),
+        BinOp::Div | BinOp::Shr => {
+            let m = if op == BinOp::Div { yc? } else { 1i64.checked_shl(u32::try_from(yc?).ok()?)? };
+            x.splits_by(m).then(|| Affine {
+                constant: x.constant / m,
+                terms: x.terms.iter().map(|&(s, c)| (s, c / m)).collect(),
+            })
+        }
+        BinOp::Rem => {
+            let m = yc?;
+            x.splits_by(m).then(|| Affine {
+                constant: x.constant % m,
+                terms: Vec::new(),
+            })
+        }
+        BinOp::And | BinOp::Or | BinOp::Xor => {
+            // Bit operations with a constant that only touch bits below every symbolic
+            // coefficient's lowest set bit.
+            let (form, k) = match (xc, yc) {
+                (_, Some(k)) => (x, k),
+                (Some(k), _) => (y, k),
+                _ => return None,
+            };
+            if k < 0 {
+                return None;
+            }
+            let limit = (form.constant.max(k) as u64 + 1).next_power_of_two() as i64;
+            if !form.splits_by(limit) {
+                return None;
+            }
+            let low = form.constant;
+            Some(match op {
+                BinOp::And => Affine {
+                    constant: low & k,
+                    terms: Vec::new(),
+                },
+                BinOp::Or => Affine {
+                    constant: low | k,
+                    terms: form.terms.clone(),
+                },
+                _ => Affine {
+                    constant: low ^ k,
+                    terms: form.terms.clone(),
+                },
+            })
+        }
+        BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+            let d = x.add(y, -1);
+            d.terms.is_empty().then(|| Affine {
+                constant: fold(op, d.constant, 0).unwrap_or(0),
+                terms: Vec::new(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// One value per thread of the block, or one value for all of them (then also uniform).
+#[derive(Clone, Debug)]
+pub enum Lanes {
+    Same(Value),
+    Each(Rc<Vec<Value>>),
+}
+
+impl Lanes {
+    pub fn int(c: i64) -> Lanes {
+        Lanes::Same(Value::int(c))
+    }
+
+    pub fn unknown(reason: impl Into<String>) -> Lanes {
+        Lanes::Same(Value::unknown(reason))
+    }
+
+    pub fn get(&self, thread: usize) -> &Value {
+        match self {
+            Lanes::Same(v) => v,
+            Lanes::Each(vs) => &vs[thread],
+        }
+    }
+
+    pub fn is_uniform(&self) -> bool {
+        matches!(self, Lanes::Same(_))
+    }
+
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Lanes::Same(v) => v.as_const(),
+            Lanes::Each(_) => None,
+        }
+    }
+
+    pub fn map(&self, mut f: impl FnMut(&Value) -> Value) -> Lanes {
+        match self {
+            Lanes::Same(v) => Lanes::Same(f(v)),
+            Lanes::Each(vs) => Lanes::Each(Rc::new(vs.iter().map(f).collect())),
+        }
+    }
+
+    /// Applies a binary operator thread by thread.
+    pub fn binary(op: BinOp, a: &Lanes, b: &Lanes, n: usize, syms: &mut Symbols) -> Lanes {
+        match (a, b) {
+            (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(binary(op, x, y, true, syms)),
+            _ => Lanes::Each(Rc::new(
+                (0..n).map(|t| binary(op, a.get(t), b.get(t), false, syms)).collect(),
+            )),
+        }
+    }
+
+    /// Takes `new` in threads where `mask` is set, keeps `self` elsewhere.
+    pub fn merge(&self, new: &Lanes, mask: &[bool]) -> Lanes {
+        if mask.iter().all(|&m| m) {
+            return new.clone();
+        }
+        if !mask.iter().any(|&m| m) {
+            return self.clone();
+        }
+        if let (Lanes::Same(a), Lanes::Same(b)) = (self, new) {
+            if a == b {
+                return self.clone();
+            }
+        }
+        Lanes::Each(Rc::new(
+            mask.iter()
+                .enumerate()
+                .map(|(t, &m)| if m { new.get(t).clone() } else { self.get(t).clone() })
+                .collect(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduces_modulo_and_division_of_warp_index() {
+        let mut syms = Symbols::default();
+        let w = syms.fresh("W");
+        // threadIdx.x = 32*W + 5
+        let tid = Value::Affine(Affine {
+            constant: 5,
+            terms: vec![(w, 32)],
+        });
+        assert_eq!(binary(BinOp::Rem, &tid, &Value::int(32), false, &mut syms), Value::int(5));
+        assert_eq!(binary(BinOp::And, &tid, &Value::int(31), false, &mut syms), Value::int(5));
+        assert_eq!(binary(BinOp::Shr, &tid, &Value::int(5), false, &mut syms), Value::sym(w));
+        let x = binary(BinOp::Xor, &tid, &Value::int(1), false, &mut syms);
+        assert_eq!(x.as_affine().map(|a| a.constant), Some(4));
+        // Not reducible: % 3 of a multiple of 32.
+        assert!(matches!(binary(BinOp::Rem, &tid, &Value::int(3), false, &mut syms), Value::Unknown(_)));
+        // Uniform non-linear products become a new unknown, memoised.
+        let n = Value::sym(syms.fresh("n"));
+        let p1 = binary(BinOp::Mul, &n, &n, true, &mut syms);
+        let p2 = binary(BinOp::Mul, &n, &n, true, &mut syms);
+        assert_eq!(p1, p2);
+    }
+
+    #[test]
+    fn folds_constants_with_c_semantics() {
+        let mut syms = Symbols::default();
+        assert_eq!(binary(BinOp::Div, &Value::int(-7), &Value::int(2), true, &mut syms), Value::int(-3));
+        assert_eq!(binary(BinOp::Rem, &Value::int(-7), &Value::int(2), true, &mut syms), Value::int(-1));
+        assert!(matches!(binary(BinOp::Div, &Value::int(1), &Value::int(0), true, &mut syms), Value::Unknown(_)));
+    }
+}
