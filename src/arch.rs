@@ -81,16 +81,17 @@ impl Arch {
     /// Parses nvcc spellings: `sm_90`, `sm_90a`, `compute_86`, `sm_120f`, or `9.0`.
     pub fn parse(text: &str) -> Result<Arch, String> {
         let t = text.trim().to_ascii_lowercase();
-        let digits = if let Some(rest) = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")) {
-            rest.trim_end_matches(['a', 'f'])
-        } else if let Some((maj, min)) = t.split_once('.') {
-            return match (maj.parse::<u32>(), min.parse::<u32>()) {
-                (Ok(major), Ok(minor)) => Arch::checked(major, minor, text),
-                _ => Err(unknown_arch(text)),
+        let digits =
+            if let Some(rest) = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")) {
+                rest.trim_end_matches(['a', 'f'])
+            } else if let Some((maj, min)) = t.split_once('.') {
+                return match (maj.parse::<u32>(), min.parse::<u32>()) {
+                    (Ok(major), Ok(minor)) => Arch::checked(major, minor, text),
+                    _ => Err(unknown_arch(text)),
+                };
+            } else {
+                t.as_str()
             };
-        } else {
-            t.as_str()
-        };
         if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(unknown_arch(text));
         }
@@ -139,7 +140,10 @@ fn unknown_arch(text: &str) -> String {
         .iter()
         .map(|(a, b)| format!("sm_{a}{b}"))
         .collect();
-    format!("unknown GPU architecture `{text}` (expected one of {})", list.join(", "))
+    format!(
+        "unknown GPU architecture `{text}` (expected one of {})",
+        list.join(", ")
+    )
 }
 
 /// What the bank engine needs to know about the target.
@@ -184,8 +188,17 @@ mod tests {
     fn parses_nvcc_spellings() {
         assert_eq!(Arch::parse("sm_90").unwrap(), Arch { major: 9, minor: 0 });
         assert_eq!(Arch::parse("sm_90a").unwrap(), Arch { major: 9, minor: 0 });
-        assert_eq!(Arch::parse("compute_35").unwrap(), Arch { major: 3, minor: 5 });
-        assert_eq!(Arch::parse("sm_120").unwrap(), Arch { major: 12, minor: 0 });
+        assert_eq!(
+            Arch::parse("compute_35").unwrap(),
+            Arch { major: 3, minor: 5 }
+        );
+        assert_eq!(
+            Arch::parse("sm_120").unwrap(),
+            Arch {
+                major: 12,
+                minor: 0
+            }
+        );
         assert_eq!(Arch::parse("sm_10").unwrap().family(), Family::Tesla);
         assert_eq!(Arch::parse("8.6").unwrap(), Arch { major: 8, minor: 6 });
         assert!(Arch::parse("sm_40").is_err());

@@ -175,7 +175,8 @@ fn phase_layout(target: Target, access: &WarpAccess) -> (Layout, bool) {
             let merged = target.family() == Family::Maxwell
                 && access.op == Op::Load
                 && w >= 8
-                && (pairs_share_address(&access.offsets, 1) || pairs_share_address(&access.offsets, 2));
+                && (pairs_share_address(&access.offsets, 1)
+                    || pairs_share_address(&access.offsets, 2));
             let lanes_per_phase = if merged { base * 2 } else { base };
             (
                 Layout {
@@ -206,7 +207,12 @@ struct Touch {
     addr: u64,
 }
 
-fn phase_touches(target: Target, access: &WarpAccess, lanes: Range<usize>, part: u32) -> Vec<Touch> {
+fn phase_touches(
+    target: Target,
+    access: &WarpAccess,
+    lanes: Range<usize>,
+    part: u32,
+) -> Vec<Touch> {
     let mut out = Vec::with_capacity(lanes.len() * 4);
     let width = u64::from(access.width.max(1));
     for lane in lanes {
@@ -271,7 +277,7 @@ fn phase_cost(target: Target, access: &WarpAccess, touches: &[Touch]) -> (u32, u
     let mut units: Vec<(u32, u64)> = touches.iter().map(|t| (t.bank, t.key)).collect();
     units.sort_unstable();
     units.dedup();
-    let ideal = (units.len() as u32).div_ceil(banks).max(1);
+    let ideal = ideal_passes(target, touches, units.len());
     let worst_bank = max_per_bank(&units);
     let cost = match target.family() {
         Family::Tesla => tesla_request_cost(access.op, touches),
@@ -282,6 +288,22 @@ fn phase_cost(target: Target, access: &WarpAccess, touches: &[Touch]) -> (u32, u
         _ => worst_bank,
     };
     (cost, ideal)
+}
+
+/// The fewest passes that could serve the distinct storage this phase touches: a pass moves
+/// one unit per bank (4 bytes; 8 bytes on 3.x in either mode).
+fn ideal_passes(target: Target, touches: &[Touch], distinct_units: usize) -> u32 {
+    let distinct = match (target.family(), target.bank_mode) {
+        (Family::Kepler, BankMode::FourByte) => {
+            // Words i and i+32 share a bank row, so a pass can move 64 words.
+            let mut words: Vec<u64> = touches.iter().map(|t| t.addr / 4).collect();
+            words.sort_unstable();
+            words.dedup();
+            return (words.len() as u32).div_ceil(64).max(1);
+        }
+        _ => distinct_units,
+    };
+    (distinct as u32).div_ceil(target.banks()).max(1)
 }
 
 fn max_per_bank(sorted_units: &[(u32, u64)]) -> u32 {
@@ -304,7 +326,8 @@ fn max_per_bank(sorted_units: &[(u32, u64)]) -> u32 {
 /// address per other bank. The hardware's choice of broadcast word is unspecified; we pick
 /// the word serving the most remaining addresses, which gives the fewest steps greedily.
 fn tesla_request_cost(op: Op, touches: &[Touch]) -> u32 {
-    let mut remaining: Vec<(u32, u64, u64)> = touches.iter().map(|t| (t.bank, t.key, t.addr)).collect();
+    let mut remaining: Vec<(u32, u64, u64)> =
+        touches.iter().map(|t| (t.bank, t.key, t.addr)).collect();
     remaining.sort_unstable();
     remaining.dedup();
     if op == Op::Store {
@@ -315,10 +338,7 @@ fn tesla_request_cost(op: Op, touches: &[Touch]) -> u32 {
     while !remaining.is_empty() {
         steps += 1;
         let broadcast = most_shared_word(&remaining);
-        let broadcast_bank = remaining
-            .iter()
-            .find(|r| r.1 == broadcast)
-            .map(|r| r.0);
+        let broadcast_bank = remaining.iter().find(|r| r.1 == broadcast).map(|r| r.0);
         remaining.retain(|r| r.1 != broadcast);
         let mut served_banks: Vec<u32> = broadcast_bank.into_iter().collect();
         let mut next = Vec::with_capacity(remaining.len());
@@ -413,6 +433,12 @@ mod tests {
         // share a bank row in 4-byte mode; 8-byte mode sees 32 distinct 8-byte units.
         assert_eq!(wavefronts(four, &strided(4, Op::Load, 8)).wavefronts, 1);
         assert_eq!(wavefronts(eight, &strided(4, Op::Load, 8)).wavefronts, 1);
+        // A column of doubles, rows of 256 bytes: 32 rows in banks 0 and 1, 32-way; the
+        // ideal is one pass, since a pass moves 256 bytes.
+        let mut column = strided(8, Op::Load, 256);
+        column.width = 8;
+        let v = wavefronts(four, &column);
+        assert_eq!((v.wavefronts, v.ideal, v.conflict_ways), (32, 1, 32));
         // float s[32 * tid]: every lane in bank 0, 16 distinct rows in either mode.
         assert_eq!(wavefronts(four, &strided(4, Op::Load, 128)).wavefronts, 16);
         assert_eq!(wavefronts(eight, &strided(4, Op::Load, 128)).wavefronts, 16);

@@ -2,12 +2,12 @@
 //! findings and fixes. Pure apart from its input: a `SourceFile` in, a `FileReport` out.
 
 use crate::arch::Target;
-use crate::cuda_frontend::{prepare, Defines, Skipped};
+use crate::cuda_frontend::{Defines, Skipped, prepare};
 use crate::extraction::extract;
-use crate::findings::{collect, AccessFinding};
-use crate::fix_suggestion::{suggest, PaddingFix};
-use crate::index_analysis::{analyze, AnalysisOptions, ArrayEntry};
-use crate::launch_config::{shapes_for, UnresolvedLaunch};
+use crate::findings::{AccessFinding, collect};
+use crate::fix_suggestion::{PaddingFix, suggest};
+use crate::index_analysis::{AnalysisOptions, ArrayEntry, analyze};
+use crate::launch_config::{UnresolvedLaunch, shapes_for};
 use crate::parse::parse_chunks;
 use crate::source::SourceFile;
 
@@ -60,10 +60,17 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let mut unresolved = Vec::new();
     let mut shapes = std::collections::HashMap::new();
     for f in &unit.functions {
-        shapes.insert(f.name.clone(), shapes_for(&unit, f, options.block_dim, &mut unresolved));
+        shapes.insert(
+            f.name.clone(),
+            shapes_for(&unit, f, options.block_dim, &mut unresolved),
+        );
     }
-    let analysis = AnalysisOptions { target: options.target };
-    let runs = analyze(&unit, &analysis, &|f| shapes.get(&f.name).cloned().unwrap_or_default());
+    let analysis = AnalysisOptions {
+        target: options.target,
+    };
+    let runs = analyze(&unit, &analysis, &|f| {
+        shapes.get(&f.name).cloned().unwrap_or_default()
+    });
     let findings = collect(&runs, options.target);
     let fixes = suggest(&runs, &findings, options.target, &file.text);
     skipped.sort_by_key(|s| s.span.start);

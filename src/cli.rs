@@ -3,7 +3,7 @@
 //! format. Exit status: 0 clean, 1 conflicts found, 2 usage or input errors.
 
 use crate::arch::{Arch, BankMode, Target};
-use crate::check::{check_source, CheckOptions, FileReport};
+use crate::check::{CheckOptions, FileReport, check_source};
 use crate::cuda_frontend::Defines;
 use crate::diagnostics::{self, Finding};
 use crate::source::{LoadError, SourceFile};
@@ -13,7 +13,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(name = "banklint", version, about = "Finds shared-memory bank conflicts in CUDA source, before the code runs")]
+#[command(
+    name = "banklint",
+    version,
+    about = "Finds shared-memory bank conflicts in CUDA source, before the code runs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -153,14 +157,17 @@ pub fn collect_files(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<Path
                 .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e));
             for entry in walker {
                 match entry {
-                    Ok(e) if e.file_type().is_file() && is_cuda(e.path()) => files.push(e.into_path()),
+                    Ok(e) if e.file_type().is_file() && is_cuda(e.path()) => {
+                        files.push(e.into_path())
+                    }
                     Ok(_) => {}
                     Err(err) => errors.push(LoadError {
                         path: err.path().map_or_else(|| p.clone(), Path::to_path_buf),
                         message: if err.loop_ancestor().is_some() {
                             "symbolic link loop".to_string()
                         } else {
-                            err.io_error().map_or_else(|| err.to_string(), |e| e.to_string())
+                            err.io_error()
+                                .map_or_else(|| err.to_string(), |e| e.to_string())
                         },
                     }),
                 }
@@ -181,7 +188,11 @@ fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
         return false;
     }
     let name = e.file_name().to_string_lossy();
-    name.starts_with('.') || matches!(name.as_ref(), "build" | "target" | "node_modules" | "__pycache__" | "CMakeFiles")
+    name.starts_with('.')
+        || matches!(
+            name.as_ref(),
+            "build" | "target" | "node_modules" | "__pycache__" | "CMakeFiles"
+        )
 }
 
 fn run_check(args: &CheckArgs) -> i32 {
@@ -201,7 +212,9 @@ fn run_check(args: &CheckArgs) -> i32 {
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
     let rendered: Vec<(&FileReport, Vec<Finding>)> = reports
         .iter()
@@ -238,7 +251,11 @@ fn run_check(args: &CheckArgs) -> i32 {
                 "accesses": reports.iter().flat_map(diagnostics::json_accesses).collect::<Vec<_>>(),
                 "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f)).collect::<Vec<_>>(),
             });
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            );
         }
     }
     let _ = out.flush();

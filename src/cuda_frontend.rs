@@ -65,7 +65,10 @@ impl MacroTable {
     }
 
     pub fn undefine(&mut self, name: &str, at: usize) {
-        self.entries.entry(name.to_string()).or_default().push((at, None));
+        self.entries
+            .entry(name.to_string())
+            .or_default()
+            .push((at, None));
     }
 
     /// The definition of `name` in force at byte `at`.
@@ -165,15 +168,82 @@ pub struct Defines {
 
 /// CUDA's vector types and other names that code uses without declaring.
 pub const BUILTIN_TYPENAMES: &[&str] = &[
-    "bool", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "half", "__half", "half2", "__half2",
-    "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162", "dim3", "uint", "ushort",
-    "uchar", "ulong", "cudaStream_t", "cudaError_t", "cudaEvent_t", "char1", "char2", "char3",
-    "char4", "uchar1", "uchar2", "uchar3", "uchar4", "short1", "short2", "short3", "short4",
-    "ushort1", "ushort2", "ushort3", "ushort4", "int1", "int2", "int3", "int4", "uint1", "uint2",
-    "uint3", "uint4", "long1", "long2", "long3", "long4", "ulong1", "ulong2", "ulong3", "ulong4",
-    "longlong1", "longlong2", "longlong3", "longlong4", "ulonglong1", "ulonglong2", "ulonglong3",
-    "ulonglong4", "float1", "float2", "float3", "float4", "double1", "double2", "double3",
+    "bool",
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "uintptr_t",
+    "intptr_t",
+    "half",
+    "__half",
+    "half2",
+    "__half2",
+    "__nv_bfloat16",
+    "__nv_bfloat162",
+    "nv_bfloat16",
+    "nv_bfloat162",
+    "dim3",
+    "uint",
+    "ushort",
+    "uchar",
+    "ulong",
+    "cudaStream_t",
+    "cudaError_t",
+    "cudaEvent_t",
+    "char1",
+    "char2",
+    "char3",
+    "char4",
+    "uchar1",
+    "uchar2",
+    "uchar3",
+    "uchar4",
+    "short1",
+    "short2",
+    "short3",
+    "short4",
+    "ushort1",
+    "ushort2",
+    "ushort3",
+    "ushort4",
+    "int1",
+    "int2",
+    "int3",
+    "int4",
+    "uint1",
+    "uint2",
+    "uint3",
+    "uint4",
+    "long1",
+    "long2",
+    "long3",
+    "long4",
+    "ulong1",
+    "ulong2",
+    "ulong3",
+    "ulong4",
+    "longlong1",
+    "longlong2",
+    "longlong3",
+    "longlong4",
+    "ulonglong1",
+    "ulonglong2",
+    "ulonglong3",
+    "ulonglong4",
+    "float1",
+    "float2",
+    "float3",
+    "float4",
+    "double1",
+    "double2",
+    "double3",
     "double4",
 ];
 
@@ -211,7 +281,14 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     for c in &out.comments {
         blank.push(c.span.clone());
     }
-    let active_tokens = run_directives(src, &lexed.directives, &lexed.tokens, defines, &mut out, &mut blank);
+    let active_tokens = run_directives(
+        src,
+        &lexed.directives,
+        &lexed.tokens,
+        defines,
+        &mut out,
+        &mut blank,
+    );
     let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank);
     out.chunks = split_chunks(src, &tokens, &out.keywords);
     collect_typenames(src, &tokens, &mut out.typenames);
@@ -234,7 +311,8 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
         bytes[c..c + 3].copy_from_slice(b"  )");
     }
     // Only ASCII bytes were written over whole tokens/comments, so this stays UTF-8.
-    out.text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    out.text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     out.tokens = tokens;
     out
 }
@@ -293,7 +371,11 @@ fn lex(src: &str) -> Lexed {
         let kind;
         if c == b'"' || c == b'\'' {
             i = quoted_end(b, i);
-            kind = if c == b'"' { TokenKind::Str } else { TokenKind::Char };
+            kind = if c == b'"' {
+                TokenKind::Str
+            } else {
+                TokenKind::Char
+            };
         } else if c == b'R' && b.get(i + 1) == Some(&b'"') {
             i = raw_string_end(src, i);
             kind = TokenKind::Str;
@@ -308,13 +390,15 @@ fn lex(src: &str) -> Lexed {
             } else {
                 kind = TokenKind::Ident;
             }
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             i += 1;
             while i < b.len() {
                 let d = b[i];
                 if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || d == b'\'' {
                     i += 1;
-                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P') {
+                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                {
                     i += 1;
                 } else {
                     break;
@@ -325,7 +409,11 @@ fn lex(src: &str) -> Lexed {
             i += punct_len(&b[i..]);
             kind = TokenKind::Punct;
         }
-        tokens.push(Token { kind, start, end: i });
+        tokens.push(Token {
+            kind,
+            start,
+            end: i,
+        });
     }
     Lexed {
         tokens,
@@ -335,7 +423,10 @@ fn lex(src: &str) -> Lexed {
 }
 
 fn memchr_or_end(b: &[u8], from: usize, needle: u8) -> usize {
-    b[from..].iter().position(|&x| x == needle).map_or(b.len(), |p| from + p)
+    b[from..]
+        .iter()
+        .position(|&x| x == needle)
+        .map_or(b.len(), |p| from + p)
 }
 
 fn directive_end(b: &[u8], mut i: usize) -> usize {
@@ -386,7 +477,9 @@ fn raw_string_end(src: &str, start: usize) -> usize {
     };
     let delim = &rest[..open];
     let close = format!("){delim}\"");
-    rest[open..].find(&close).map_or(src.len(), |p| start + 2 + open + p + close.len())
+    rest[open..]
+        .find(&close)
+        .map_or(src.len(), |p| start + 2 + open + p + close.len())
 }
 
 fn punct_len(b: &[u8]) -> usize {
@@ -438,7 +531,9 @@ fn run_directives(
     let active = |stack: &Vec<(bool, bool, bool)>| stack.last().is_none_or(|s| s.0);
     for d in directives {
         blank.push(d.clone());
-        let line = strip_comments(&src[d.clone()]).replace("\\\n", " ").replace("\\\r\n", " ");
+        let line = strip_comments(&src[d.clone()])
+            .replace("\\\n", " ")
+            .replace("\\\r\n", " ");
         let body = line.trim_start().trim_start_matches('#').trim_start();
         let (word, rest) = split_word(body);
         let was_active = active(&stack);
@@ -503,7 +598,11 @@ fn run_directives(
     blank.extend(disabled.iter().cloned());
     tokens
         .iter()
-        .filter(|t| !disabled.iter().any(|r| r.start <= t.start && t.start < r.end))
+        .filter(|t| {
+            !disabled
+                .iter()
+                .any(|r| r.start <= t.start && t.start < r.end)
+        })
         .copied()
         .collect()
 }
@@ -592,7 +691,11 @@ fn expand_for_condition(expr: &str, macros: &MacroTable, at: usize, depth: usize
                 Some(n) => (n, 2),
                 None => ("", 1),
             };
-            out.push_str(if macros.lookup(name, at).is_some() { " 1 " } else { " 0 " });
+            out.push_str(if macros.lookup(name, at).is_some() {
+                " 1 "
+            } else {
+                " 0 "
+            });
             i += skip;
             continue;
         }
@@ -736,7 +839,12 @@ pub fn parse_int_literal(text: &str) -> Option<i64> {
 }
 
 /// Blanks CUDA and C++ words lang-c does not know, records launches and templates.
-fn rewrite_tokens(src: &str, tokens: Vec<Token>, out: &mut Prepared, blank: &mut Vec<Range<usize>>) -> Vec<Token> {
+fn rewrite_tokens(
+    src: &str,
+    tokens: Vec<Token>,
+    out: &mut Prepared,
+    blank: &mut Vec<Range<usize>>,
+) -> Vec<Token> {
     let mut keep = vec![true; tokens.len()];
     let text = |i: usize| tokens[i].text(src);
     let mut i = 0;
@@ -797,13 +905,20 @@ fn rewrite_tokens(src: &str, tokens: Vec<Token>, out: &mut Prepared, blank: &mut
             }
             "template" if tokens.get(i + 1).map(|_| text(i + 1)) == Some("<") => {
                 if let Some(close) = matching_angle(src, &tokens, i + 1) {
-                    out.templates.push(template_header(src, &tokens[i + 2..close], tokens[i].start..tokens[close].end));
+                    out.templates.push(template_header(
+                        src,
+                        &tokens[i + 2..close],
+                        tokens[i].start..tokens[close].end,
+                    ));
                     keep[i..=close].iter_mut().for_each(|k| *k = false);
                     i = close + 1;
                     continue;
                 }
             }
-            "<<" if tokens.get(i + 1).is_some_and(|n| n.start == tokens[i].end && n.text(src) == "<") => {
+            "<<" if tokens
+                .get(i + 1)
+                .is_some_and(|n| n.start == tokens[i].end && n.text(src) == "<") =>
+            {
                 if let Some(launch) = launch_at(src, &tokens, i) {
                     out.launches.push(launch);
                 }
@@ -853,7 +968,9 @@ fn template_header(src: &str, params: &[Token], span: Range<usize>) -> TemplateH
 }
 
 fn is_ident(w: &str) -> bool {
-    w.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    w.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -1027,13 +1144,22 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
                 }
                 "{" if paren <= 0 => {
                     let close = matching(src, tokens, j).unwrap_or(tokens.len() - 1);
-                    let prev = if j > start { tokens[j - 1].text(src) } else { "" };
+                    let prev = if j > start {
+                        tokens[j - 1].text(src)
+                    } else {
+                        ""
+                    };
                     let is_function = !aggregate
-                        && (prev == ")" || matches!(prev, "const" | "noexcept" | "override" | "final"))
+                        && (prev == ")"
+                            || matches!(prev, "const" | "noexcept" | "override" | "final"))
                         && tokens[start..j].iter().any(|t| t.text(src) == "(");
                     if is_function {
                         let header = chunk_start..tokens[j].start;
-                        let has = |k: Keyword| keywords.iter().any(|(kw, at)| *kw == k && header.contains(at));
+                        let has = |k: Keyword| {
+                            keywords
+                                .iter()
+                                .any(|(kw, at)| *kw == k && header.contains(at))
+                        };
                         kind = if has(Keyword::Global) {
                             ChunkKind::DeviceFunction { kernel: true }
                         } else if has(Keyword::Device) {
@@ -1082,14 +1208,18 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
                 for k in i + 1..tokens.len() {
                     match text(k) {
                         "{" | "(" | "[" => {
-                            if text(k) == "(" && tokens.get(k + 1).is_some_and(|_| text(k + 1) == "*") {
+                            if text(k) == "("
+                                && tokens.get(k + 1).is_some_and(|_| text(k + 1) == "*")
+                            {
                                 fn_ptr_name = tokens.get(k + 2).map(|t| t.text(src).to_string());
                             }
                             depth += 1;
                         }
                         "}" | ")" | "]" => depth -= 1,
                         ";" if depth == 0 => break,
-                        _ if depth == 0 && tokens[k].kind == TokenKind::Ident => last_ident = Some(k),
+                        _ if depth == 0 && tokens[k].kind == TokenKind::Ident => {
+                            last_ident = Some(k)
+                        }
                         _ => {}
                     }
                 }
@@ -1126,7 +1256,10 @@ mod tests {
         assert_eq!(p.text.len(), src.len());
         assert!(!p.text.contains("__shared__"));
         assert!(!p.text.contains("#define"));
-        assert_eq!(p.macros.lookup("N", 100).map(|m| m.body.as_str()), Some("32"));
+        assert_eq!(
+            p.macros.lookup("N", 100).map(|m| m.body.as_str()),
+            Some("32")
+        );
         assert!(p.keywords.iter().any(|(k, _)| *k == Keyword::Shared));
         assert_eq!(p.chunks.len(), 1);
         assert_eq!(p.chunks[0].kind, ChunkKind::DeviceFunction { kernel: true });
@@ -1165,7 +1298,10 @@ mod tests {
         let src = "namespace cg = cooperative_groups;\nnamespace a {\ntemplate <int BLOCK = 16, typename T>\n__global__ void k(T *x) {}\n}\n";
         let p = prep(src);
         assert_eq!(p.templates.len(), 1);
-        assert_eq!(p.templates[0].values, vec![("BLOCK".to_string(), Some("16".to_string()))]);
+        assert_eq!(
+            p.templates[0].values,
+            vec![("BLOCK".to_string(), Some("16".to_string()))]
+        );
         assert_eq!(p.templates[0].types, vec!["T".to_string()]);
         assert!(!p.text.contains("namespace"));
         assert!(!p.text.contains('}') || p.text.matches('}').count() == 1);

@@ -4,7 +4,7 @@
 //! gcc-style line per finding for problem matchers; `json` is the stable schema of the README.
 
 use crate::arch::Target;
-use crate::bank_engine::{bank_map, Op};
+use crate::bank_engine::{Op, bank_map};
 use crate::check::FileReport;
 use crate::findings::{AccessFinding, Status};
 use crate::fix_suggestion::PaddingFix;
@@ -12,7 +12,7 @@ use crate::index_analysis::ShapeSource;
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 /// Diagnostic codes, each explained by `banklint explain CODE`.
 pub const BANK_CONFLICT: &str = "bank-conflict";
@@ -79,7 +79,10 @@ pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
             message: "block shape of this launch is not used".to_string(),
             label: u.reason.clone(),
             secondary: None,
-            notes: vec!["add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim".to_string()],
+            notes: vec![
+                "add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim"
+                    .to_string(),
+            ],
             conflict_ways: None,
             fix: None,
         });
@@ -91,7 +94,10 @@ pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
 fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> Finding {
     let entry = &report.arrays[f.array];
     let name = &entry.decl.name;
-    let worst = f.worst.as_ref().expect("a conflict has a worst instruction");
+    let worst = f
+        .worst
+        .as_ref()
+        .expect("a conflict has a worst instruction");
     let v = &worst.evaluation.verdict;
     let ways = v.conflict_ways;
     let message = format!(
@@ -122,8 +128,15 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         severity: Severity::Warning,
         span: f.span.clone(),
         message,
-        label: format!("{} of {} bytes per lane, {ways}-way conflict", f.op.name(), f.width),
-        secondary: Some((entry.decl.decl_span.clone(), format!("`{name}` declared here"))),
+        label: format!(
+            "{} of {} bytes per lane, {ways}-way conflict",
+            f.op.name(),
+            f.width
+        ),
+        secondary: Some((
+            entry.decl.decl_span.clone(),
+            format!("`{name}` declared here"),
+        )),
         notes,
         conflict_ways: Some(ways),
         fix: report.fix_for(f.array).cloned(),
@@ -151,8 +164,16 @@ fn help_text(fix: &PaddingFix, name: &str) -> String {
         text.push_str(&format!(
             " ({} access{} to `{name}` could not be analyzed and {} not checked)",
             fix.unchecked_accesses,
-            if fix.unchecked_accesses == 1 { "" } else { "es" },
-            if fix.unchecked_accesses == 1 { "was" } else { "were" }
+            if fix.unchecked_accesses == 1 {
+                ""
+            } else {
+                "es"
+            },
+            if fix.unchecked_accesses == 1 {
+                "was"
+            } else {
+                "were"
+            }
         ));
     }
     text
@@ -167,9 +188,15 @@ fn bank_note(target: Target, worst: &crate::findings::Worst) -> String {
     let banks = bank_map(target, &worst.evaluation.access, phase);
     let max = banks.iter().map(|b| b.units.len()).max().unwrap_or(1);
     let hot: Vec<_> = banks.iter().filter(|b| b.units.len() == max).collect();
-    let active: usize = (phase.lanes.clone()).filter(|&l| worst.evaluation.access.offsets[l].is_some()).count();
+    let active: usize = (phase.lanes.clone())
+        .filter(|&l| worst.evaluation.access.offsets[l].is_some())
+        .count();
     let phase_text = if phase.lanes.len() < 32 {
-        format!(" (in the phase of lanes {}-{})", phase.lanes.start, phase.lanes.end - 1)
+        format!(
+            " (in the phase of lanes {}-{})",
+            phase.lanes.start,
+            phase.lanes.end - 1
+        )
     } else {
         String::new()
     };
@@ -209,9 +236,18 @@ pub fn compress_lanes(lanes: &[usize]) -> String {
             if progression && step == 1 {
                 format!("{}-{}", lanes[0], lanes[lanes.len() - 1])
             } else if progression && lanes.len() > 3 {
-                format!("{}, {}, ..., {}", lanes[0], lanes[1], lanes[lanes.len() - 1])
+                format!(
+                    "{}, {}, ..., {}",
+                    lanes[0],
+                    lanes[1],
+                    lanes[lanes.len() - 1]
+                )
             } else {
-                lanes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                lanes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             }
         }
     }
@@ -220,14 +256,27 @@ pub fn compress_lanes(lanes: &[usize]) -> String {
 fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> String {
     let shape = &f.shape;
     let source = match &shape.source {
-        ShapeSource::Launch(span) => format!("from the launch at line {}", report.file.line_col(span.start).0),
+        ShapeSource::Launch(span) => format!(
+            "from the launch at line {}",
+            report.file.line_col(span.start).0
+        ),
         ShapeSource::Annotation => "from the `// banklint: block(...)` annotation".to_string(),
         ShapeSource::Cli => "from --block-dim".to_string(),
-        ShapeSource::Default => "(no launch or annotation found; add `// banklint: block(X, Y)` above the kernel)".to_string(),
+        ShapeSource::Default => {
+            "(no launch or annotation found; add `// banklint: block(X, Y)` above the kernel)"
+                .to_string()
+        }
     };
-    let mut text = format!("on {} with block {} {source}", target.describe(), shape.describe());
+    let mut text = format!(
+        "on {} with block {} {source}",
+        target.describe(),
+        shape.describe()
+    );
     if f.shapes_analyzed > 1 {
-        text.push_str(&format!(", the worst of {} launch shapes", f.shapes_analyzed));
+        text.push_str(&format!(
+            ", the worst of {} launch shapes",
+            f.shapes_analyzed
+        ));
     }
     if let (Some(t), Some(w)) = (f.totals, f.worst.as_ref()) {
         text.push_str(&format!(
@@ -240,7 +289,10 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
         let _ = w;
     }
     if target.arch.rules_are_assumed() {
-        text.push_str(&format!("; {} is assumed to follow the 5.x-9.x bank rules", target.arch));
+        text.push_str(&format!(
+            "; {} is assumed to follow the 5.x-9.x bank rules",
+            target.arch
+        ));
     }
     text
 }
@@ -248,8 +300,15 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
 // ---- output formats ----
 
 pub fn render_human(report: &FileReport, findings: &[Finding], color: bool) -> Vec<u8> {
-    let file = SimpleFile::new(report.file.path.display().to_string(), report.file.text.as_str());
-    let mut buffer = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+    let file = SimpleFile::new(
+        report.file.path.display().to_string(),
+        report.file.text.as_str(),
+    );
+    let mut buffer = if color {
+        termcolor::Buffer::ansi()
+    } else {
+        termcolor::Buffer::no_color()
+    };
     let config = term::Config::default();
     for f in findings {
         let mut labels = vec![Label::primary((), f.span.clone()).with_message(&f.label)];
@@ -263,7 +322,13 @@ pub fn render_human(report: &FileReport, findings: &[Finding], color: bool) -> V
             .with_notes(
                 f.notes
                     .iter()
-                    .map(|n| if n.starts_with("help:") { n.clone() } else { format!("note: {n}") })
+                    .map(|n| {
+                        if n.starts_with("help:") {
+                            n.clone()
+                        } else {
+                            format!("note: {n}")
+                        }
+                    })
                     .collect(),
             );
         let _ = term::emit_to_write_style(&mut buffer, &config, &file, &diagnostic);

@@ -4,7 +4,7 @@
 
 use crate::cuda_frontend::{Keyword, Prepared, TemplateHeader};
 use crate::parse::{ParseOutcome, ParsedItem};
-use crate::types::{layout_record, scalar_from_words, Type, TypeTable};
+use crate::types::{Type, TypeTable, layout_record, scalar_from_words};
 use lang_c::ast::*;
 use lang_c::span::Node;
 use std::collections::HashMap;
@@ -33,7 +33,10 @@ pub struct SharedArray {
 #[derive(Clone, Debug)]
 pub enum NamedConstant {
     /// `const int N = 32;` / `constexpr`: the initializer, evaluated on use.
-    Expr { expr: Node<Expression>, item: usize },
+    Expr {
+        expr: Node<Expression>,
+        item: usize,
+    },
     Value(i64),
 }
 
@@ -113,7 +116,11 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                         .templates
                         .iter()
                         .filter(|t| t.span.end <= item.chunk.span.start)
-                        .filter(|t| prepared.text[t.span.end..item.chunk.span.start].trim().is_empty())
+                        .filter(|t| {
+                            prepared.text[t.span.end..item.chunk.span.start]
+                                .trim()
+                                .is_empty()
+                        })
                         .last()
                         .cloned();
                     unit.functions.push(Function {
@@ -148,7 +155,8 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
                     let name = en.node.identifier.node.name.clone();
                     match &en.node.expression {
                         Some(expr) => {
-                            let value = crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
+                            let value =
+                                crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
                             if let Some(v) = value {
                                 next = v;
                                 unit.constants.insert(name, NamedConstant::Value(v));
@@ -183,9 +191,16 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
         return;
     }
     for init in &decl.node.declarators {
-        if let (Some(name), Some(Node { node: Initializer::Expression(expr), .. })) =
-            (declarator_name(&init.node.declarator.node), &init.node.initializer)
-        {
+        if let (
+            Some(name),
+            Some(Node {
+                node: Initializer::Expression(expr),
+                ..
+            }),
+        ) = (
+            declarator_name(&init.node.declarator.node),
+            &init.node.initializer,
+        ) {
             if init.node.declarator.node.derived.is_empty() {
                 unit.constants.insert(
                     name,
@@ -222,7 +237,11 @@ pub fn shared_arrays_in(
     let shared = prepared.keywords.iter().any(|(k, at)| {
         *k == Keyword::Shared
             && *at < first_declarator
-            && (*at >= start || prepared.text.get(*at..start).is_some_and(|t| t.trim().is_empty()))
+            && (*at >= start
+                || prepared
+                    .text
+                    .get(*at..start)
+                    .is_some_and(|t| t.trim().is_empty()))
     });
     if !shared {
         return None;
@@ -231,7 +250,13 @@ pub fn shared_arrays_in(
     let decl_start = prepared
         .keywords
         .iter()
-        .filter(|(_, at)| *at < start && prepared.text.get(*at..start).is_some_and(|t| t.trim().is_empty()))
+        .filter(|(_, at)| {
+            *at < start
+                && prepared
+                    .text
+                    .get(*at..start)
+                    .is_some_and(|t| t.trim().is_empty())
+        })
         .map(|(_, at)| *at)
         .min()
         .unwrap_or(start);
@@ -327,7 +352,9 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
         Some(decls) => {
             let mut fields = Vec::new();
             for sd in decls {
-                let StructDeclaration::Field(f) = &sd.node else { continue };
+                let StructDeclaration::Field(f) = &sd.node else {
+                    continue;
+                };
                 let ts: Vec<&TypeSpecifier> = f
                     .node
                     .specifiers
@@ -339,8 +366,12 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                     .collect();
                 let base = type_from_specifiers(types, &ts);
                 for d in &f.node.declarators {
-                    let Some(decl) = &d.node.declarator else { continue };
-                    let Some(name) = declarator_name(&decl.node) else { continue };
+                    let Some(decl) = &d.node.declarator else {
+                        continue;
+                    };
+                    let Some(name) = declarator_name(&decl.node) else {
+                        continue;
+                    };
                     let mut ty = base.clone();
                     let mut count = 1u32;
                     for derived in &decl.node.derived {
@@ -362,7 +393,12 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                 }
             }
             let union = matches!(st.kind.node, StructKind::Union);
-            match layout_record(tag.as_deref().unwrap_or("<anonymous struct>"), fields, union, 1) {
+            match layout_record(
+                tag.as_deref().unwrap_or("<anonymous struct>"),
+                fields,
+                union,
+                1,
+            ) {
                 Some(r) => Type::Record(Rc::new(r)),
                 None => Type::Unknown(format!("struct {}", tag.unwrap_or_default())),
             }
@@ -418,11 +454,18 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
     for derived in &d.derived {
         if let DerivedDeclarator::Function(f) = &derived.node {
             for p in &f.node.parameters {
-                let Some(decl) = &p.node.declarator else { continue };
-                let Some(name) = declarator_name(&decl.node) else { continue };
+                let Some(decl) = &p.node.declarator else {
+                    continue;
+                };
+                let Some(name) = declarator_name(&decl.node) else {
+                    continue;
+                };
                 let mut ty = base_type(types, &p.node.specifiers);
                 for derived in &decl.node.derived {
-                    if matches!(derived.node, DerivedDeclarator::Pointer(_) | DerivedDeclarator::Array(_)) {
+                    if matches!(
+                        derived.node,
+                        DerivedDeclarator::Pointer(_) | DerivedDeclarator::Array(_)
+                    ) {
                         ty = Type::Pointer(Box::new(ty));
                     }
                 }

@@ -5,7 +5,7 @@
 use crate::arch::Target;
 use crate::bank_engine::Op;
 use crate::index_analysis::{ArrayEntry, BlockShape, FileRuns, Site, SiteKey};
-use crate::layout::{evaluate, ArrayLayout, Evaluation};
+use crate::layout::{ArrayLayout, Evaluation, evaluate};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -51,7 +51,9 @@ pub struct AccessFinding {
 
 impl AccessFinding {
     pub fn conflict_ways(&self) -> u32 {
-        self.worst.as_ref().map_or(1, |w| w.evaluation.verdict.conflict_ways)
+        self.worst
+            .as_ref()
+            .map_or(1, |w| w.evaluation.verdict.conflict_ways)
     }
 
     pub fn is_conflict(&self) -> bool {
@@ -60,7 +62,11 @@ impl AccessFinding {
 }
 
 /// Evaluates one site's patterns against a layout: the worst instruction and the totals.
-pub fn evaluate_site(site: &Site, layout: &ArrayLayout, target: Target) -> (Option<Worst>, Option<BlockTotals>) {
+pub fn evaluate_site(
+    site: &Site,
+    layout: &ArrayLayout,
+    target: Target,
+) -> (Option<Worst>, Option<BlockTotals>) {
     let mut worst: Option<Worst> = None;
     let mut totals = BlockTotals {
         instructions: 0,
@@ -71,12 +77,18 @@ pub fn evaluate_site(site: &Site, layout: &ArrayLayout, target: Target) -> (Opti
     let mut patterns: Vec<_> = site.patterns.iter().collect();
     patterns.sort_by_key(|p| p.1.first_seen);
     for (pattern, stats) in patterns {
-        let Some(e) = evaluate(pattern, layout, target, site.op, site.width) else { continue };
+        let Some(e) = evaluate(pattern, layout, target, site.op, site.width) else {
+            continue;
+        };
         totals.instructions += stats.count;
         totals.wavefronts += stats.count * u64::from(e.verdict.wavefronts);
         totals.ideal += stats.count * u64::from(e.verdict.ideal);
         let better = worst.as_ref().is_none_or(|w| {
-            (e.verdict.wavefronts, e.verdict.conflict_ways) > (w.evaluation.verdict.wavefronts, w.evaluation.verdict.conflict_ways)
+            (e.verdict.wavefronts, e.verdict.conflict_ways)
+                > (
+                    w.evaluation.verdict.wavefronts,
+                    w.evaluation.verdict.conflict_ways,
+                )
         });
         if better {
             worst = Some(Worst {
@@ -98,13 +110,23 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
             let (status, worst, totals) = match (&site.unknown, &entry.layout) {
                 (Some(reason), _) => (Status::Unknown(reason.clone()), None, None),
                 (None, None) => (
-                    Status::Unknown(entry.layout_problem.clone().unwrap_or_else(|| "the array's layout is not known".into())),
+                    Status::Unknown(
+                        entry
+                            .layout_problem
+                            .clone()
+                            .unwrap_or_else(|| "the array's layout is not known".into()),
+                    ),
                     None,
                     None,
                 ),
                 (None, Some(layout)) => match layout.strides() {
                     None => (
-                        Status::Unknown(entry.layout_problem.clone().unwrap_or_else(|| "the array's layout is not known".into())),
+                        Status::Unknown(
+                            entry
+                                .layout_problem
+                                .clone()
+                                .unwrap_or_else(|| "the array's layout is not known".into()),
+                        ),
                         None,
                         None,
                     ),
@@ -132,7 +154,10 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
     let mut out = Vec::new();
     for (_, candidates) in by_site {
         let count = candidates.len();
-        let analyzed: Vec<&AccessFinding> = candidates.iter().filter(|c| matches!(c.status, Status::Analyzed)).collect();
+        let analyzed: Vec<&AccessFinding> = candidates
+            .iter()
+            .filter(|c| matches!(c.status, Status::Analyzed))
+            .collect();
         let chosen = if analyzed.is_empty() {
             candidates[0].clone()
         } else {
@@ -141,7 +166,9 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 .iter()
                 .max_by_key(|c| {
                     (
-                        c.worst.as_ref().map_or(0, |w| w.evaluation.verdict.wavefronts),
+                        c.worst
+                            .as_ref()
+                            .map_or(0, |w| w.evaluation.verdict.wavefronts),
                         c.totals.map_or(0, |t| t.wavefronts),
                         std::cmp::Reverse(c.shape.source.name()),
                     )

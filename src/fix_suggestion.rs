@@ -5,9 +5,9 @@
 //! in its worst instruction or its per-block total, is never suggested.
 
 use crate::arch::Target;
-use crate::findings::{evaluate_site, AccessFinding};
+use crate::findings::{AccessFinding, evaluate_site};
 use crate::index_analysis::{FileRuns, Site};
-use crate::layout::{gcd, ArrayLayout};
+use crate::layout::{ArrayLayout, gcd};
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -31,9 +31,18 @@ pub struct PaddingFix {
     pub unchecked_accesses: usize,
 }
 
-pub fn suggest(runs: &FileRuns, findings: &[AccessFinding], target: Target, source: &str) -> Vec<PaddingFix> {
+pub fn suggest(
+    runs: &FileRuns,
+    findings: &[AccessFinding],
+    target: Target,
+    source: &str,
+) -> Vec<PaddingFix> {
     let mut fixes = Vec::new();
-    let mut arrays: Vec<usize> = findings.iter().filter(|f| f.is_conflict()).map(|f| f.array).collect();
+    let mut arrays: Vec<usize> = findings
+        .iter()
+        .filter(|f| f.is_conflict())
+        .map(|f| f.array)
+        .collect();
     arrays.sort_unstable();
     arrays.dedup();
     for array in arrays {
@@ -44,7 +53,13 @@ pub fn suggest(runs: &FileRuns, findings: &[AccessFinding], target: Target, sour
     fixes
 }
 
-fn suggest_for_array(runs: &FileRuns, findings: &[AccessFinding], array: usize, target: Target, source: &str) -> Option<PaddingFix> {
+fn suggest_for_array(
+    runs: &FileRuns,
+    findings: &[AccessFinding],
+    array: usize,
+    target: Target,
+    source: &str,
+) -> Option<PaddingFix> {
     let entry = &runs.arrays[array];
     let layout = entry.layout.as_ref()?;
     if entry.decl.is_extern || layout.dims.len() < 2 || layout.dims.iter().any(Option::is_none) {
@@ -61,8 +76,13 @@ fn suggest_for_array(runs: &FileRuns, findings: &[AccessFinding], array: usize, 
         .iter()
         .filter(|f| f.array == array && !matches!(f.status, crate::findings::Status::Analyzed))
         .count();
-    let baseline: Vec<(u32, Option<u64>)> = sites.iter().map(|s| score(s, layout, target)).collect();
-    let ways_before = sites.iter().map(|s| ways(s, layout, target)).max().unwrap_or(1);
+    let baseline: Vec<(u32, Option<u64>)> =
+        sites.iter().map(|s| score(s, layout, target)).collect();
+    let ways_before = sites
+        .iter()
+        .map(|s| ways(s, layout, target))
+        .max()
+        .unwrap_or(1);
     let max_pad = (256 / gcd(layout.elem_size, 256)).min(128);
     let mut best: Option<(i64, u64, u32)> = None;
     for pad in 1..=max_pad {
@@ -126,11 +146,16 @@ fn suggest_for_array(runs: &FileRuns, findings: &[AccessFinding], array: usize, 
 
 fn score(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, Option<u64>) {
     let (worst, totals) = evaluate_site(site, layout, target);
-    (worst.map_or(0, |w| w.evaluation.verdict.wavefronts), totals.map(|t| t.wavefronts))
+    (
+        worst.map_or(0, |w| w.evaluation.verdict.wavefronts),
+        totals.map(|t| t.wavefronts),
+    )
 }
 
 fn ways(site: &Site, layout: &ArrayLayout, target: Target) -> u32 {
-    evaluate_site(site, layout, target).0.map_or(1, |w| w.evaluation.verdict.conflict_ways)
+    evaluate_site(site, layout, target)
+        .0
+        .map_or(1, |w| w.evaluation.verdict.conflict_ways)
 }
 
 /// `TILE` -> `TILE + 1`; `TILE + 1` -> `TILE + 2`; `32` -> `32 + 1`.

@@ -10,8 +10,8 @@
 
 use crate::arch::Target;
 use crate::bank_engine::{Op, WARP_SIZE};
-use crate::extraction::{shared_arrays_in, Function, NamedConstant, SharedArray, Unit};
-use crate::layout::{shift_matters, ArrayLayout, Pattern};
+use crate::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
+use crate::layout::{ArrayLayout, Pattern, shift_matters};
 use crate::types::Type;
 use crate::value::{Affine, BinOp, Lanes, Symbols, Value};
 use lang_c::ast::*;
@@ -212,7 +212,13 @@ pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usi
         dims: Some([1, 1, 1]),
         source: ShapeSource::Default,
     };
-    let mut a = Analyzer::new(unit, Target::new(crate::arch::Arch::DEFAULT, Default::default()), &shape, &mut arrays, &mut reached);
+    let mut a = Analyzer::new(
+        unit,
+        Target::new(crate::arch::Arch::DEFAULT, Default::default()),
+        &shape,
+        &mut arrays,
+        &mut reached,
+    );
     a.item = item;
     a.eval(expr, &[true]).as_const()
 }
@@ -226,7 +232,13 @@ pub fn host_const_eval(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
         dims: Some([1, 1, 1]),
         source: ShapeSource::Default,
     };
-    let mut a = Analyzer::new(unit, Target::new(crate::arch::Arch::DEFAULT, Default::default()), &shape, &mut arrays, &mut reached);
+    let mut a = Analyzer::new(
+        unit,
+        Target::new(crate::arch::Arch::DEFAULT, Default::default()),
+        &shape,
+        &mut arrays,
+        &mut reached,
+    );
     a.span_override = Some(at..at);
     a.host_at = Some(at);
     a.eval(&expr, &[true]).as_const()
@@ -253,7 +265,15 @@ pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Express
     let ExternalDeclaration::Declaration(decl) = &parsed.unit.0.last()?.node else {
         return None;
     };
-    match &decl.node.declarators.first()?.node.initializer.as_ref()?.node {
+    match &decl
+        .node
+        .declarators
+        .first()?
+        .node
+        .initializer
+        .as_ref()?
+        .node
+    {
         Initializer::Expression(e) => Some((**e).clone()),
         Initializer::List(_) => None,
     }
@@ -280,11 +300,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some([x, y, z]) => {
                 let (x, y, z) = (x as usize, y as usize, z as usize);
                 let n = (x * y * z).max(1);
-                let each = |f: &dyn Fn(usize) -> usize| Lanes::Each(Rc::new((0..n).map(|t| Value::int(f(t) as i64)).collect()));
+                let each = |f: &dyn Fn(usize) -> usize| {
+                    Lanes::Each(Rc::new((0..n).map(|t| Value::int(f(t) as i64)).collect()))
+                };
                 (
                     n,
-                    [each(&|t| t % x), each(&|t| (t / x) % y), each(&|t| t / (x * y))],
-                    [Lanes::int(x as i64), Lanes::int(y as i64), Lanes::int(z as i64)],
+                    [
+                        each(&|t| t % x),
+                        each(&|t| (t / x) % y),
+                        each(&|t| t / (x * y)),
+                    ],
+                    [
+                        Lanes::int(x as i64),
+                        Lanes::int(y as i64),
+                        Lanes::int(z as i64),
+                    ],
                 )
             }
             None => {
@@ -311,7 +341,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (
                     WARP_SIZE,
                     [tx, Lanes::Same(Value::sym(ty)), Lanes::Same(Value::sym(tz))],
-                    [Lanes::Same(bx), Lanes::Same(Value::sym(by)), Lanes::Same(Value::sym(bz))],
+                    [
+                        Lanes::Same(bx),
+                        Lanes::Same(Value::sym(by)),
+                        Lanes::Same(Value::sym(bz)),
+                    ],
                 )
             }
         };
@@ -348,7 +382,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn run_function(&mut self, f: &Function) {
-        let Some(def) = self.unit.definition(f) else { return };
+        let Some(def) = self.unit.definition(f) else {
+            return;
+        };
         self.item = f.item;
         self.function = f.name.clone();
         for (name, default) in f.template.iter().flat_map(|t| t.values.iter()) {
@@ -479,12 +515,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.loops.pop();
                 self.uncertain -= 1;
             }
-            Statement::While(w) => {
-                self.exec_loop(s.span, None, Some(&w.node.expression), None, &w.node.statement, false, &mask)
-            }
-            Statement::DoWhile(d) => {
-                self.exec_loop(s.span, None, Some(&d.node.expression), None, &d.node.statement, true, &mask)
-            }
+            Statement::While(w) => self.exec_loop(
+                s.span,
+                None,
+                Some(&w.node.expression),
+                None,
+                &w.node.statement,
+                false,
+                &mask,
+            ),
+            Statement::DoWhile(d) => self.exec_loop(
+                s.span,
+                None,
+                Some(&d.node.expression),
+                None,
+                &d.node.statement,
+                true,
+                &mask,
+            ),
             Statement::For(f) => {
                 self.scopes.push(HashMap::new());
                 match &f.node.initializer.node {
@@ -539,7 +587,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn declare(&mut self, d: &Node<Declaration>, mask: &[bool]) {
         let item = &self.unit.items[self.item];
         if self.span_override.is_none() {
-            if let Some(arrays) = shared_arrays_in(self.unit.prepared, item, self.item, &self.unit.types, d) {
+            if let Some(arrays) =
+                shared_arrays_in(self.unit.prepared, item, self.item, &self.unit.types, d)
+            {
                 for a in arrays {
                     let id = self.register_array(a.clone());
                     self.bind(&a.name, Binding::Shared(id));
@@ -551,7 +601,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         crate::extraction::register_types(&mut types, &d.node);
         let base = crate::extraction::base_type(&types, &d.node.specifiers);
         for init in &d.node.declarators {
-            let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else { continue };
+            let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else {
+                continue;
+            };
             let is_array = init
                 .node
                 .declarator
@@ -589,7 +641,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn register_array(&mut self, decl: SharedArray) -> usize {
-        if let Some(i) = self.arrays.iter().position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name) {
+        if let Some(i) = self
+            .arrays
+            .iter()
+            .position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)
+        {
             return i;
         }
         let saved = self.item;
@@ -615,7 +671,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.item = saved;
         let elem_size = decl.elem.size();
         if elem_size.is_none() {
-            problem = Some(format!("the element type `{}` of `{}` is not known", decl.elem.name(), decl.name));
+            problem = Some(format!(
+                "the element type `{}` of `{}` is not known",
+                decl.elem.name(),
+                decl.name
+            ));
         }
         let layout = elem_size.map(|s| ArrayLayout {
             elem_size: i64::from(s),
@@ -634,7 +694,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let c = self.eval(&i.condition, mask);
         let line = self.line_of(i.condition.span);
         match &c {
-            Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_)) if c.as_const().is_none() => {
+            Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_))
+                if c.as_const().is_none() =>
+            {
                 // A warp-uniform condition: each warp takes one side whole.
                 self.exec(&i.then_statement, mask);
                 if let Some(e) = &i.else_statement {
@@ -686,11 +748,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Joins variables after an unresolved branch: a thread that may have taken either side
     /// keeps a value only if both sides agree.
-    fn join_scopes(&mut self, then_scopes: Vec<HashMap<String, Binding>>, then_mask: &[bool], else_mask: &[bool], line: usize) {
+    fn join_scopes(
+        &mut self,
+        then_scopes: Vec<HashMap<String, Binding>>,
+        then_mask: &[bool],
+        else_mask: &[bool],
+        line: usize,
+    ) {
         let n = self.n;
         for (scope, then_scope) in self.scopes.iter_mut().zip(then_scopes) {
             for (name, binding) in scope.iter_mut() {
-                let (Binding::Value(else_v), Some(Binding::Value(then_v))) = (&*binding, then_scope.get(name)) else {
+                let (Binding::Value(else_v), Some(Binding::Value(then_v))) =
+                    (&*binding, then_scope.get(name))
+                else {
                     continue;
                 };
                 let joined: Vec<Value> = (0..n)
@@ -715,7 +785,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let text = self.unit.prepared.text.get(r).unwrap_or("");
         let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if one_line.len() > 60 {
-            format!("{}...", &one_line[..one_line.char_indices().nth(57).map_or(one_line.len(), |(i, _)| i)])
+            format!(
+                "{}...",
+                &one_line[..one_line
+                    .char_indices()
+                    .nth(57)
+                    .map_or(one_line.len(), |(i, _)| i)]
+            )
         } else {
             one_line
         }
@@ -820,14 +896,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let values: Vec<String> = vars
             .iter()
             .filter_map(|v| match self.lookup(v) {
-                Some(Binding::Value(l)) if l.is_uniform() => l.get(first).as_const().map(|c| format!("{v} = {c}")),
+                Some(Binding::Value(l)) if l.is_uniform() => {
+                    l.get(first).as_const().map(|c| format!("{v} = {c}"))
+                }
                 _ => None,
             })
             .collect();
         if values.is_empty() {
             format!("trip {trip} of the loop at line {line}")
         } else {
-            format!("{} (trip {trip} of the loop at line {line})", values.join(", "))
+            format!(
+                "{} (trip {trip} of the loop at line {line})",
+                values.join(", ")
+            )
         }
     }
 
@@ -850,9 +931,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         changed.sort();
         changed.dedup();
-        let trips = Value::sym(self.syms.fresh(format!("the trip count of the loop at line {line}")));
+        let trips = Value::sym(
+            self.syms
+                .fresh(format!("the trip count of the loop at line {line}")),
+        );
         for name in &changed {
-            let Some(Binding::Value(start)) = self.lookup(name).cloned() else { continue };
+            let Some(Binding::Value(start)) = self.lookup(name).cloned() else {
+                continue;
+            };
             let widened = match single_increment(name, body, step) {
                 Some(inc) => {
                     let inc_v = self.eval_pure(inc);
@@ -860,10 +946,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let delta = Lanes::binary(BinOp::Mul, &k, &inc_v, self.n, &mut self.syms);
                     Lanes::binary(BinOp::Add, &start, &delta, self.n, &mut self.syms)
                 }
-                None if start.is_uniform() => {
-                    Lanes::Same(Value::sym(self.syms.fresh(format!("`{name}` in the loop at line {line}"))))
-                }
-                None => Lanes::unknown(format!("`{name}` changes on each trip through the loop at line {line}")),
+                None if start.is_uniform() => Lanes::Same(Value::sym(
+                    self.syms
+                        .fresh(format!("`{name}` in the loop at line {line}")),
+                )),
+                None => Lanes::unknown(format!(
+                    "`{name}` changes on each trip through the loop at line {line}"
+                )),
             };
             self.set_var(name, &widened, &vec![true; self.n]);
         }
@@ -872,7 +961,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             cont: vec![false; self.n],
         });
         self.symbolic_loops += 1;
-        self.labels.push(format!("any trip of the loop at line {line}"));
+        self.labels
+            .push(format!("any trip of the loop at line {line}"));
         let running = self.live(mask);
         let mut body_mask = running.clone();
         if let Some(c) = cond {
@@ -894,9 +984,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for name in &changed {
             if let Some(Binding::Value(v)) = self.lookup(name).cloned() {
                 let after = if v.is_uniform() {
-                    Lanes::Same(Value::sym(self.syms.fresh(format!("`{name}` after the loop at line {line}"))))
+                    Lanes::Same(Value::sym(
+                        self.syms
+                            .fresh(format!("`{name}` after the loop at line {line}")),
+                    ))
                 } else {
-                    Lanes::unknown(format!("`{name}` after the loop at line {line} depends on its trip count"))
+                    Lanes::unknown(format!(
+                        "`{name}` after the loop at line {line} depends on its trip count"
+                    ))
                 };
                 self.set_var(name, &after, &vec![true; self.n]);
             }
@@ -925,10 +1020,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         IntegerBase::Hexadecimal => 16,
                         IntegerBase::Binary => 2,
                     };
-                    i64::from_str_radix(&digits, radix).map_or_else(|_| Lanes::unknown("an integer literal too large"), Lanes::int)
+                    i64::from_str_radix(&digits, radix).map_or_else(
+                        |_| Lanes::unknown("an integer literal too large"),
+                        Lanes::int,
+                    )
                 }
                 Constant::Character(ch) => {
-                    let inner = ch.trim_start_matches(['L', 'u', 'U', '8']).trim_matches('\'');
+                    let inner = ch
+                        .trim_start_matches(['L', 'u', 'U', '8'])
+                        .trim_matches('\'');
                     match inner.chars().next() {
                         Some(c) if inner.len() == c.len_utf8() => Lanes::int(c as i64),
                         _ => Lanes::unknown("a character literal"),
@@ -945,7 +1045,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let floaty = c.node.type_name.node.specifiers.iter().any(|s| {
                     matches!(&s.node, SpecifierQualifier::TypeSpecifier(t) if matches!(t.node, TypeSpecifier::Float | TypeSpecifier::Double))
                 });
-                if floaty { self.data_value(&v, "a floating-point value") } else { v }
+                if floaty {
+                    self.data_value(&v, "a floating-point value")
+                } else {
+                    v
+                }
             }
             Expression::BinaryOperator(b) => self.binary(e, &b.node, mask),
             Expression::Conditional(c) => {
@@ -962,16 +1066,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let a = self.eval(&c.node.then_expression, &then_mask);
                 let b = self.eval(&c.node.else_expression, &else_mask);
                 if cond.is_uniform() && cond.as_const().is_none() {
-                    return if lanes_equal(&a, &b, self.n) { a } else { self.data_value(&a, "a value chosen by a condition") };
+                    return if lanes_equal(&a, &b, self.n) {
+                        a
+                    } else {
+                        self.data_value(&a, "a value chosen by a condition")
+                    };
                 }
-                compress((0..self.n)
-                    .map(|t| match cond.get(t).as_const() {
-                        Some(0) => b.get(t).clone(),
-                        Some(_) => a.get(t).clone(),
-                        None if a.get(t) == b.get(t) => a.get(t).clone(),
-                        None => Value::unknown("it is chosen by a condition banklint cannot resolve"),
-                    })
-                    .collect())
+                compress(
+                    (0..self.n)
+                        .map(|t| match cond.get(t).as_const() {
+                            Some(0) => b.get(t).clone(),
+                            Some(_) => a.get(t).clone(),
+                            None if a.get(t) == b.get(t) => a.get(t).clone(),
+                            None => Value::unknown(
+                                "it is chosen by a condition banklint cannot resolve",
+                            ),
+                        })
+                        .collect(),
+                )
             }
             Expression::Comma(list) => {
                 let mut last = Lanes::int(0);
@@ -1009,7 +1121,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn size_of_expr(&mut self, e: &Node<Expression>) -> Lanes {
         if let Expression::Identifier(id) = &e.node {
             if let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned() {
-                if let Some(total) = self.arrays[a].layout.as_ref().and_then(ArrayLayout::total_bytes) {
+                if let Some(total) = self.arrays[a]
+                    .layout
+                    .as_ref()
+                    .and_then(ArrayLayout::total_bytes)
+                {
                     return Lanes::int(total);
                 }
             }
@@ -1030,7 +1146,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if from.is_uniform() {
             Lanes::unknown(format!("it is {what}"))
         } else {
-            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is {what}")); self.n]))
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!("it is {what}"));
+                self.n
+            ]))
         }
     }
 
@@ -1065,7 +1184,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }
         if let Some(at) = self.host_at {
-            if let Some(crate::launch_config::HostDef::Value(v)) = crate::launch_config::host_definition(&self.unit.prepared.text, name, at) {
+            if let Some(crate::launch_config::HostDef::Value(v)) =
+                crate::launch_config::host_definition(&self.unit.prepared.text, name, at)
+            {
                 return self.eval_text(&v, span, mask, name);
             }
         }
@@ -1078,7 +1199,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("`{what}` expands too deeply"));
         }
         let Some(expr) = parse_expression_text(self.unit, text) else {
-            return Lanes::unknown(format!("the macro `{what}` does not expand to an expression"));
+            return Lanes::unknown(format!(
+                "the macro `{what}` does not expand to an expression"
+            ));
         };
         let outer = self.span(span);
         let saved = self.span_override.replace(outer);
@@ -1121,7 +1244,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     "threadIdx" => return self.thread_idx[k].clone(),
                     "blockDim" => return self.block_dim[k].clone(),
                     "blockIdx" | "gridDim" | "clusterIdx" | "clusterDim" => {
-                        return self.uniform(&format!("{}.{}", base.node.name, m.identifier.node.name));
+                        return self
+                            .uniform(&format!("{}.{}", base.node.name, m.identifier.node.name));
                     }
                     _ => {}
                 }
@@ -1145,7 +1269,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 if let Some(m) = self.unit.prepared.macros.lookup(name, at) {
                     if let Some(params) = m.params.clone() {
                         let body = m.body.clone();
-                        let args: Vec<String> = call.arguments.iter().map(|a| self.raw_text(a.span)).collect();
+                        let args: Vec<String> = call
+                            .arguments
+                            .iter()
+                            .map(|a| self.raw_text(a.span))
+                            .collect();
                         let expanded = substitute_params(&body, &params, &args);
                         return self.eval_text(&expanded, whole.span, mask, name);
                     }
@@ -1163,7 +1291,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             ("max" | "umax" | "llmax" | "ullmax" | "imax", [a, b]) => {
                 return Lanes::binary(BinOp::Max, a, b, self.n, &mut self.syms);
             }
-            ("__mul24" | "__umul24", [a, b]) => return Lanes::binary(BinOp::Mul, a, b, self.n, &mut self.syms),
+            ("__mul24" | "__umul24", [a, b]) => {
+                return Lanes::binary(BinOp::Mul, a, b, self.n, &mut self.syms);
+            }
             ("abs" | "llabs", [a]) => {
                 let neg = Lanes::binary(BinOp::Sub, &Lanes::int(0), a, self.n, &mut self.syms);
                 return Lanes::binary(BinOp::Max, a, &neg, self.n, &mut self.syms);
@@ -1179,7 +1309,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
             Lanes::unknown(format!("the result of `{name}`"))
         } else {
-            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is the result of `{name}`")); self.n]))
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!(
+                    "it is the result of `{name}`"
+                ));
+                self.n
+            ]))
         }
     }
 
@@ -1191,7 +1326,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.unit.prepared.text.get(r).unwrap_or("").to_string()
     }
 
-    fn inline_call(&mut self, f: &Function, call: &CallExpression, args: Vec<Lanes>, mask: &[bool]) -> Lanes {
+    fn inline_call(
+        &mut self,
+        f: &Function,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Lanes {
         let Some(def) = self.unit.definition(f) else {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
@@ -1209,7 +1350,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let binding = match (shared, args.get(k)) {
                 (Some(s), _) => Binding::Shared(s),
                 (None, Some(v)) => Binding::Value(v.clone()),
-                (None, None) => Binding::Value(Lanes::unknown(format!("parameter `{}` was not passed", p.name))),
+                (None, None) => Binding::Value(Lanes::unknown(format!(
+                    "parameter `{}` was not passed",
+                    p.name
+                ))),
             };
             frame.insert(p.name.clone(), binding);
         }
@@ -1258,9 +1402,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let v = self.eval(&u.operand, mask);
                 self.data_value(&v, "a value loaded through a pointer")
             }
-            UnaryOperator::PreIncrement | UnaryOperator::PostIncrement | UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => {
-                let delta = if matches!(u.operator.node, UnaryOperator::PreIncrement | UnaryOperator::PostIncrement) { 1 } else { -1 };
-                let post = matches!(u.operator.node, UnaryOperator::PostIncrement | UnaryOperator::PostDecrement);
+            UnaryOperator::PreIncrement
+            | UnaryOperator::PostIncrement
+            | UnaryOperator::PreDecrement
+            | UnaryOperator::PostDecrement => {
+                let delta = if matches!(
+                    u.operator.node,
+                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement
+                ) {
+                    1
+                } else {
+                    -1
+                };
+                let post = matches!(
+                    u.operator.node,
+                    UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
+                );
                 if self.shared_ref(&u.operand).is_some() {
                     let v = self.shared_access(&u.operand, Op::Load, mask);
                     self.shared_access(&u.operand, Op::Store, mask);
@@ -1291,7 +1448,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    fn binary(&mut self, whole: &Node<Expression>, b: &BinaryOperatorExpression, mask: &[bool]) -> Lanes {
+    fn binary(
+        &mut self,
+        whole: &Node<Expression>,
+        b: &BinaryOperatorExpression,
+        mask: &[bool],
+    ) -> Lanes {
         let n = self.n;
         let op = match b.operator.node {
             BinaryOperator::Index => {
@@ -1305,20 +1467,45 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return if uniform {
                     Lanes::unknown(format!("it is data loaded from `{name}`"))
                 } else {
-                    Lanes::Each(Rc::new(vec![Value::unknown(format!("it is data loaded from `{name}`")); n]))
+                    Lanes::Each(Rc::new(vec![
+                        Value::unknown(format!(
+                            "it is data loaded from `{name}`"
+                        ));
+                        n
+                    ]))
                 };
             }
             BinaryOperator::Assign => return self.assign(&b.lhs, None, &b.rhs, mask),
-            BinaryOperator::AssignMultiply => return self.assign(&b.lhs, Some(BinOp::Mul), &b.rhs, mask),
-            BinaryOperator::AssignDivide => return self.assign(&b.lhs, Some(BinOp::Div), &b.rhs, mask),
-            BinaryOperator::AssignModulo => return self.assign(&b.lhs, Some(BinOp::Rem), &b.rhs, mask),
-            BinaryOperator::AssignPlus => return self.assign(&b.lhs, Some(BinOp::Add), &b.rhs, mask),
-            BinaryOperator::AssignMinus => return self.assign(&b.lhs, Some(BinOp::Sub), &b.rhs, mask),
-            BinaryOperator::AssignShiftLeft => return self.assign(&b.lhs, Some(BinOp::Shl), &b.rhs, mask),
-            BinaryOperator::AssignShiftRight => return self.assign(&b.lhs, Some(BinOp::Shr), &b.rhs, mask),
-            BinaryOperator::AssignBitwiseAnd => return self.assign(&b.lhs, Some(BinOp::And), &b.rhs, mask),
-            BinaryOperator::AssignBitwiseXor => return self.assign(&b.lhs, Some(BinOp::Xor), &b.rhs, mask),
-            BinaryOperator::AssignBitwiseOr => return self.assign(&b.lhs, Some(BinOp::Or), &b.rhs, mask),
+            BinaryOperator::AssignMultiply => {
+                return self.assign(&b.lhs, Some(BinOp::Mul), &b.rhs, mask);
+            }
+            BinaryOperator::AssignDivide => {
+                return self.assign(&b.lhs, Some(BinOp::Div), &b.rhs, mask);
+            }
+            BinaryOperator::AssignModulo => {
+                return self.assign(&b.lhs, Some(BinOp::Rem), &b.rhs, mask);
+            }
+            BinaryOperator::AssignPlus => {
+                return self.assign(&b.lhs, Some(BinOp::Add), &b.rhs, mask);
+            }
+            BinaryOperator::AssignMinus => {
+                return self.assign(&b.lhs, Some(BinOp::Sub), &b.rhs, mask);
+            }
+            BinaryOperator::AssignShiftLeft => {
+                return self.assign(&b.lhs, Some(BinOp::Shl), &b.rhs, mask);
+            }
+            BinaryOperator::AssignShiftRight => {
+                return self.assign(&b.lhs, Some(BinOp::Shr), &b.rhs, mask);
+            }
+            BinaryOperator::AssignBitwiseAnd => {
+                return self.assign(&b.lhs, Some(BinOp::And), &b.rhs, mask);
+            }
+            BinaryOperator::AssignBitwiseXor => {
+                return self.assign(&b.lhs, Some(BinOp::Xor), &b.rhs, mask);
+            }
+            BinaryOperator::AssignBitwiseOr => {
+                return self.assign(&b.lhs, Some(BinOp::Or), &b.rhs, mask);
+            }
             BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr => {
                 let and_op = b.operator.node == BinaryOperator::LogicalAnd;
                 let l = self.eval(&b.lhs, mask);
@@ -1327,7 +1514,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .map(|t| mask[t] && l.get(t).as_const().is_none_or(|c| (c != 0) == and_op))
                     .collect();
                 let r = self.eval(&b.rhs, &rmask);
-                return Lanes::binary(if and_op { BinOp::LogicalAnd } else { BinOp::LogicalOr }, &l, &r, n, &mut self.syms);
+                return Lanes::binary(
+                    if and_op {
+                        BinOp::LogicalAnd
+                    } else {
+                        BinOp::LogicalOr
+                    },
+                    &l,
+                    &r,
+                    n,
+                    &mut self.syms,
+                );
             }
             BinaryOperator::Multiply => BinOp::Mul,
             BinaryOperator::Divide => BinOp::Div,
@@ -1351,7 +1548,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         Lanes::binary(op, &l, &r, n, &mut self.syms)
     }
 
-    fn assign(&mut self, lhs: &Node<Expression>, op: Option<BinOp>, rhs: &Node<Expression>, mask: &[bool]) -> Lanes {
+    fn assign(
+        &mut self,
+        lhs: &Node<Expression>,
+        op: Option<BinOp>,
+        rhs: &Node<Expression>,
+        mask: &[bool],
+    ) -> Lanes {
         let r = self.eval(rhs, mask);
         if self.shared_ref(lhs).is_some() {
             if op.is_some() {
@@ -1388,7 +1591,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Resolves `s[i][j].f` to (array, index expressions, member names) when `s` is a
     /// `__shared__` array indexed in every dimension.
-    fn shared_ref<'e>(&self, e: &'e Node<Expression>) -> Option<(usize, Vec<&'e Node<Expression>>, Vec<String>)> {
+    fn shared_ref<'e>(
+        &self,
+        e: &'e Node<Expression>,
+    ) -> Option<(usize, Vec<&'e Node<Expression>>, Vec<String>)> {
         let mut members = Vec::new();
         let mut cur = e;
         while let Expression::Member(m) = &cur.node {
@@ -1408,13 +1614,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             cur = &b.node.lhs;
         }
         indices.reverse();
-        let Expression::Identifier(id) = &cur.node else { return None };
+        let Expression::Identifier(id) = &cur.node else {
+            return None;
+        };
         let array = match self.lookup(&id.node.name) {
             Some(Binding::Shared(a)) => *a,
             Some(_) => return None,
             None => {
-                let decl = self.unit.file_shared.iter().find(|a| a.name == id.node.name)?;
-                self.arrays.iter().position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)?
+                let decl = self
+                    .unit
+                    .file_shared
+                    .iter()
+                    .find(|a| a.name == id.node.name)?;
+                self.arrays
+                    .iter()
+                    .position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)?
             }
         };
         let rank = self.arrays[array].decl.dims.len();
@@ -1452,7 +1666,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ty = f.ty.clone();
                 }
                 None => {
-                    member_problem = Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    member_problem =
+                        Some(format!("the field `{m}` of `{}` is not known", ty.name()));
                     break;
                 }
             }
@@ -1479,12 +1694,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown("shared data");
         }
         site.assumptions.extend(assumptions);
-        if let Some(p) = member_problem.or(layout_problem).or_else(|| pieces.is_none().then(|| format!("the size of `{}` is not known", ty.name()))) {
+        if let Some(p) = member_problem.or(layout_problem).or_else(|| {
+            pieces
+                .is_none()
+                .then(|| format!("the size of `{}` is not known", ty.name()))
+        }) {
             site.unknown.get_or_insert(p);
             return Lanes::unknown("shared data");
         }
         let (_, piece_offsets) = pieces.unwrap_or((4, vec![0]));
-        let normalize = !shift_matters(self.target, self.arrays[array].layout.as_ref().map_or(1, |l| l.elem_size));
+        let normalize = !shift_matters(
+            self.target,
+            self.arrays[array]
+                .layout
+                .as_ref()
+                .map_or(1, |l| l.elem_size),
+        );
         let warps = self.n.div_ceil(WARP_SIZE);
         let mut all_uniform = true;
         for w in 0..warps {
@@ -1504,10 +1729,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         Value::Affine(a) => {
                             tuple.push(a.constant);
                             lane_terms.push(a.terms.clone());
-                            shift[d] = a.terms.iter().fold(shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
+                            shift[d] = a
+                                .terms
+                                .iter()
+                                .fold(shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
                         }
                         Value::Unknown(r) => {
-                            problem = Some(format!("the index {} cannot be resolved: {r}", self.index_text(index_exprs[d].span)));
+                            problem = Some(format!(
+                                "the index {} cannot be resolved: {r}",
+                                self.index_text(index_exprs[d].span)
+                            ));
                             break;
                         }
                     }
@@ -1526,7 +1757,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             .collect::<BTreeSet<_>>()
                             .into_iter()
                             .collect();
-                        problem = Some(format!("the stride between lanes depends on {}", differing.join(", ")));
+                        problem = Some(format!(
+                            "the stride between lanes depends on {}",
+                            differing.join(", ")
+                        ));
                         break;
                     }
                     _ => {}
@@ -1534,12 +1768,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 *lane = Some(tuple);
             }
             if let Some(p) = problem {
-                let site = self.sites.get_mut(&SiteKey { start: span.start, end: span.end, op, sub }).expect("site inserted above");
+                let site = self
+                    .sites
+                    .get_mut(&SiteKey {
+                        start: span.start,
+                        end: span.end,
+                        op,
+                        sub,
+                    })
+                    .expect("site inserted above");
                 site.unknown.get_or_insert(p);
                 return Lanes::unknown("shared data");
             }
-            let Some(first) = lanes.iter().flatten().next().cloned() else { continue };
-            if terms.as_ref().is_some_and(|t| t.iter().any(|d| !d.is_empty())) {
+            let Some(first) = lanes.iter().flatten().next().cloned() else {
+                continue;
+            };
+            if terms
+                .as_ref()
+                .is_some_and(|t| t.iter().any(|d| !d.is_empty()))
+            {
                 all_uniform = false;
             }
             if normalize {
@@ -1554,7 +1801,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 parts.extend(self.labels.iter().cloned());
                 parts.join(", ")
             };
-            let site = self.sites.get_mut(&SiteKey { start: span.start, end: span.end, op, sub }).expect("site inserted above");
+            let site = self
+                .sites
+                .get_mut(&SiteKey {
+                    start: span.start,
+                    end: span.end,
+                    op,
+                    sub,
+                })
+                .expect("site inserted above");
             let site_patterns = &mut site.patterns;
             for &po in &piece_offsets {
                 let pattern = Pattern {
@@ -1576,9 +1831,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let _ = all_uniform;
         let uniform_index = indices.iter().all(Lanes::is_uniform);
         if uniform_index {
-            Lanes::unknown(format!("it is data loaded from `{}`", self.arrays[array].decl.name))
+            Lanes::unknown(format!(
+                "it is data loaded from `{}`",
+                self.arrays[array].decl.name
+            ))
         } else {
-            Lanes::Each(Rc::new(vec![Value::unknown(format!("it is data loaded from `{}`", self.arrays[array].decl.name)); self.n]))
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!(
+                    "it is data loaded from `{}`",
+                    self.arrays[array].decl.name
+                ));
+                self.n
+            ]))
         }
     }
 
@@ -1598,7 +1862,9 @@ fn base_name(e: &Node<Expression>) -> Option<String> {
 
 fn compress(values: Vec<Value>) -> Lanes {
     match values.first() {
-        Some(first @ Value::Affine(_)) if values.iter().all(|v| v == first) => Lanes::Same(first.clone()),
+        Some(first @ Value::Affine(_)) if values.iter().all(|v| v == first) => {
+            Lanes::Same(first.clone())
+        }
         _ => Lanes::Each(Rc::new(values)),
     }
 }
@@ -1707,7 +1973,10 @@ fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
         Expression::UnaryOperator(u) => {
             if matches!(
                 u.node.operator.node,
-                UnaryOperator::PreIncrement | UnaryOperator::PostIncrement | UnaryOperator::PreDecrement | UnaryOperator::PostDecrement
+                UnaryOperator::PreIncrement
+                    | UnaryOperator::PostIncrement
+                    | UnaryOperator::PreDecrement
+                    | UnaryOperator::PostDecrement
             ) {
                 if let Expression::Identifier(id) = &u.node.operand.node {
                     out.push(id.node.name.clone());
@@ -1715,7 +1984,11 @@ fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
             }
             collect_assigned_expr(&u.node.operand, out);
         }
-        Expression::Call(c) => c.node.arguments.iter().for_each(|a| collect_assigned_expr(a, out)),
+        Expression::Call(c) => c
+            .node
+            .arguments
+            .iter()
+            .for_each(|a| collect_assigned_expr(a, out)),
         Expression::Comma(list) => list.iter().for_each(|a| collect_assigned_expr(a, out)),
         Expression::Conditional(c) => {
             collect_assigned_expr(&c.node.condition, out);
@@ -1786,9 +2059,15 @@ fn collect_assigned_stmt(s: &Node<Statement>, out: &mut Vec<String>) {
 
 /// The increment `e` if `name` changes only by one `name += e` / `name++` (in the step, or
 /// at the top level of the body), with `e` not changed by the loop.
-fn single_increment<'e>(name: &str, body: &'e Node<Statement>, step: Option<&'e Node<Expression>>) -> Option<&'e Node<Expression>> {
+fn single_increment<'e>(
+    name: &str,
+    body: &'e Node<Statement>,
+    step: Option<&'e Node<Expression>>,
+) -> Option<&'e Node<Expression>> {
     let in_body = assigned_in_stmt(body).iter().filter(|n| *n == name).count();
-    let in_step = step.map_or(0, |s| assigned_in_expr(s).iter().filter(|n| *n == name).count());
+    let in_step = step.map_or(0, |s| {
+        assigned_in_expr(s).iter().filter(|n| *n == name).count()
+    });
     if in_body + in_step != 1 {
         return None;
     }
@@ -1825,8 +2104,12 @@ fn single_increment<'e>(name: &str, body: &'e Node<Statement>, step: Option<&'e 
             }
             Expression::UnaryOperator(u) if matches!(&u.node.operand.node, Expression::Identifier(id) if id.node.name == name) => {
                 match u.node.operator.node {
-                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement => Some(IncrementOf::One),
-                    UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => Some(IncrementOf::MinusOne),
+                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement => {
+                        Some(IncrementOf::One)
+                    }
+                    UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => {
+                        Some(IncrementOf::MinusOne)
+                    }
                     _ => None,
                 }
             }
@@ -1834,7 +2117,9 @@ fn single_increment<'e>(name: &str, body: &'e Node<Statement>, step: Option<&'e 
         };
         match found {
             Some(IncrementOf::Plus(e)) => {
-                let reads_changed = identifiers_in(e).iter().any(|i| changed_in_loop.contains(i));
+                let reads_changed = identifiers_in(e)
+                    .iter()
+                    .any(|i| changed_in_loop.contains(i));
                 return (!reads_changed).then_some(e);
             }
             Some(IncrementOf::One) => return Some(&ONE_EXPR),

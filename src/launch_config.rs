@@ -4,7 +4,7 @@
 //! or else the stated default: one warp of a block whose x extent is a multiple of 32.
 
 use crate::extraction::{Function, Unit};
-use crate::index_analysis::{host_const_eval, parse_expression_text, BlockShape, ShapeSource};
+use crate::index_analysis::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
 use lang_c::ast::Expression;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
@@ -17,7 +17,12 @@ pub struct UnresolvedLaunch {
     pub reason: String,
 }
 
-pub fn shapes_for(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>, unresolved: &mut Vec<UnresolvedLaunch>) -> Vec<BlockShape> {
+pub fn shapes_for(
+    unit: &Unit<'_>,
+    f: &Function,
+    cli: Option<[u32; 3]>,
+    unresolved: &mut Vec<UnresolvedLaunch>,
+) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
     if f.kernel {
         for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
@@ -47,7 +52,10 @@ pub fn shapes_for(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>, unresolv
                 }),
                 None => unresolved.push(UnresolvedLaunch {
                     span: block.clone(),
-                    reason: format!("the block shape `{}` is not a compile-time constant", text.trim()),
+                    reason: format!(
+                        "the block shape `{}` is not a compile-time constant",
+                        text.trim()
+                    ),
                 }),
             }
         }
@@ -76,7 +84,8 @@ pub fn shapes_for(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>, unresolv
 }
 
 fn valid(d: [u32; 3]) -> bool {
-    d.iter().all(|&x| x > 0) && d.iter().map(|&x| u64::from(x)).product::<u64>() <= u64::from(MAX_THREADS)
+    d.iter().all(|&x| x > 0)
+        && d.iter().map(|&x| u64::from(x)).product::<u64>() <= u64::from(MAX_THREADS)
 }
 
 /// Evaluates a launch's block argument: an integer, `dim3(x, y, z)`, or a host variable.
@@ -164,9 +173,13 @@ pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef>
     let mut search_end = hay.len();
     while let Some(pos) = hay[..search_end].rfind(name) {
         search_end = pos;
-        let pre_ok = pos == 0 || !hay.as_bytes()[pos - 1].is_ascii_alphanumeric() && hay.as_bytes()[pos - 1] != b'_';
+        let pre_ok = pos == 0
+            || !hay.as_bytes()[pos - 1].is_ascii_alphanumeric() && hay.as_bytes()[pos - 1] != b'_';
         let rest = &hay[pos + name.len()..];
-        let post_ok = rest.chars().next().is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_');
+        let post_ok = rest
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_');
         if !pre_ok || !post_ok {
             continue;
         }
@@ -176,7 +189,10 @@ pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef>
         if let Some(args) = stmt.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
             return Some(HostDef::Args(args.to_string()));
         }
-        if let Some(args) = stmt.strip_prefix('{').and_then(|s| s.trim_end().strip_suffix('}')) {
+        if let Some(args) = stmt
+            .strip_prefix('{')
+            .and_then(|s| s.trim_end().strip_suffix('}'))
+        {
             return Some(HostDef::Args(args.to_string()));
         }
         if let Some(value) = stmt.strip_prefix('=').filter(|v| !v.starts_with('=')) {
@@ -200,7 +216,10 @@ pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef>
 
 /// `// banklint: block(32, 8)` on the line before the kernel (or its template header).
 fn annotation(unit: &Unit<'_>, f: &Function) -> Option<[u32; 3]> {
-    let start = f.template.as_ref().map_or(f.span.start, |t| t.span.start.min(f.span.start));
+    let start = f
+        .template
+        .as_ref()
+        .map_or(f.span.start, |t| t.span.start.min(f.span.start));
     let text = &unit.prepared.text;
     let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
     // Walk back over the comment lines directly above.
@@ -243,16 +262,20 @@ pub fn parse_block_annotation(body: &str) -> Option<[u32; 3]> {
 pub fn parse_block_dim(text: &str) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = text.split(['x', 'X', ',']).map(str::trim).collect();
     if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)"));
+        return Err(format!(
+            "invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)"
+        ));
     }
     let mut dims = [1u32; 3];
     for (k, p) in parts.iter().enumerate() {
-        dims[k] = p
-            .parse()
-            .map_err(|_| format!("invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)"))?;
+        dims[k] = p.parse().map_err(|_| {
+            format!("invalid block shape `{text}` (expected e.g. 256, 32x8 or 8x8x4)")
+        })?;
     }
     if !valid(dims) {
-        return Err(format!("block shape `{text}` must have 1 to {MAX_THREADS} threads"));
+        return Err(format!(
+            "block shape `{text}` must have 1 to {MAX_THREADS} threads"
+        ));
     }
     Ok(dims)
 }
@@ -267,8 +290,14 @@ mod tests {
         assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
         assert!(parse_block_dim("64x64").is_err());
         assert!(parse_block_dim("ax2").is_err());
-        assert_eq!(parse_block_annotation(" banklint: block(32, 8)"), Some([32, 8, 1]));
-        assert_eq!(parse_block_annotation("banklint: block(16,16,2)"), Some([16, 16, 2]));
+        assert_eq!(
+            parse_block_annotation(" banklint: block(32, 8)"),
+            Some([32, 8, 1])
+        );
+        assert_eq!(
+            parse_block_annotation("banklint: block(16,16,2)"),
+            Some([16, 16, 2])
+        );
         assert_eq!(parse_block_annotation("block(16)"), None);
     }
 

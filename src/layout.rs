@@ -3,7 +3,7 @@
 //! engine says about them. A pattern is recorded once and re-evaluated for any padding.
 
 use crate::arch::{Family, Target};
-use crate::bank_engine::{self, LaneOffsets, Op, Verdict, WarpAccess, WARP_SIZE};
+use crate::bank_engine::{self, LaneOffsets, Op, Verdict, WARP_SIZE, WarpAccess};
 
 /// Byte strides of an array's dimensions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +22,13 @@ impl ArrayLayout {
         let mut stride = self.elem_size;
         for k in (0..self.dims.len()).rev() {
             strides[k] = stride;
-            let extent = self.dims[k].map(|d| if k == self.dims.len() - 1 { d + self.pad } else { d });
+            let extent = self.dims[k].map(|d| {
+                if k == self.dims.len() - 1 {
+                    d + self.pad
+                } else {
+                    d
+                }
+            });
             match extent {
                 Some(e) => stride = stride.checked_mul(e)?,
                 None if k == 0 => {}
@@ -67,7 +73,13 @@ pub fn shift_matters(target: Target, elem_size: i64) -> bool {
 /// Period after which every family's bank mapping repeats (Kepler's 64-word rows).
 const BANK_PERIOD: i64 = 256;
 
-pub fn evaluate(pattern: &Pattern, layout: &ArrayLayout, target: Target, op: Op, width: u32) -> Option<Evaluation> {
+pub fn evaluate(
+    pattern: &Pattern,
+    layout: &ArrayLayout,
+    target: Target,
+    op: Op,
+    width: u32,
+) -> Option<Evaluation> {
     let strides = layout.strides()?;
     let mut raw = [None; WARP_SIZE];
     for (lane, idx) in pattern.lanes.iter().enumerate().take(WARP_SIZE) {
@@ -86,7 +98,11 @@ pub fn evaluate(pattern: &Pattern, layout: &ArrayLayout, target: Target, op: Op,
         .fold(0i64, |g, (c, s)| gcd(g, c.saturating_mul(*s)));
     let shifts: Vec<i64> = if shift_gcd != 0 && shift_matters(target, layout.elem_size) {
         let step = shift_gcd.rem_euclid(BANK_PERIOD);
-        let step = if step == 0 { BANK_PERIOD } else { gcd(step, BANK_PERIOD) };
+        let step = if step == 0 {
+            BANK_PERIOD
+        } else {
+            gcd(step, BANK_PERIOD)
+        };
         (0..BANK_PERIOD / step)
             .map(|k| k * step)
             .filter(|r| r % i64::from(width) == 0)
@@ -102,7 +118,9 @@ pub fn evaluate(pattern: &Pattern, layout: &ArrayLayout, target: Target, op: Op,
             offsets: to_engine_offsets(&raw, shift),
         };
         let verdict = bank_engine::wavefronts(target, &access);
-        let worse = best.as_ref().is_none_or(|b| verdict.wavefronts > b.verdict.wavefronts);
+        let worse = best
+            .as_ref()
+            .is_none_or(|b| verdict.wavefronts > b.verdict.wavefronts);
         if worse {
             best = Some(Evaluation {
                 verdict,
@@ -118,7 +136,11 @@ pub fn evaluate(pattern: &Pattern, layout: &ArrayLayout, target: Target, op: Op,
 /// tell apart.
 fn to_engine_offsets(raw: &[Option<i64>; WARP_SIZE], shift: i64) -> LaneOffsets {
     let min = raw.iter().flatten().copied().min().unwrap_or(0) + shift;
-    let lift = if min < 0 { ((-min) + BANK_PERIOD - 1) / BANK_PERIOD * BANK_PERIOD } else { 0 };
+    let lift = if min < 0 {
+        ((-min) + BANK_PERIOD - 1) / BANK_PERIOD * BANK_PERIOD
+    } else {
+        0
+    };
     let mut out = [None; WARP_SIZE];
     for (o, r) in out.iter_mut().zip(raw) {
         *o = r.map(|v| (v + shift + lift) as u64);
@@ -156,9 +178,21 @@ mod tests {
             pad: 0,
         };
         let p = column_pattern(32);
-        assert_eq!(evaluate(&p, &layout, t, Op::Load, 4).unwrap().verdict.wavefronts, 32);
+        assert_eq!(
+            evaluate(&p, &layout, t, Op::Load, 4)
+                .unwrap()
+                .verdict
+                .wavefronts,
+            32
+        );
         layout.pad = 1;
-        assert_eq!(evaluate(&p, &layout, t, Op::Load, 4).unwrap().verdict.wavefronts, 1);
+        assert_eq!(
+            evaluate(&p, &layout, t, Op::Load, 4)
+                .unwrap()
+                .verdict
+                .wavefronts,
+            1
+        );
         assert_eq!(layout.total_bytes(), Some(32 * 33 * 4));
     }
 

@@ -4,7 +4,7 @@
 
 use crate::cuda_frontend::{Chunk, ChunkKind, Prepared, Skipped};
 use lang_c::ast::ExternalDeclaration;
-use lang_c::driver::{parse_preprocessed, Config, Flavor};
+use lang_c::driver::{Config, Flavor, parse_preprocessed};
 use lang_c::span::Node;
 
 /// One parsed top-level item. lang-c spans inside it are relative to the parsed text, which
@@ -189,7 +189,11 @@ fn blank(text: &mut String, region: std::ops::Range<usize>) {
 
 /// The statement containing `offset`: from after the previous `;`, `{` or `}` outside
 /// parentheses, to the next `;` (or the end of a braced body) at the same depth.
-fn statement_around(text: &str, offset: usize, body_start: usize) -> Option<std::ops::Range<usize>> {
+fn statement_around(
+    text: &str,
+    offset: usize,
+    body_start: usize,
+) -> Option<std::ops::Range<usize>> {
     let b = text.as_bytes();
     let offset = offset.min(b.len());
     // If the error sits inside parentheses (a `for (...)` header, a call), the statement
@@ -255,7 +259,7 @@ fn statement_around(text: &str, offset: usize, body_start: usize) -> Option<std:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda_frontend::{prepare, Defines};
+    use crate::cuda_frontend::{Defines, prepare};
 
     #[test]
     fn a_bad_statement_costs_only_itself() {
@@ -274,6 +278,10 @@ mod tests {
         let p = prepare(src, &Defines::default());
         let out = parse_chunks(&p);
         assert_eq!(out.items.len(), 1, "{:?}", out.skipped);
-        assert!(out.skipped.iter().all(|s| !src[s.span.clone()].contains("a--")));
+        assert!(
+            out.skipped
+                .iter()
+                .all(|s| !src[s.span.clone()].contains("a--"))
+        );
     }
 }

@@ -56,11 +56,16 @@ impl SourceFile {
             Ok(text) => Ok(SourceFile::new(path, text)),
             Err(e) => {
                 let at = e.utf8_error().valid_up_to();
-                let probe = SourceFile::new(path, String::from_utf8_lossy(&e.into_bytes()[..at]).into_owned());
+                let probe = SourceFile::new(
+                    path,
+                    String::from_utf8_lossy(&e.into_bytes()[..at]).into_owned(),
+                );
                 let (line, col) = probe.line_col(at);
                 Err(LoadError {
                     path: path.to_path_buf(),
-                    message: format!("is not valid UTF-8 (first bad byte at line {line}, column {col})"),
+                    message: format!(
+                        "is not valid UTF-8 (first bad byte at line {line}, column {col})"
+                    ),
                 })
             }
         }
@@ -74,7 +79,10 @@ impl SourceFile {
             Err(i) => i - 1,
         };
         let start = self.line_starts[line];
-        let col = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
         (line + 1, col + 1)
     }
 
@@ -85,7 +93,11 @@ impl SourceFile {
 
     /// Byte range of a 0-based line, without its newline.
     pub fn line_span(&self, line: usize) -> std::ops::Range<usize> {
-        let start = self.line_starts.get(line).copied().unwrap_or(self.text.len());
+        let start = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
         let end = self
             .line_starts
             .get(line + 1)

@@ -7,7 +7,11 @@ use std::rc::Rc;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
     /// An integer or floating-point scalar.
-    Scalar { name: String, size: u32, float: bool },
+    Scalar {
+        name: String,
+        size: u32,
+        float: bool,
+    },
     /// A struct, union, or CUDA vector type, with its fields laid out.
     Record(Rc<Record>),
     Pointer(Box<Type>),
@@ -107,7 +111,15 @@ pub fn scalar_from_words(words: &[&str]) -> Option<Type> {
     } else if has("short") {
         (if unsigned { "unsigned short" } else { "short" }, 2, false)
     } else if longs >= 1 {
-        (if unsigned { "unsigned long long" } else { "long long" }, 8, false)
+        (
+            if unsigned {
+                "unsigned long long"
+            } else {
+                "long long"
+            },
+            8,
+            false,
+        )
     } else if has("int") || unsigned || has("signed") {
         (if unsigned { "unsigned" } else { "int" }, 4, false)
     } else if has("bool") || has("_Bool") {
@@ -184,7 +196,12 @@ fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
 
 /// Lays out a struct from its fields in order (C rules: each field at its alignment, size
 /// rounded to the largest alignment). `union` puts every field at 0.
-pub fn layout_record(name: &str, fields: Vec<(String, Type, u32)>, union: bool, min_align: u32) -> Option<Record> {
+pub fn layout_record(
+    name: &str,
+    fields: Vec<(String, Type, u32)>,
+    union: bool,
+    min_align: u32,
+) -> Option<Record> {
     let mut offset = 0u32;
     let mut align = min_align.max(1);
     let mut out = Vec::new();

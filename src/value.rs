@@ -114,7 +114,11 @@ impl Affine {
         }
         Affine {
             constant: self.constant.wrapping_mul(k),
-            terms: self.terms.iter().map(|&(s, c)| (s, c.wrapping_mul(k))).collect(),
+            terms: self
+                .terms
+                .iter()
+                .map(|&(s, c)| (s, c.wrapping_mul(k)))
+                .collect(),
         }
     }
 
@@ -132,7 +136,9 @@ impl Affine {
             }
         }
         Affine {
-            constant: self.constant.wrapping_add(sign.wrapping_mul(other.constant)),
+            constant: self
+                .constant
+                .wrapping_add(sign.wrapping_mul(other.constant)),
             terms,
         }
     }
@@ -163,7 +169,11 @@ impl Symbols {
 
     /// Names of the symbols in a form, for messages: "`n`, `blockIdx.x`".
     pub fn describe(&self, a: &Affine) -> String {
-        let names: Vec<String> = a.terms.iter().map(|&(s, _)| format!("`{}`", self.name(s))).collect();
+        let names: Vec<String> = a
+            .terms
+            .iter()
+            .map(|&(s, _)| format!("`{}`", self.name(s)))
+            .collect();
         names.join(", ")
     }
 
@@ -182,7 +192,13 @@ impl Symbols {
         let mut parts: Vec<String> = a
             .terms
             .iter()
-            .map(|&(s, c)| if c == 1 { self.name(s).to_string() } else { format!("{c}*{}", self.name(s)) })
+            .map(|&(s, c)| {
+                if c == 1 {
+                    self.name(s).to_string()
+                } else {
+                    format!("{c}*{}", self.name(s))
+                }
+            })
             .collect();
         if a.constant != 0 || parts.is_empty() {
             parts.push(a.constant.to_string());
@@ -197,7 +213,9 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
     // `0 && x` is 0 and `1 || x` is 1 whatever x is.
     match (op, a.as_const(), b.as_const()) {
         (BinOp::LogicalAnd, Some(0), _) | (BinOp::LogicalAnd, _, Some(0)) => return Value::int(0),
-        (BinOp::LogicalOr, Some(c), _) | (BinOp::LogicalOr, _, Some(c)) if c != 0 => return Value::int(1),
+        (BinOp::LogicalOr, Some(c), _) | (BinOp::LogicalOr, _, Some(c)) if c != 0 => {
+            return Value::int(1);
+        }
         _ => {}
     }
     let (x, y) = match (a, b) {
@@ -207,7 +225,10 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
     if let (Some(p), Some(q)) = (a.as_const(), b.as_const()) {
         return match fold(op, p, q) {
             Some(v) => Value::int(v),
-            None => Value::unknown(format!("`{p} {} {q}` is undefined (division by zero or overflow)", op.spelling())),
+            None => Value::unknown(format!(
+                "`{p} {} {q}` is undefined (division by zero or overflow)",
+                op.spelling()
+            )),
         };
     }
     if let Some(v) = affine_rule(op, x, y) {
@@ -264,7 +285,11 @@ fn affine_rule(op: BinOp, x: &Affine, y: &Affine) -> Option<Affine> {
         },
         BinOp::Shl => yc.filter(|k| (0..62).contains(k)).map(|k| x.scale(1 << k)),
         BinOp::Div | BinOp::Shr => {
-            let m = if op == BinOp::Div { yc? } else { 1i64.checked_shl(u32::try_from(yc?).ok()?)? };
+            let m = if op == BinOp::Div {
+                yc?
+            } else {
+                1i64.checked_shl(u32::try_from(yc?).ok()?)?
+            };
             x.splits_by(m).then(|| Affine {
                 constant: x.constant / m,
                 terms: x.terms.iter().map(|&(s, c)| (s, c / m)).collect(),
@@ -365,7 +390,9 @@ impl Lanes {
         match (a, b) {
             (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(binary(op, x, y, true, syms)),
             _ => Lanes::Each(Rc::new(
-                (0..n).map(|t| binary(op, a.get(t), b.get(t), false, syms)).collect(),
+                (0..n)
+                    .map(|t| binary(op, a.get(t), b.get(t), false, syms))
+                    .collect(),
             )),
         }
     }
@@ -386,7 +413,13 @@ impl Lanes {
         Lanes::Each(Rc::new(
             mask.iter()
                 .enumerate()
-                .map(|(t, &m)| if m { new.get(t).clone() } else { self.get(t).clone() })
+                .map(|(t, &m)| {
+                    if m {
+                        new.get(t).clone()
+                    } else {
+                        self.get(t).clone()
+                    }
+                })
                 .collect(),
         ))
     }
@@ -405,13 +438,25 @@ mod tests {
             constant: 5,
             terms: vec![(w, 32)],
         });
-        assert_eq!(binary(BinOp::Rem, &tid, &Value::int(32), false, &mut syms), Value::int(5));
-        assert_eq!(binary(BinOp::And, &tid, &Value::int(31), false, &mut syms), Value::int(5));
-        assert_eq!(binary(BinOp::Shr, &tid, &Value::int(5), false, &mut syms), Value::sym(w));
+        assert_eq!(
+            binary(BinOp::Rem, &tid, &Value::int(32), false, &mut syms),
+            Value::int(5)
+        );
+        assert_eq!(
+            binary(BinOp::And, &tid, &Value::int(31), false, &mut syms),
+            Value::int(5)
+        );
+        assert_eq!(
+            binary(BinOp::Shr, &tid, &Value::int(5), false, &mut syms),
+            Value::sym(w)
+        );
         let x = binary(BinOp::Xor, &tid, &Value::int(1), false, &mut syms);
         assert_eq!(x.as_affine().map(|a| a.constant), Some(4));
         // Not reducible: % 3 of a multiple of 32.
-        assert!(matches!(binary(BinOp::Rem, &tid, &Value::int(3), false, &mut syms), Value::Unknown(_)));
+        assert!(matches!(
+            binary(BinOp::Rem, &tid, &Value::int(3), false, &mut syms),
+            Value::Unknown(_)
+        ));
         // Uniform non-linear products become a new unknown, memoised.
         let n = Value::sym(syms.fresh("n"));
         let p1 = binary(BinOp::Mul, &n, &n, true, &mut syms);
@@ -422,8 +467,17 @@ mod tests {
     #[test]
     fn folds_constants_with_c_semantics() {
         let mut syms = Symbols::default();
-        assert_eq!(binary(BinOp::Div, &Value::int(-7), &Value::int(2), true, &mut syms), Value::int(-3));
-        assert_eq!(binary(BinOp::Rem, &Value::int(-7), &Value::int(2), true, &mut syms), Value::int(-1));
-        assert!(matches!(binary(BinOp::Div, &Value::int(1), &Value::int(0), true, &mut syms), Value::Unknown(_)));
+        assert_eq!(
+            binary(BinOp::Div, &Value::int(-7), &Value::int(2), true, &mut syms),
+            Value::int(-3)
+        );
+        assert_eq!(
+            binary(BinOp::Rem, &Value::int(-7), &Value::int(2), true, &mut syms),
+            Value::int(-1)
+        );
+        assert!(matches!(
+            binary(BinOp::Div, &Value::int(1), &Value::int(0), true, &mut syms),
+            Value::Unknown(_)
+        ));
     }
 }

@@ -2,7 +2,7 @@
 //! Every measured pattern must be predicted exactly, wavefront for wavefront.
 
 use banklint::arch::{Arch, BankMode, Target};
-use banklint::bank_engine::{self, Op, WarpAccess, WARP_SIZE};
+use banklint::bank_engine::{self, Op, WARP_SIZE, WarpAccess};
 use serde_json::Value;
 use std::path::Path;
 
@@ -12,7 +12,9 @@ struct Outcome {
 }
 
 fn check_file(name: &str) -> Option<Outcome> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     let text = std::fs::read_to_string(&path).ok()?;
     let doc: Value = serde_json::from_str(&text).expect("calibration file is valid JSON");
     let device = doc["device"].as_str().unwrap_or("");
