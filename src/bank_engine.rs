@@ -273,7 +273,6 @@ fn phase_touches(
 
 /// Returns (wavefronts, ideal) for one phase.
 fn phase_cost(target: Target, access: &WarpAccess, touches: &[Touch]) -> (u32, u32) {
-    let banks = target.banks();
     let mut units: Vec<(u32, u64)> = touches.iter().map(|t| (t.bank, t.key)).collect();
     units.sort_unstable();
     units.dedup();

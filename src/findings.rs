@@ -91,8 +91,13 @@ pub fn evaluate_site(
                 )
         });
         if better {
+            // Shown with the first occurrence's real offsets, so banks are the real ones.
+            let shown = pattern.with_origin(&stats.origin);
+            let evaluation = evaluate(&shown, layout, target, site.op, site.width)
+                .filter(|d| d.verdict.wavefronts == e.verdict.wavefronts)
+                .unwrap_or(e);
             worst = Some(Worst {
-                evaluation: e,
+                evaluation,
                 label: stats.label.clone(),
             });
         }

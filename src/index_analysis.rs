@@ -76,6 +76,9 @@ pub struct PatternStats {
     pub first_seen: u64,
     /// Where the pattern was first seen: "warp 3, s = 8".
     pub label: String,
+    /// The index tuple subtracted from every lane when the pattern was normalized (zeros
+    /// otherwise), so reports can show the real banks of the first occurrence.
+    pub origin: Vec<i64>,
 }
 
 /// What the analysis saw at one access site under one block shape.
@@ -1789,13 +1792,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             {
                 all_uniform = false;
             }
-            if normalize {
+            let origin = if normalize {
                 for lane in lanes.iter_mut().flatten() {
                     for (v, f) in lane.iter_mut().zip(&first) {
                         *v -= f;
                     }
                 }
-            }
+                first.clone()
+            } else {
+                vec![0; first.len()]
+            };
             let label = {
                 let mut parts = vec![format!("warp {w}")];
                 parts.extend(self.labels.iter().cloned());
@@ -1824,6 +1830,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         count: 1,
                         first_seen: self.sequence,
                         label: label.clone(),
+                        origin: origin.clone(),
                     });
                 self.sequence += 1;
             }

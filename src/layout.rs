@@ -55,6 +55,27 @@ pub struct Pattern {
     pub uniform_shift: Vec<i64>,
 }
 
+impl Pattern {
+    /// The pattern with `origin` added back to every lane's index tuple.
+    pub fn with_origin(&self, origin: &[i64]) -> Pattern {
+        Pattern {
+            lanes: self
+                .lanes
+                .iter()
+                .map(|l| {
+                    l.as_ref().map(|t| {
+                        t.iter()
+                            .zip(origin.iter().chain(std::iter::repeat(&0)))
+                            .map(|(a, b)| a + b)
+                            .collect()
+                    })
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+}
+
 /// Where the worst case of a pattern was found.
 #[derive(Clone, Debug)]
 pub struct Evaluation {

@@ -253,6 +253,13 @@ fn statement_around(
         }
         k += 1;
     }
+    // Report the statement itself, not the whitespace around it.
+    while start < end && b[start].is_ascii_whitespace() {
+        start += 1;
+    }
+    while end > start && b[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
     (end > start && start <= offset).then_some(start..end)
 }
 

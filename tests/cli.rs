@@ -1,0 +1,314 @@
+//! The command line, end to end: output formats, exit statuses, the JSON schema, and bad
+//! input that must produce a clear error (never a panic) while other files are analyzed.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn banklint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_banklint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("banklint runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("banklint-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+const COLUMN: &str = "__global__ void k(int *out) {\n    __shared__ int matrix[32][32];\n    matrix[threadIdx.x][4] = 0;\n    out[threadIdx.x] = matrix[4][threadIdx.x];\n}\nvoid launch(int *o) { k<<<1, 32>>>(o); }\n";
+
+const CLEAN: &str = "__global__ void k(float *out) {\n    __shared__ float s[64];\n    s[threadIdx.x] = 1.0f;\n    out[threadIdx.x] = s[threadIdx.x + 32];\n}\n";
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
+#[test]
+fn human_output_is_rustc_style_with_the_fix() {
+    let dir = temp_dir("human");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--color", "never"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("warning[bank-conflict]: 32-way bank conflict on `matrix` (32 wavefronts per warp instead of 1)"), "{out}");
+    assert!(out.contains(&format!("{f}:3:5")), "{out}");
+    assert!(out.contains("`matrix` declared here"), "{out}");
+    assert!(
+        out.contains("lanes 0-31 all hit bank 4, 32 different words"),
+        "{out}"
+    );
+    assert!(out.contains("help: pad the innermost dimension by 1 element: `__shared__ int matrix[32][32 + 1];` (+128 bytes, 4224 bytes in all)"), "{out}");
+    assert!(
+        out.contains("block (32, 1) from the launch at line 6"),
+        "{out}"
+    );
+    assert!(!out.contains('\u{1b}'), "no colour when not asked");
+}
+
+#[test]
+fn color_always_emits_ansi() {
+    let dir = temp_dir("color");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--color", "always"]);
+    assert!(stdout(&o).contains("\u{1b}["));
+}
+
+#[test]
+fn clean_file_exits_zero_silently() {
+    let dir = temp_dir("clean");
+    let f = write(&dir, "clean.cu", CLEAN);
+    let o = banklint(&["check", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn short_format_matches_gcc_problem_matchers() {
+    let dir = temp_dir("short");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{f}:3:5: warning: 32-way bank conflict on `matrix` (32 wavefronts per warp instead of 1) [bank-conflict]"
+        )
+    );
+}
+
+#[test]
+fn json_follows_the_schema_and_lists_every_access() {
+    let dir = temp_dir("json");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["arch"], "sm_90");
+    assert_eq!(doc["files"][0]["status"], "ok");
+    let accesses = doc["accesses"].as_array().expect("accesses");
+    assert_eq!(accesses.len(), 2, "the clean access is listed too");
+    let store = &accesses[0];
+    for key in [
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "kernel",
+        "array",
+        "kind",
+        "access_bytes",
+        "block_dim",
+        "block_dim_source",
+        "status",
+        "reason",
+        "wavefronts",
+        "ideal_wavefronts",
+        "conflict_ways",
+        "block_totals",
+    ] {
+        assert!(store.get(key).is_some(), "missing {key} in {store}");
+    }
+    assert_eq!(store["line"], 3);
+    assert_eq!(store["column"], 5);
+    assert_eq!(store["end_line"], 3);
+    assert_eq!(store["end_column"], 27);
+    assert_eq!(store["kernel"], "k");
+    assert_eq!(store["kind"], "store");
+    assert_eq!(store["access_bytes"], 4);
+    assert_eq!(store["block_dim"], serde_json::json!([32, 1, 1]));
+    assert_eq!(store["block_dim_source"], "launch");
+    assert_eq!(store["status"], "analyzed");
+    assert_eq!(store["wavefronts"], 32);
+    assert_eq!(store["ideal_wavefronts"], 1);
+    assert_eq!(store["conflict_ways"], 32);
+    assert_eq!(
+        store["block_totals"],
+        serde_json::json!({"instructions": 1, "wavefronts": 32})
+    );
+    let load = &accesses[1];
+    assert_eq!(load["kind"], "load");
+    assert_eq!(load["conflict_ways"], 1);
+    let diag = &doc["diagnostics"][0];
+    assert_eq!(diag["code"], "bank-conflict");
+    assert_eq!(diag["severity"], "warning");
+    assert_eq!(diag["conflict_ways"], 32);
+    let s = &diag["suggestion"];
+    assert_eq!(s["replacement"], "32 + 1");
+    assert_eq!(
+        (s["line"].as_u64(), s["column"].as_u64()),
+        (Some(2), Some(31))
+    );
+    assert_eq!(
+        (s["end_line"].as_u64(), s["end_column"].as_u64()),
+        (Some(2), Some(33))
+    );
+}
+
+#[test]
+fn unknown_accesses_carry_a_reason() {
+    let dir = temp_dir("unknown");
+    let f = write(
+        &dir,
+        "dd.cu",
+        "__global__ void k(const int *in, float *out) {\n    __shared__ float s[256];\n    s[in[threadIdx.x]] = 1.0f;\n}\n",
+    );
+    let o = banklint(&["check", &f, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    let a = &doc["accesses"][0];
+    assert_eq!(a["status"], "unknown");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("data loaded from `in`"),
+        "{a}"
+    );
+    assert_eq!(a["block_dim_source"], "default");
+}
+
+#[test]
+fn bad_inputs_are_reported_and_the_rest_analyzed() {
+    let dir = temp_dir("bad");
+    let good = write(&dir, "good.cu", COLUMN);
+    let missing = dir.join("missing.cu").display().to_string();
+    let binary = dir.join("binary.cu");
+    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 0, 0, 1]).expect("write");
+    let latin1 = dir.join("latin1.cu");
+    std::fs::write(&latin1, b"// caf\xe9\n__global__ void k() {}\n").expect("write");
+    let o = banklint(&[
+        "check",
+        &missing,
+        &binary.display().to_string(),
+        &latin1.display().to_string(),
+        &good,
+        "--color",
+        "never",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "input errors win over conflicts");
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{missing}: no such file")), "{err}");
+    assert!(err.contains("binary.cu: looks like a binary file"), "{err}");
+    assert!(
+        err.contains("latin1.cu: is not valid UTF-8 (first bad byte at line 1, column 7)"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        stdout(&o).contains("32-way bank conflict on `matrix`"),
+        "the good file is still analyzed"
+    );
+}
+
+#[test]
+fn empty_file_is_fine() {
+    let dir = temp_dir("empty");
+    let f = write(&dir, "empty.cu", "");
+    let o = banklint(&["check", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    for args in [
+        vec!["check", "fixtures", "--arch", "sm_40"],
+        vec!["check", "fixtures", "--bank-mode", "6"],
+        vec!["check", "fixtures", "--block-dim", "64x64"],
+        vec!["check"],
+        vec!["frobnicate"],
+    ] {
+        let o = banklint(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty());
+    }
+}
+
+#[test]
+fn directories_are_walked_skipping_hidden_and_build_dirs() {
+    let dir = temp_dir("walk");
+    write(&dir, "a.cu", COLUMN);
+    std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+    write(&dir.join("sub"), "b.cuh", COLUMN);
+    for skipped in [".git", "build"] {
+        std::fs::create_dir_all(dir.join(skipped)).expect("mkdir");
+        write(&dir.join(skipped), "c.cu", COLUMN);
+    }
+    write(&dir, "notes.txt", "not cuda");
+    let o = banklint(&["check", &dir.display().to_string(), "--format", "short"]);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.lines().next().unwrap_or("").contains("a.cu:3:5"),
+        "sorted by path: {out}"
+    );
+    assert!(out.contains("b.cuh:3:5"), "{out}");
+}
+
+#[test]
+fn unparseable_statement_costs_only_itself() {
+    let dir = temp_dir("recover");
+    let f = write(
+        &dir,
+        "cpp.cu",
+        "__global__ void k(int *out) {\n    __shared__ int matrix[32][32];\n    auto t = std::make_tuple<int>(1);\n    matrix[threadIdx.x][4] = 0;\n}\n",
+    );
+    let o = banklint(&["check", &f, "--format", "short"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(":3:5: note: skipped code banklint could not parse [skipped-code]"),
+        "{out}"
+    );
+    assert!(
+        out.contains(":4:5: warning: 32-way bank conflict on `matrix`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn older_architectures_follow_their_rules() {
+    // tile[threadIdx.x][0] on float[32][32]: 32-way on sm_90, 16-way on sm_10 (16 banks, half-warps).
+    let dir = temp_dir("arch");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--format", "json", "--arch", "sm_10"]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    assert_eq!(doc["arch"], "sm_10");
+    assert_eq!(doc["accesses"][0]["conflict_ways"], 16);
+    assert_eq!(
+        doc["accesses"][0]["wavefronts"], 32,
+        "two half-warps of 16 each"
+    );
+}
+
+#[test]
+fn explain_prints_the_rule_documentation() {
+    let o = banklint(&["explain", "bank-conflict"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("## What it does"));
+    assert!(out.contains("## Why is this bad?"));
+    assert!(out.contains("[32][32 + 1]"));
+    let o = banklint(&["explain", "no-such-code"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = banklint(&["explain"]);
+    assert!(stdout(&o).contains("unanalyzed-access"));
+}
