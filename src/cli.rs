@@ -32,6 +32,13 @@ pub enum Command {
         /// The code to explain; omit to list every code.
         code: Option<String>,
     },
+    /// Run the bank engine on one warp access given as 32 byte offsets or a stride.
+    Simulate(crate::simulate::SimulateArgs),
+    /// Print the bank rules and shared-memory limits of every architecture.
+    Archs {
+        #[arg(long, value_enum, default_value_t = crate::simulate::ArchsFormat::Human)]
+        format: crate::simulate::ArchsFormat,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -86,6 +93,8 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Explain { code } => run_explain(code.as_deref()),
+        Command::Simulate(args) => crate::simulate::run(&args),
+        Command::Archs { format } => crate::simulate::run_archs(format),
     }
 }
 

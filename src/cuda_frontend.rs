@@ -395,9 +395,13 @@ fn lex(src: &str) -> Lexed {
             i += 1;
             while i < b.len() {
                 let d = b[i];
-                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || d == b'\'' {
-                    i += 1;
-                } else if (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')
+                let exponent_sign =
+                    (d == b'+' || d == b'-') && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P');
+                if d.is_ascii_alphanumeric()
+                    || d == b'.'
+                    || d == b'_'
+                    || d == b'\''
+                    || exponent_sign
                 {
                     i += 1;
                 } else {
@@ -586,10 +590,11 @@ fn run_directives(
         let now_active = active(&stack);
         if was_active && !now_active {
             disabled_from = Some(d.end);
-        } else if !was_active && now_active {
-            if let Some(from) = disabled_from.take() {
-                disabled.push(from..d.start);
-            }
+        } else if !was_active
+            && now_active
+            && let Some(from) = disabled_from.take()
+        {
+            disabled.push(from..d.start);
         }
     }
     if let Some(from) = disabled_from {
@@ -883,10 +888,10 @@ fn rewrite_tokens(
                 }
                 if j < tokens.len() {
                     keep[i..=j].iter_mut().for_each(|k| *k = false);
-                    if text(j) == "{" {
-                        if let Some(close) = matching(src, &tokens, j) {
-                            keep[close] = false;
-                        }
+                    if text(j) == "{"
+                        && let Some(close) = matching(src, &tokens, j)
+                    {
+                        keep[close] = false;
                     }
                 }
                 i = j + 1;
@@ -1195,10 +1200,10 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
                 if tokens.get(k).is_some_and(|_| text(k) == "class") {
                     k += 1; // enum class
                 }
-                if let Some(t) = tokens.get(k) {
-                    if t.kind == TokenKind::Ident {
-                        names.push(t.text(src).to_string());
-                    }
+                if let Some(t) = tokens.get(k)
+                    && t.kind == TokenKind::Ident
+                {
+                    names.push(t.text(src).to_string());
                 }
             }
             "typedef" => {
@@ -1228,10 +1233,10 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
                 }
             }
             "typename" => {
-                if let Some(t) = tokens.get(i + 1) {
-                    if t.kind == TokenKind::Ident {
-                        names.push(t.text(src).to_string());
-                    }
+                if let Some(t) = tokens.get(i + 1)
+                    && t.kind == TokenKind::Ident
+                {
+                    names.push(t.text(src).to_string());
                 }
             }
             _ => {}

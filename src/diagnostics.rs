@@ -200,15 +200,16 @@ fn bank_note(target: Target, worst: &crate::findings::Worst) -> String {
     } else {
         String::new()
     };
-    if let [only] = hot.as_slice() {
-        if only.lanes.len() == active && active > 1 {
-            return format!(
-                "lanes {} all hit bank {}, {} different words{phase_text}",
-                compress_lanes(&only.lanes),
-                only.bank,
-                max
-            );
-        }
+    if let [only] = hot.as_slice()
+        && only.lanes.len() == active
+        && active > 1
+    {
+        return format!(
+            "lanes {} all hit bank {}, {} different words{phase_text}",
+            compress_lanes(&only.lanes),
+            only.bank,
+            max
+        );
     }
     let shown: Vec<String> = hot
         .iter()

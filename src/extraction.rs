@@ -115,13 +115,12 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                     let template = prepared
                         .templates
                         .iter()
-                        .filter(|t| t.span.end <= item.chunk.span.start)
-                        .filter(|t| {
-                            prepared.text[t.span.end..item.chunk.span.start]
-                                .trim()
-                                .is_empty()
+                        .rfind(|t| {
+                            t.span.end <= item.chunk.span.start
+                                && prepared.text[t.span.end..item.chunk.span.start]
+                                    .trim()
+                                    .is_empty()
                         })
-                        .last()
                         .cloned();
                     unit.functions.push(Function {
                         name,
@@ -148,34 +147,34 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
     }
     // Enumerators are constants.
     for spec in &decl.node.specifiers {
-        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node {
-            if let TypeSpecifier::Enum(e) = &ts.node {
-                let mut next = 0i64;
-                for en in &e.node.enumerators {
-                    let name = en.node.identifier.node.name.clone();
-                    match &en.node.expression {
-                        Some(expr) => {
-                            let value =
-                                crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
-                            if let Some(v) = value {
-                                next = v;
-                                unit.constants.insert(name, NamedConstant::Value(v));
-                            } else {
-                                unit.constants.insert(
-                                    name,
-                                    NamedConstant::Expr {
-                                        expr: (**expr).clone(),
-                                        item: item_idx,
-                                    },
-                                );
-                            }
-                        }
-                        None => {
-                            unit.constants.insert(name, NamedConstant::Value(next));
+        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
+            && let TypeSpecifier::Enum(e) = &ts.node
+        {
+            let mut next = 0i64;
+            for en in &e.node.enumerators {
+                let name = en.node.identifier.node.name.clone();
+                match &en.node.expression {
+                    Some(expr) => {
+                        let value =
+                            crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
+                        if let Some(v) = value {
+                            next = v;
+                            unit.constants.insert(name, NamedConstant::Value(v));
+                        } else {
+                            unit.constants.insert(
+                                name,
+                                NamedConstant::Expr {
+                                    expr: (**expr).clone(),
+                                    item: item_idx,
+                                },
+                            );
                         }
                     }
-                    next += 1;
+                    None => {
+                        unit.constants.insert(name, NamedConstant::Value(next));
+                    }
                 }
+                next += 1;
             }
         }
     }
@@ -200,16 +199,15 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
         ) = (
             declarator_name(&init.node.declarator.node),
             &init.node.initializer,
-        ) {
-            if init.node.declarator.node.derived.is_empty() {
-                unit.constants.insert(
-                    name,
-                    NamedConstant::Expr {
-                        expr: (**expr).clone(),
-                        item: item_idx,
-                    },
-                );
-            }
+        ) && init.node.declarator.node.derived.is_empty()
+        {
+            unit.constants.insert(
+                name,
+                NamedConstant::Expr {
+                    expr: (**expr).clone(),
+                    item: item_idx,
+                },
+            );
         }
     }
 }
@@ -378,12 +376,11 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                         match &derived.node {
                             DerivedDeclarator::Pointer(_) => ty = Type::Pointer(Box::new(ty)),
                             DerivedDeclarator::Array(a) => {
-                                if let ArraySize::VariableExpression(e) = &a.node.size {
-                                    if let Expression::Constant(c) = &e.node {
-                                        if let Constant::Integer(i) = &c.node {
-                                            count *= i.number.parse::<u32>().unwrap_or(1);
-                                        }
-                                    }
+                                if let ArraySize::VariableExpression(e) = &a.node.size
+                                    && let Expression::Constant(c) = &e.node
+                                    && let Constant::Integer(i) = &c.node
+                                {
+                                    count *= i.number.parse::<u32>().unwrap_or(1);
                                 }
                             }
                             _ => {}
@@ -409,13 +406,12 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
 /// Registers struct tags and typedef names a declaration introduces.
 pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
     for spec in &decl.specifiers {
-        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node {
-            if let TypeSpecifier::Struct(st) = &ts.node {
-                if let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations) {
-                    let ty = struct_type(types, &st.node);
-                    types.named.insert(tag.node.name.clone(), ty);
-                }
-            }
+        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
+            && let TypeSpecifier::Struct(st) = &ts.node
+            && let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations)
+        {
+            let ty = struct_type(types, &st.node);
+            types.named.insert(tag.node.name.clone(), ty);
         }
     }
     if is_typedef(decl) {

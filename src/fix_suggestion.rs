@@ -160,12 +160,12 @@ fn ways(site: &Site, layout: &ArrayLayout, target: Target) -> u32 {
 
 /// `TILE` -> `TILE + 1`; `TILE + 1` -> `TILE + 2`; `32` -> `32 + 1`.
 pub fn padded_text(inner: &str, pad: i64) -> String {
-    if let Some((head, tail)) = inner.rsplit_once('+') {
-        if let Ok(k) = tail.trim().parse::<i64>() {
-            if !head.trim().is_empty() && !head.contains(['(', '?', '<', '>', '-', '*', '/']) {
-                return format!("{} + {}", head.trim(), k + pad);
-            }
-        }
+    if let Some((head, tail)) = inner.rsplit_once('+')
+        && let Ok(k) = tail.trim().parse::<i64>()
+        && !head.trim().is_empty()
+        && !head.contains(['(', '?', '<', '>', '-', '*', '/'])
+    {
+        return format!("{} + {}", head.trim(), k + pad);
     }
     let needs_parens = inner.contains(['?', '<', '>', '&', '|', '^', '=']) || inner.contains(',');
     if needs_parens {

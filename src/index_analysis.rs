@@ -557,17 +557,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.scopes.pop();
             }
             Statement::Continue => {
-                if self.uncertain == 0 {
-                    if let Some(l) = self.loops.last_mut() {
-                        l.cont.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
-                    }
+                if self.uncertain == 0
+                    && let Some(l) = self.loops.last_mut()
+                {
+                    l.cont.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
                 }
             }
             Statement::Break => {
-                if self.uncertain == 0 {
-                    if let Some(l) = self.loops.last_mut() {
-                        l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
-                    }
+                if self.uncertain == 0
+                    && let Some(l) = self.loops.last_mut()
+                {
+                    l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
                 }
             }
             Statement::Return(e) => {
@@ -589,16 +589,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn declare(&mut self, d: &Node<Declaration>, mask: &[bool]) {
         let item = &self.unit.items[self.item];
-        if self.span_override.is_none() {
-            if let Some(arrays) =
+        if self.span_override.is_none()
+            && let Some(arrays) =
                 shared_arrays_in(self.unit.prepared, item, self.item, &self.unit.types, d)
-            {
-                for a in arrays {
-                    let id = self.register_array(a.clone());
-                    self.bind(&a.name, Binding::Shared(id));
-                }
-                return;
+        {
+            for a in arrays {
+                let id = self.register_array(a.clone());
+                self.bind(&a.name, Binding::Shared(id));
             }
+            return;
         }
         let mut types = self.unit.types.clone();
         crate::extraction::register_types(&mut types, &d.node);
@@ -849,25 +848,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let mut trips = 0u64;
         let ok = loop {
             let running = self.live(mask);
-            if !(body_first && trips == 0) {
-                if let Some(c) = cond {
-                    let v = self.eval(c, &running);
-                    let mut leaving = vec![false; self.n];
-                    for t in 0..self.n {
-                        if running[t] {
-                            match v.get(t).as_const() {
-                                Some(0) => leaving[t] = true,
-                                Some(_) => {}
-                                None => break,
-                            }
+            if !(body_first && trips == 0)
+                && let Some(c) = cond
+            {
+                let v = self.eval(c, &running);
+                let mut leaving = vec![false; self.n];
+                for t in 0..self.n {
+                    if running[t] {
+                        match v.get(t).as_const() {
+                            Some(0) => leaving[t] = true,
+                            Some(_) => {}
+                            None => break,
                         }
                     }
-                    if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
-                        break false;
-                    }
-                    if let Some(l) = self.loops.last_mut() {
-                        l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
-                    }
+                }
+                if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
+                    break false;
+                }
+                if let Some(l) = self.loops.last_mut() {
+                    l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
                 }
             }
             let running = self.live(mask);
@@ -970,9 +969,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let mut body_mask = running.clone();
         if let Some(c) = cond {
             let v = self.eval(c, &running);
-            for t in 0..self.n {
+            for (t, m) in body_mask.iter_mut().enumerate() {
                 if v.get(t).as_const() == Some(0) {
-                    body_mask[t] = false;
+                    *m = false;
                 }
             }
         }
@@ -1122,23 +1121,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn size_of_expr(&mut self, e: &Node<Expression>) -> Lanes {
-        if let Expression::Identifier(id) = &e.node {
-            if let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned() {
-                if let Some(total) = self.arrays[a]
-                    .layout
-                    .as_ref()
-                    .and_then(ArrayLayout::total_bytes)
-                {
-                    return Lanes::int(total);
-                }
-            }
+        if let Expression::Identifier(id) = &e.node
+            && let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned()
+            && let Some(total) = self.arrays[a]
+                .layout
+                .as_ref()
+                .and_then(ArrayLayout::total_bytes)
+        {
+            return Lanes::int(total);
         }
-        if let Some((array, indices, _)) = self.shared_ref(e) {
-            if let Some(layout) = &self.arrays[array].layout {
-                if indices.len() == layout.dims.len() {
-                    return Lanes::int(layout.elem_size);
-                }
-            }
+        if let Some((array, indices, _)) = self.shared_ref(e)
+            && let Some(layout) = &self.arrays[array].layout
+            && indices.len() == layout.dims.len()
+        {
+            return Lanes::int(layout.elem_size);
         }
         Lanes::unknown("a sizeof banklint does not evaluate")
     }
@@ -1177,21 +1173,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::int(v);
         }
         let at = self.span(span).start;
-        if let Some(m) = self.unit.prepared.macros.lookup(name, at) {
-            if m.params.is_none() {
-                let body = m.body.clone();
-                return self.eval_text(&body, span, mask, name);
-            }
+        if let Some(m) = self.unit.prepared.macros.lookup(name, at)
+            && m.params.is_none()
+        {
+            let body = m.body.clone();
+            return self.eval_text(&body, span, mask, name);
         }
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }
-        if let Some(at) = self.host_at {
-            if let Some(crate::launch_config::HostDef::Value(v)) =
+        if let Some(at) = self.host_at
+            && let Some(crate::launch_config::HostDef::Value(v)) =
                 crate::launch_config::host_definition(&self.unit.prepared.text, name, at)
-            {
-                return self.eval_text(&v, span, mask, name);
-            }
+        {
+            return self.eval_text(&v, span, mask, name);
         }
         Lanes::unknown(format!("`{name}` is not known to banklint"))
     }
@@ -1268,19 +1263,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         if let Some(name) = &name {
             let at = self.span(call.callee.span).start;
-            if self.lookup(name).is_none() {
-                if let Some(m) = self.unit.prepared.macros.lookup(name, at) {
-                    if let Some(params) = m.params.clone() {
-                        let body = m.body.clone();
-                        let args: Vec<String> = call
-                            .arguments
-                            .iter()
-                            .map(|a| self.raw_text(a.span))
-                            .collect();
-                        let expanded = substitute_params(&body, &params, &args);
-                        return self.eval_text(&expanded, whole.span, mask, name);
-                    }
-                }
+            if self.lookup(name).is_none()
+                && let Some(m) = self.unit.prepared.macros.lookup(name, at)
+                && let Some(params) = m.params.clone()
+            {
+                let body = m.body.clone();
+                let args: Vec<String> = call
+                    .arguments
+                    .iter()
+                    .map(|a| self.raw_text(a.span))
+                    .collect();
+                let expanded = substitute_params(&body, &params, &args);
+                return self.eval_text(&expanded, whole.span, mask, name);
             }
         }
         let args: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
@@ -1303,10 +1297,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => {}
         }
-        if let Some(f) = self.unit.function(&name).filter(|f| !f.kernel).cloned() {
-            if self.call_depth < MAX_CALL_DEPTH {
-                return self.inline_call(&f, call, args, mask);
-            }
+        if let Some(f) = self.unit.function(&name).filter(|f| !f.kernel).cloned()
+            && self.call_depth < MAX_CALL_DEPTH
+        {
+            return self.inline_call(&f, call, args, mask);
         }
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
@@ -1594,10 +1588,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Resolves `s[i][j].f` to (array, index expressions, member names) when `s` is a
     /// `__shared__` array indexed in every dimension.
-    fn shared_ref<'e>(
-        &self,
-        e: &'e Node<Expression>,
-    ) -> Option<(usize, Vec<&'e Node<Expression>>, Vec<String>)> {
+    fn shared_ref<'e>(&self, e: &'e Node<Expression>) -> Option<SharedRef<'e>> {
         let mut members = Vec::new();
         let mut cur = e;
         while let Expression::Member(m) = &cur.node {
@@ -1858,6 +1849,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 }
 
+/// A resolved `s[i][j].f`: the array, its index expressions, and the member names.
+type SharedRef<'e> = (usize, Vec<&'e Node<Expression>>, Vec<String>);
+
 fn base_name(e: &Node<Expression>) -> Option<String> {
     match &e.node {
         Expression::Identifier(id) => Some(id.node.name.clone()),
@@ -1969,10 +1963,8 @@ fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
                     | BinaryOperator::LogicalAnd
                     | BinaryOperator::LogicalOr
             );
-            if assigns {
-                if let Expression::Identifier(id) = &b.node.lhs.node {
-                    out.push(id.node.name.clone());
-                }
+            if assigns && let Expression::Identifier(id) = &b.node.lhs.node {
+                out.push(id.node.name.clone());
             }
             collect_assigned_expr(&b.node.lhs, out);
             collect_assigned_expr(&b.node.rhs, out);
@@ -1984,10 +1976,9 @@ fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
                     | UnaryOperator::PostIncrement
                     | UnaryOperator::PreDecrement
                     | UnaryOperator::PostDecrement
-            ) {
-                if let Expression::Identifier(id) = &u.node.operand.node {
-                    out.push(id.node.name.clone());
-                }
+            ) && let Expression::Identifier(id) = &u.node.operand.node
+            {
+                out.push(id.node.name.clone());
             }
             collect_assigned_expr(&u.node.operand, out);
         }

@@ -60,13 +60,13 @@ pub fn shapes_for(
             }
         }
     }
-    if shapes.is_empty() {
-        if let Some(dims) = annotation(unit, f) {
-            shapes.push(BlockShape {
-                dims: Some(dims),
-                source: ShapeSource::Annotation,
-            });
-        }
+    if shapes.is_empty()
+        && let Some(dims) = annotation(unit, f)
+    {
+        shapes.push(BlockShape {
+            dims: Some(dims),
+            source: ShapeSource::Annotation,
+        });
     }
     if shapes.is_empty() {
         shapes.push(match cli {
@@ -96,13 +96,13 @@ fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u
     let expr = parse_expression_text(unit, text)?;
     match &expr.node {
         Expression::Call(call) => {
-            if let Expression::Identifier(id) = &call.node.callee.node {
-                if id.node.name == "dim3" {
-                    let src = &unit.prepared.text;
-                    let _ = src;
-                    let parts = split_args(&text[text.find('(')? + 1..text.rfind(')')?]);
-                    return components(unit, &parts, at);
-                }
+            if let Expression::Identifier(id) = &call.node.callee.node
+                && id.node.name == "dim3"
+            {
+                let src = &unit.prepared.text;
+                let _ = src;
+                let parts = split_args(&text[text.find('(')? + 1..text.rfind(')')?]);
+                return components(unit, &parts, at);
             }
             None
         }

@@ -8,6 +8,7 @@
 
 pub mod arch;
 pub mod bank_engine;
+pub mod capacity;
 pub mod check;
 pub mod cli;
 pub mod cuda_frontend;
@@ -20,6 +21,7 @@ pub mod launch_config;
 pub mod layout;
 pub mod parse;
 pub mod rules;
+pub mod simulate;
 pub mod source;
 pub mod types;
 pub mod value;

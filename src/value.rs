@@ -405,10 +405,10 @@ impl Lanes {
         if !mask.iter().any(|&m| m) {
             return self.clone();
         }
-        if let (Lanes::Same(a), Lanes::Same(b)) = (self, new) {
-            if a == b {
-                return self.clone();
-            }
+        if let (Lanes::Same(a), Lanes::Same(b)) = (self, new)
+            && a == b
+        {
+            return self.clone();
         }
         Lanes::Each(Rc::new(
             mask.iter()

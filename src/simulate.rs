@@ -1,0 +1,861 @@
+//! `banklint simulate`: the bank engine as a calculator. Takes one warp instruction (32 byte
+//! offsets, or a base and stride) and shows which lanes land in which bank, the words that
+//! collide, and the wavefronts. `banklint archs`: the bank rules and shared-memory limits
+//! of every architecture as one table.
+
+use crate::arch::{Arch, BankMode, Family, KNOWN_ARCHS, Target};
+use crate::bank_engine::{self, BankLoad, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
+use crate::capacity::{self, CacheConfig, KB};
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+/// Largest byte offset accepted; far beyond any shared memory, small enough for exact math.
+const MAX_OFFSET: i128 = u32::MAX as i128;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimulateFormat {
+    Human,
+    Json,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SimulateArgs {
+    /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Kepler (sm_3x) bank mode in bytes: 4 or 8.
+    #[arg(long, default_value = "4", value_name = "4|8")]
+    pub bank_mode: String,
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
+    #[arg(long, default_value = "4", value_name = "1|2|4|8|16")]
+    pub bytes: String,
+    /// Load or store.
+    #[arg(long, default_value = "load", value_name = "load|store")]
+    pub op: String,
+    /// 32 comma-separated byte offsets, one per lane; `-` for an inactive lane.
+    #[arg(long, allow_hyphen_values = true, value_name = "O0,O1,...,O31")]
+    pub offsets: Option<String>,
+    /// Shorthand: lane i at BASE + i * STRIDE bytes.
+    #[arg(long, allow_hyphen_values = true, value_name = "BYTES")]
+    pub stride: Option<String>,
+    /// First lane's byte offset with --stride (default 0).
+    #[arg(long, allow_hyphen_values = true, value_name = "BYTES")]
+    pub base: Option<String>,
+    /// With --stride, how many lanes (from lane 0) are active (default 32).
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
+    pub active: Option<String>,
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
+    pub format: SimulateFormat,
+}
+
+/// A parsed, validated `simulate` request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Simulation {
+    pub target: Target,
+    pub access: WarpAccess,
+}
+
+/// Runs `banklint simulate`; returns the exit status (0, or 2 for bad input).
+pub fn run(args: &SimulateArgs) -> i32 {
+    let sim = match parse(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let verdict = bank_engine::wavefronts(sim.target, &sim.access);
+    match args.format {
+        SimulateFormat::Human => print!("{}", render_human(&sim, &verdict)),
+        SimulateFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&sim, &verdict)).unwrap_or_default()
+        ),
+    }
+    0
+}
+
+/// Checks the arguments and builds the warp access; errors are one line, without `error:`.
+pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
+    let arch = Arch::parse(&args.arch)?;
+    let bank_mode = args
+        .bank_mode
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .and_then(BankMode::from_bytes)
+        .ok_or_else(|| format!("invalid --bank-mode `{}` (expected 4 or 8)", args.bank_mode))?;
+    let width = match args.bytes.trim().parse::<u32>() {
+        Ok(w @ (1 | 2 | 4 | 8 | 16)) => w,
+        _ => {
+            return Err(format!(
+                "invalid --bytes `{}` (the access width per lane must be 1, 2, 4, 8 or 16)",
+                args.bytes
+            ));
+        }
+    };
+    let op = match args.op.trim().to_ascii_lowercase().as_str() {
+        "load" | "ld" | "read" => Op::Load,
+        "store" | "st" | "write" => Op::Store,
+        _ => {
+            return Err(format!(
+                "invalid --op `{}` (expected load or store)",
+                args.op
+            ));
+        }
+    };
+    let offsets = match (&args.offsets, &args.stride) {
+        (Some(_), Some(_)) => {
+            return Err("give either --offsets or --stride, not both".to_string());
+        }
+        (None, None) => {
+            return Err(
+                "no lanes given: use --offsets with 32 comma-separated byte offsets, or --stride"
+                    .to_string(),
+            );
+        }
+        (Some(list), None) => {
+            if args.base.is_some() || args.active.is_some() {
+                return Err("--base and --active go with --stride, not --offsets".to_string());
+            }
+            parse_offsets(list, width)?
+        }
+        (None, Some(stride)) => strided_offsets(
+            stride,
+            args.base.as_deref(),
+            args.active.as_deref(),
+            width,
+        )?,
+    };
+    if offsets.iter().all(Option::is_none) {
+        return Err("every lane is inactive; give at least one byte offset".to_string());
+    }
+    Ok(Simulation {
+        target: Target::new(arch, bank_mode),
+        access: WarpAccess { width, op, offsets },
+    })
+}
+
+/// Parses a decimal or `0x` hexadecimal integer, with an optional sign.
+fn parse_int(text: &str) -> Option<i128> {
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let value = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        i128::from_str_radix(hex, 16).ok()?
+    } else {
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<i128>().ok()?
+    };
+    Some(if negative { -value } else { value })
+}
+
+fn check_offset(flag: &str, lane: usize, offset: i128, width: u32) -> Result<u64, String> {
+    if offset < 0 {
+        return Err(format!(
+            "{flag}: lane {lane} is at byte offset {offset}; offsets must not be negative"
+        ));
+    }
+    if offset > MAX_OFFSET {
+        return Err(format!(
+            "{flag}: lane {lane} is at byte offset {offset}, beyond the largest accepted ({MAX_OFFSET})"
+        ));
+    }
+    if offset % i128::from(width) != 0 {
+        return Err(format!(
+            "{flag}: lane {lane} is at byte offset {offset}, which is not aligned to the \
+             {width}-byte access width (use a multiple of {width})"
+        ));
+    }
+    Ok(offset as u64)
+}
+
+fn parse_offsets(list: &str, width: u32) -> Result<LaneOffsets, String> {
+    let items: Vec<&str> = list.split(',').map(str::trim).collect();
+    if items.len() != WARP_SIZE {
+        return Err(format!(
+            "--offsets needs exactly 32 comma-separated byte offsets (one per lane, `-` for an \
+             inactive lane), got {}",
+            items.len()
+        ));
+    }
+    let mut offsets = [None; WARP_SIZE];
+    for (lane, item) in items.iter().enumerate() {
+        if *item == "-" {
+            continue;
+        }
+        let value = parse_int(item).ok_or_else(|| {
+            format!(
+                "--offsets: lane {lane} has `{item}`, which is not a number (use `-` for an \
+                 inactive lane)"
+            )
+        })?;
+        offsets[lane] = Some(check_offset("--offsets", lane, value, width)?);
+    }
+    Ok(offsets)
+}
+
+fn strided_offsets(
+    stride: &str,
+    base: Option<&str>,
+    active: Option<&str>,
+    width: u32,
+) -> Result<LaneOffsets, String> {
+    let stride_value = parse_int(stride)
+        .ok_or_else(|| format!("invalid --stride `{stride}` (expected a number of bytes)"))?;
+    let base_value = match base {
+        Some(b) => parse_int(b)
+            .ok_or_else(|| format!("invalid --base `{b}` (expected a number of bytes)"))?,
+        None => 0,
+    };
+    let active_lanes = match active {
+        Some(n) => match parse_int(n) {
+            Some(v) if (1..=32).contains(&v) => v as usize,
+            _ => {
+                return Err(format!(
+                    "invalid --active `{n}` (expected a lane count from 1 to 32)"
+                ));
+            }
+        },
+        None => WARP_SIZE,
+    };
+    let mut offsets = [None; WARP_SIZE];
+    for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes) {
+        let offset = base_value + lane as i128 * stride_value;
+        *slot = Some(check_offset("--stride", lane, offset, width)?);
+    }
+    Ok(offsets)
+}
+
+/// One bank of one phase, with the 4-byte words its lanes touch there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BankRow {
+    pub bank: u32,
+    pub lanes: Vec<usize>,
+    /// Distinct 4-byte word indices (byte offset / 4) touched in this bank, sorted.
+    pub words: Vec<u64>,
+    /// Distinct storage units the bank must serve one after another: the words, except on
+    /// 3.x, where one unit is an 8-byte row (8-byte mode) or words w and w+32 of one
+    /// 256-byte segment (4-byte mode).
+    pub ways: u32,
+}
+
+/// The 4-byte words one lane touches in a request, with their banks (the same mapping as
+/// the engine's).
+fn lane_words(target: Target, width: u32, offset: u64, part: u32) -> Vec<(u32, u64)> {
+    let width = u64::from(width);
+    match (target.family(), target.bank_mode) {
+        (Family::Tesla, _) => {
+            let word = if width > 4 {
+                offset / 4 + u64::from(part)
+            } else {
+                offset / 4
+            };
+            vec![((word % 16) as u32, word)]
+        }
+        (Family::Kepler, BankMode::EightByte) => (offset / 4..=(offset + width - 1) / 4)
+            .map(|w| (((w / 2) % 32) as u32, w))
+            .collect(),
+        _ => (offset / 4..=(offset + width - 1) / 4)
+            .map(|w| ((w % 32) as u32, w))
+            .collect(),
+    }
+}
+
+/// The per-bank picture of one phase, banks in order.
+pub fn bank_rows(sim: &Simulation, phase: &Phase) -> Vec<BankRow> {
+    let loads: Vec<BankLoad> = bank_engine::bank_map(sim.target, &sim.access, phase);
+    loads
+        .into_iter()
+        .map(|load| {
+            let mut words: Vec<u64> = Vec::new();
+            for &lane in &load.lanes {
+                if let Some(offset) = sim.access.offsets[lane] {
+                    for (bank, word) in lane_words(sim.target, sim.access.width, offset, phase.part)
+                    {
+                        if bank == load.bank {
+                            words.push(word);
+                        }
+                    }
+                }
+            }
+            words.sort_unstable();
+            words.dedup();
+            BankRow {
+                bank: load.bank,
+                lanes: load.lanes,
+                words,
+                ways: load.units.len() as u32,
+            }
+        })
+        .collect()
+}
+
+/// Whether lanes n and n^mask use one address wherever both are active.
+fn pairs_share(offsets: &LaneOffsets, mask: usize) -> bool {
+    (0..WARP_SIZE).all(|n| match (offsets[n], offsets[n ^ mask]) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    })
+}
+
+/// One sentence on the wide-load merge rule for this access.
+pub fn merge_note(sim: &Simulation, verdict: &Verdict) -> String {
+    let access = &sim.access;
+    if sim.target.family() != Family::Maxwell {
+        return format!(
+            "does not apply on {} (measured on 5.x and later only)",
+            sim.target.arch
+        );
+    }
+    if access.width < 8 {
+        return "does not apply (only 8- and 16-byte loads merge)".to_string();
+    }
+    if access.op == Op::Store {
+        return "does not apply (stores never merge)".to_string();
+    }
+    let (base, doubled) = if access.width == 8 { (16, 32) } else { (8, 16) };
+    if verdict.merged {
+        let pair = if pairs_share(&access.offsets, 1) {
+            "n and n^1"
+        } else {
+            "n and n^2"
+        };
+        format!(
+            "applied: lanes {pair} read the same address, so phases hold {doubled} lanes instead of {base}"
+        )
+    } else {
+        "not applied (neither lanes n and n^1 nor lanes n and n^2 all share addresses)".to_string()
+    }
+}
+
+fn ways_of(p: &Phase) -> u32 {
+    p.wavefronts.div_ceil(p.ideal.max(1))
+}
+
+/// The JSON form: see `banklint simulate --help`.
+pub fn to_json(sim: &Simulation, verdict: &Verdict) -> Value {
+    let phases: Vec<Value> = verdict
+        .phases
+        .iter()
+        .map(|p| {
+            let banks: Vec<Value> = bank_rows(sim, p)
+                .into_iter()
+                .map(|r| json!({"bank": r.bank, "lanes": r.lanes, "words": r.words, "ways": r.ways}))
+                .collect();
+            json!({
+                "lanes": [p.lanes.start, p.lanes.end - 1],
+                "part": p.part,
+                "wavefronts": p.wavefronts,
+                "ideal": p.ideal,
+                "banks": banks,
+            })
+        })
+        .collect();
+    json!({
+        "arch": sim.target.arch.name(),
+        "bank_mode": match sim.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
+        "bytes": sim.access.width,
+        "op": sim.access.op.name(),
+        "active_lanes": sim.access.offsets.iter().filter(|o| o.is_some()).count(),
+        "wavefronts": verdict.wavefronts,
+        "ideal_wavefronts": verdict.ideal,
+        "conflict_ways": verdict.conflict_ways,
+        "merged": verdict.merged,
+        "phases": phases,
+    })
+}
+
+/// Formats sorted numbers compactly (`0-3, 8, 12-15`; `0, 32, ..., 992` for a long
+/// progression), cut to `max` characters with a count of what was left out.
+pub fn compact_list<T: Copy + Into<u64>>(values: &[T], max: usize) -> String {
+    let v: Vec<u64> = values.iter().map(|&x| x.into()).collect();
+    if v.is_empty() {
+        return String::new();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        if j >= i + 2 {
+            parts.push(format!("{}-{}", v[i], v[j]));
+        } else {
+            parts.extend(v[i..=j].iter().map(u64::to_string));
+        }
+        i = j + 1;
+    }
+    let joined = parts.join(", ");
+    if joined.len() <= max {
+        return joined;
+    }
+    if v.len() > 3 {
+        let step = v[1] - v[0];
+        if v.windows(2).all(|w| w[1] - w[0] == step) {
+            let text = format!("{}, {}, ..., {} ({} values)", v[0], v[1], v[v.len() - 1], v.len());
+            if text.len() <= max {
+                return text;
+            }
+        }
+    }
+    let mut out = String::new();
+    for (k, part) in parts.iter().enumerate() {
+        let rest = parts.len() - k;
+        let tail = format!(", +{rest} more");
+        let candidate = if out.is_empty() {
+            part.clone()
+        } else {
+            format!("{out}, {part}")
+        };
+        if candidate.len() + tail.len() > max && k + 1 < parts.len() {
+            return format!("{out}{tail}");
+        }
+        out = candidate;
+    }
+    out
+}
+
+const LANES_WIDTH: usize = 24;
+const WORDS_WIDTH: usize = 38;
+
+/// The human-readable picture: lane-to-bank grid, one table per phase, totals.
+pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
+    let mut out = String::new();
+    let access = &sim.access;
+    let active: Vec<usize> = (0..WARP_SIZE)
+        .filter(|&l| access.offsets[l].is_some())
+        .collect();
+    let _ = writeln!(
+        out,
+        "{}: {}-byte {}, {} of 32 lanes active",
+        sim.target.describe(),
+        access.width,
+        access.op.name(),
+        active.len()
+    );
+    if sim.target.arch.rules_are_assumed() {
+        let _ = writeln!(
+            out,
+            "note: {} uses the 5.x-9.x bank rules, assumed until measured",
+            sim.target.arch
+        );
+    }
+    let inactive: Vec<usize> = (0..WARP_SIZE)
+        .filter(|&l| access.offsets[l].is_none())
+        .collect();
+    if !inactive.is_empty() {
+        let _ = writeln!(out, "inactive lanes: {}", compact_list(&to_u64(&inactive), 62));
+    }
+
+    let _ = writeln!(out, "\nbank of each lane's first word (- = inactive):");
+    for half in [0..16, 16..32] {
+        let _ = write!(out, "  lanes {:>2}-{:<2}:", half.start, half.end - 1);
+        for lane in half {
+            match access.offsets[lane] {
+                Some(o) => {
+                    let bank = lane_words(sim.target, access.width, o, 0)[0].0;
+                    let _ = write!(out, " {bank:>2}");
+                }
+                None => out.push_str("  -"),
+            }
+        }
+        out.push('\n');
+    }
+
+    let lanes_per_phase = verdict.phases.first().map_or(32, |p| p.lanes.len());
+    let parts = verdict.phases.iter().map(|p| p.part + 1).max().unwrap_or(1);
+    let possible = (WARP_SIZE / lanes_per_phase) as u32 * parts;
+    let count = verdict.phases.len();
+    for (k, phase) in verdict.phases.iter().enumerate() {
+        let rows = bank_rows(sim, phase);
+        let worst = rows.iter().map(|r| r.ways).max().unwrap_or(1);
+        let part = if sim.target.family() == Family::Tesla && access.width > 4 {
+            format!(", 32-bit part {} of {}", phase.part + 1, access.width / 4)
+        } else {
+            String::new()
+        };
+        let ways = ways_of(phase);
+        let verdict_text = if ways > 1 {
+            format!("{ways}-way")
+        } else {
+            "conflict-free".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "\nphase {} of {}: lanes {}-{}{}: {} wavefront{} (ideal {}), {}",
+            k + 1,
+            count,
+            phase.lanes.start,
+            phase.lanes.end - 1,
+            part,
+            phase.wavefronts,
+            plural(phase.wavefronts),
+            phase.ideal,
+            verdict_text
+        );
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:>4}  {:<LANES_WIDTH$}  words",
+            "bank", "ways", "lanes"
+        );
+        for r in &rows {
+            let mark = if worst > 1 && r.ways == worst {
+                '>'
+            } else {
+                ' '
+            };
+            let _ = writeln!(
+                out,
+                "{mark} {:>4}  {:>4}  {:<LANES_WIDTH$}  {}",
+                r.bank,
+                r.ways,
+                compact_list(&to_u64(&r.lanes), LANES_WIDTH),
+                compact_list(&r.words, WORDS_WIDTH)
+            );
+        }
+    }
+    if (count as u32) < possible {
+        let skipped = possible - count as u32;
+        let _ = writeln!(
+            out,
+            "\n{} phase{} with no active lane cost nothing and {} not shown.",
+            skipped,
+            plural(skipped),
+            if skipped == 1 { "is" } else { "are" }
+        );
+    }
+
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "wavefronts:  {} (ideal {})",
+        verdict.wavefronts, verdict.ideal
+    );
+    let conflict = if verdict.conflict_ways > 1 {
+        format!(
+            "{}-way (the worst phase needs {}x its ideal)",
+            verdict.conflict_ways, verdict.conflict_ways
+        )
+    } else {
+        "none".to_string()
+    };
+    let _ = writeln!(out, "conflict:    {conflict}");
+    let _ = writeln!(out, "merge rule:  {}", merge_note(sim, verdict));
+    for line in family_notes(sim) {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+fn family_notes(sim: &Simulation) -> Vec<&'static str> {
+    let mut notes = vec!["ways: distinct words a bank serves one after another; > marks the worst."];
+    match (sim.target.family(), sim.target.bank_mode) {
+        (Family::Tesla, _) => {
+            notes.push("1.x: 16 banks per half-warp; a load step serves one broadcast word plus");
+            notes.push("  one word per other bank; different bytes of one word conflict.");
+        }
+        (Family::Fermi, _) if sim.access.width == 16 => {
+            notes.push("2.x: 16-byte accesses go by quarter-warp and cost one more pass than");
+            notes.push("  the busiest bank (the guide: \"the majority cause 2-way conflicts\").");
+        }
+        (Family::Kepler, BankMode::FourByte) => {
+            notes.push("3.x 4-byte mode: words w and w+32 of one 256-byte segment share a");
+            notes.push("  64-bit bank row, so they count as one way.");
+        }
+        (Family::Kepler, BankMode::EightByte) => {
+            notes.push("3.x 8-byte mode: a bank serves 8 bytes; words 2k and 2k+1 are one way.");
+        }
+        _ => {}
+    }
+    notes
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn to_u64(v: &[usize]) -> Vec<u64> {
+    v.iter().map(|&x| x as u64).collect()
+}
+
+// ---------------------------------------------------------------- banklint archs
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ArchsFormat {
+    Human,
+    Json,
+    /// The Markdown table of docs/ARCHS.md.
+    Markdown,
+}
+
+/// One row of the `archs` table: what the bank engine and the capacity tables say about a
+/// group of consecutive compute capabilities that agree on everything shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchRow {
+    pub archs: Vec<Arch>,
+    pub family: Family,
+    pub banks: u32,
+    /// Bytes a bank delivers per clock (8 on 3.x).
+    pub bank_width: u32,
+    /// Lanes served together for <=4, 8 and 16-byte accesses, as printed.
+    pub split: [&'static str; 3],
+    pub broadcast: &'static str,
+    pub merge: bool,
+    pub static_per_block: u32,
+    pub opt_in_per_block: u32,
+    pub per_sm: u32,
+    pub per_sm_prefer_l1: u32,
+    pub per_sm_prefer_equal: u32,
+    pub reserved_per_block: u32,
+    pub max_blocks_per_sm: u32,
+    pub rules_assumed: bool,
+}
+
+fn row_for(arch: Arch) -> ArchRow {
+    let family = arch.family();
+    let target = Target::new(arch, BankMode::FourByte);
+    let (split, broadcast, bank_width) = match family {
+        Family::Tesla => (["16", "16x2", "16x4"], "1 word", 4),
+        Family::Fermi => (["32", "16", "8*"], "multi", 4),
+        Family::Kepler => (["32", "32", "32"], "multi", 8),
+        Family::Maxwell => (["32", "16", "8"], "multi", 4),
+    };
+    ArchRow {
+        archs: vec![arch],
+        family,
+        banks: target.banks(),
+        bank_width,
+        split,
+        broadcast,
+        merge: family == Family::Maxwell,
+        static_per_block: capacity::max_static_per_block(arch),
+        opt_in_per_block: capacity::max_dynamic_opt_in_per_block(arch),
+        per_sm: capacity::per_sm_capacity(arch, CacheConfig::PreferShared),
+        per_sm_prefer_l1: capacity::per_sm_capacity(arch, CacheConfig::PreferL1),
+        per_sm_prefer_equal: capacity::per_sm_capacity(arch, CacheConfig::PreferEqual),
+        reserved_per_block: capacity::reserved_per_block(arch),
+        max_blocks_per_sm: capacity::max_resident_blocks_per_sm(arch),
+        rules_assumed: arch.rules_are_assumed(),
+    }
+}
+
+/// The rows of `banklint archs`: consecutive known archs that agree on every column merge.
+pub fn arch_rows() -> Vec<ArchRow> {
+    let mut rows: Vec<ArchRow> = Vec::new();
+    for &(major, minor) in KNOWN_ARCHS {
+        let row = row_for(Arch { major, minor });
+        match rows.last_mut() {
+            Some(last) if ArchRow { archs: row.archs.clone(), ..last.clone() } == row => {
+                last.archs.push(row.archs[0]);
+            }
+            _ => rows.push(row),
+        }
+    }
+    rows
+}
+
+impl ArchRow {
+    /// `1.0-1.3`, `5.3, 6.0`, `9.0`.
+    pub fn label(&self) -> String {
+        let cc = |a: &Arch| format!("{}.{}", a.major, a.minor);
+        match self.archs.as_slice() {
+            [one] => cc(one),
+            [a, b] => format!("{}, {}", cc(a), cc(b)),
+            [first, .., last] => format!("{}-{}", cc(first), cc(last)),
+            [] => String::new(),
+        }
+    }
+
+    fn per_sm_text(&self) -> String {
+        let star = if self.per_sm_prefer_l1 != self.per_sm {
+            "*"
+        } else {
+            ""
+        };
+        format!("{}{star}", kb(self.per_sm))
+    }
+
+    fn opt_in_text(&self) -> String {
+        let plus = if self.reserved_per_block > 0 { "+" } else { "" };
+        format!("{}{plus}", kb(self.opt_in_per_block))
+    }
+}
+
+fn kb(bytes: u32) -> String {
+    if bytes % KB == 0 {
+        format!("{} KB", bytes / KB)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+const ARCHS_LEGEND: &[&str] = &[
+    "<=4B, 8B, 16B: lanes served together (a warp of 32 splits into 32/N phases);",
+    "  16x2, 16x4: half-warps, each wide access split into 2 or 4 32-bit requests;",
+    "  8*: quarter-warps that cost one pass more than the busiest bank (2.x guide).",
+    "banks: 3.x banks deliver 8 bytes per clock, in 4- or 8-byte addressing mode.",
+    "same word: lanes reading one word never conflict (\"multi\": any number of",
+    "  words per request; \"1 word\": one broadcast word per step).",
+    "merge: 8- and 16-byte LOADS where lanes n and n^1 (or n and n^2) read the",
+    "  same address get phases twice as long (measured on sm_90).",
+    "static: most static __shared__ per block. opt-in: most per block after",
+    "  cudaFuncAttributeMaxDynamicSharedMemorySize; + = 1 KB more per block is",
+    "  reserved for the system (8.x and later).",
+    "per SM: shared memory of one SM (largest carveout on 7.x and later);",
+    "  * = default/PreferShared split: PreferL1 gives 16 KB (2.x, 3.x) or 80 KB",
+    "  (3.7), PreferEqual 32 KB (3.x) or 96 KB (3.7).",
+    "blocks: most resident blocks per SM.",
+    "10.x, 11.x and 12.x use the 5.x-9.x bank rules until measured otherwise.",
+    "Sources: docs/ARCHS.md.",
+];
+
+/// The human table, at most 80 columns wide.
+pub fn render_archs_human() -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<10}{:<7}{:<5}{:<6}{:<6}{:<10}{:<6}{:>6} {:>7} {:>7} {:>6}",
+        "CC", "banks", "<=4B", "8B", "16B", "same word", "merge", "static", "opt-in", "per SM", "blocks"
+    );
+    for r in arch_rows() {
+        let _ = writeln!(
+            out,
+            "{:<10}{:<7}{:<5}{:<6}{:<6}{:<10}{:<6}{:>6} {:>7} {:>7} {:>6}",
+            r.label(),
+            format!("{}x{}B", r.banks, r.bank_width),
+            r.split[0],
+            r.split[1],
+            r.split[2],
+            r.broadcast,
+            if r.merge { "loads" } else { "-" },
+            kb(r.static_per_block),
+            r.opt_in_text(),
+            r.per_sm_text(),
+            r.max_blocks_per_sm
+        );
+    }
+    out.push('\n');
+    for line in ARCHS_LEGEND {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// The Markdown table embedded in docs/ARCHS.md.
+pub fn render_archs_markdown() -> String {
+    let mut out = String::new();
+    out.push_str(
+        "| CC | banks x width | <=4 B | 8 B | 16 B | same word | merge | static/block | \
+         opt-in/block | per SM | blocks/SM |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in arch_rows() {
+        let _ = writeln!(
+            out,
+            "| {} | {} x {} B | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.label(),
+            r.banks,
+            r.bank_width,
+            r.split[0],
+            r.split[1],
+            r.split[2].replace('*', "\\*"),
+            r.broadcast,
+            if r.merge { "loads" } else { "-" },
+            kb(r.static_per_block),
+            r.opt_in_text(),
+            r.per_sm_text().replace('*', "\\*"),
+            r.max_blocks_per_sm
+        );
+    }
+    out
+}
+
+/// The JSON form of the `archs` table.
+pub fn archs_json() -> Value {
+    let rows: Vec<Value> = arch_rows()
+        .iter()
+        .map(|r| {
+            let lanes = |s: &str| -> Value {
+                let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+                json!(digits.parse::<u32>().unwrap_or(32))
+            };
+            json!({
+                "compute_capability": r.label(),
+                "archs": r.archs.iter().map(|a| a.name()).collect::<Vec<_>>(),
+                "family": match r.family {
+                    Family::Tesla => "1.x",
+                    Family::Fermi => "2.x",
+                    Family::Kepler => "3.x",
+                    Family::Maxwell => "5.x+",
+                },
+                "banks": r.banks,
+                "bank_width_bytes": r.bank_width,
+                "lanes_per_phase": {"4": lanes(r.split[0]), "8": lanes(r.split[1]), "16": lanes(r.split[2])},
+                "split": {"4": r.split[0], "8": r.split[1], "16": r.split[2]},
+                "broadcast": r.broadcast,
+                "wide_load_merge": r.merge,
+                "static_per_block": r.static_per_block,
+                "opt_in_per_block": r.opt_in_per_block,
+                "reserved_per_block": r.reserved_per_block,
+                "per_sm": r.per_sm,
+                "per_sm_prefer_l1": r.per_sm_prefer_l1,
+                "per_sm_prefer_equal": r.per_sm_prefer_equal,
+                "max_blocks_per_sm": r.max_blocks_per_sm,
+                "rules_assumed": r.rules_assumed,
+            })
+        })
+        .collect();
+    json!({
+        "archs": rows,
+        "note": "10.x, 11.x and 12.x use the 5.x-9.x bank rules until measured otherwise",
+    })
+}
+
+/// Runs `banklint archs`.
+pub fn run_archs(format: ArchsFormat) -> i32 {
+    match format {
+        ArchsFormat::Human => print!("{}", render_archs_human()),
+        ArchsFormat::Markdown => print!("{}", render_archs_markdown()),
+        ArchsFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&archs_json()).unwrap_or_default()
+        ),
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_lists() {
+        assert_eq!(compact_list(&[0u64, 1, 2, 3, 8, 12, 13], 40), "0-3, 8, 12, 13");
+        let column: Vec<u64> = (0..32).map(|i| i * 32).collect();
+        assert_eq!(compact_list(&column, 38), "0, 32, ..., 992 (32 values)");
+        let scattered: Vec<u64> = (0..32).map(|i| i * i * 7).collect();
+        let text = compact_list(&scattered, 38);
+        assert!(text.len() <= 38, "{text}");
+        assert!(text.ends_with("more"), "{text}");
+    }
+
+    #[test]
+    fn archs_table_fits_80_columns() {
+        for line in render_archs_human().lines() {
+            assert!(line.len() <= 80, "{line}");
+        }
+    }
+}
