@@ -136,9 +136,36 @@ pub struct Skipped {
 #[derive(Clone, Debug)]
 pub struct TemplateHeader {
     pub span: Range<usize>,
-    /// Non-type parameters (`int BLOCK = 16`) with their defaults as text.
-    pub values: Vec<(String, Option<String>)>,
-    pub types: Vec<String>,
+    /// In declaration order.
+    pub params: Vec<TemplateParam>,
+}
+
+/// One template parameter: `int BLOCK = 16` or `typename T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateParam {
+    pub name: String,
+    pub is_type: bool,
+    /// The default, as written.
+    pub default: Option<String>,
+}
+
+impl TemplateHeader {
+    /// Non-type parameters with their defaults.
+    pub fn values(&self) -> Vec<(String, Option<String>)> {
+        self.params
+            .iter()
+            .filter(|p| !p.is_type)
+            .map(|p| (p.name.clone(), p.default.clone()))
+            .collect()
+    }
+
+    pub fn types(&self) -> Vec<String> {
+        self.params
+            .iter()
+            .filter(|p| p.is_type)
+            .map(|p| p.name.clone())
+            .collect()
+    }
 }
 
 /// The front end's output.
@@ -156,6 +183,8 @@ pub struct Prepared {
     pub templates: Vec<TemplateHeader>,
     /// `#include "x"` directives with their span.
     pub includes: Vec<(String, Range<usize>)>,
+    /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
+    pub template_calls: Vec<(usize, Vec<String>)>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -289,9 +318,11 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
         &mut out,
         &mut blank,
     );
-    let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank);
+    // Type names first: the C++ rewrites need them to tell `T &x` from `a & b`.
+    collect_typenames(src, &active_tokens, &mut out.typenames);
+    let mut patches: Vec<(usize, &'static str)> = Vec::new();
+    let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank, &mut patches);
     out.chunks = split_chunks(src, &tokens, &out.keywords);
-    collect_typenames(src, &tokens, &mut out.typenames);
 
     let mut bytes = src.as_bytes().to_vec();
     for r in &blank {
@@ -300,6 +331,9 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
                 *b = b' ';
             }
         }
+    }
+    for (at, text) in &patches {
+        bytes[*at..*at + text.len()].copy_from_slice(text.as_bytes());
     }
     for l in &out.launches {
         // `k<<<g, b>>>(x)` becomes `k(  g, b  )(x)`: a call of a call, same length.
@@ -849,12 +883,46 @@ fn rewrite_tokens(
     tokens: Vec<Token>,
     out: &mut Prepared,
     blank: &mut Vec<Range<usize>>,
+    patches: &mut Vec<(usize, &'static str)>,
 ) -> Vec<Token> {
     let mut keep = vec![true; tokens.len()];
     let text = |i: usize| tokens[i].text(src);
+    let adjacent = |a: usize, b: usize| tokens[a].end == tokens[b].start;
+    let typenames = out.typenames.clone();
+    let mut template_names = template_function_names(src, &tokens);
+    template_names.extend(LIBRARY_TEMPLATES.iter().map(|n| n.to_string()));
     let mut i = 0;
     while i < tokens.len() {
         let t = text(i);
+        if let Some(fix) = cxx_rewrite(
+            src,
+            &tokens,
+            i,
+            &template_names,
+            &typenames,
+            out,
+            patches,
+            &mut keep,
+        ) {
+            i = fix;
+            continue;
+        }
+        if t == "::" {
+            // `cg::sync` -> `cg__sync`: one identifier, same length; a leading `::` goes.
+            let joined = i > 0
+                && i + 1 < tokens.len()
+                && adjacent(i - 1, i)
+                && adjacent(i, i + 1)
+                && tokens[i - 1].kind == TokenKind::Ident
+                && tokens[i + 1].kind == TokenKind::Ident;
+            if joined {
+                patches.push((tokens[i].start, "__"));
+            } else {
+                keep[i] = false;
+            }
+            i += 1;
+            continue;
+        }
         if let Some((_, kw)) = BLANKED_WORDS.iter().find(|(w, _)| *w == t) {
             out.keywords.push((*kw, tokens[i].start));
             keep[i] = false;
@@ -943,11 +1011,183 @@ fn rewrite_tokens(
     kept
 }
 
+/// Function templates from CUDA's headers that kernels call with explicit arguments.
+const LIBRARY_TEMPLATES: &[&str] = &[
+    "tiled_partition",
+    "this_thread_block",
+    "sync",
+    "reduce",
+    "memcpy_async",
+];
+
+const CXX_CASTS: &[&str] = &[
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+];
+
+/// Scalar type words that appear as functional casts, `float(x)`, with the same-length
+/// identifier they become (the index analyzer treats calls to them as casts).
+const FUNCTIONAL_CASTS: &[(&str, &str)] = &[
+    ("int", "_i_"),
+    ("float", "_f___"),
+    ("double", "_d____"),
+    ("unsigned", "_u______"),
+    ("char", "_c__"),
+    ("short", "_s___"),
+    ("long", "_l__"),
+    ("bool", "_b__"),
+    ("size_t", "_z____"),
+];
+
+/// Whether a call named `name` is a functional cast written by the front end.
+pub fn is_functional_cast(name: &str) -> Option<bool> {
+    FUNCTIONAL_CASTS
+        .iter()
+        .find(|(_, alias)| *alias == name)
+        .map(|(word, _)| matches!(*word, "float" | "double"))
+}
+
+const TYPE_WORDS: &[&str] = &[
+    "int", "float", "double", "unsigned", "signed", "char", "short", "long", "bool", "void",
+    "const", "auto",
+];
+
+/// Names declared right after a `template <...>` header (functions and classes).
+fn template_function_names(src: &str, tokens: &[Token]) -> Vec<String> {
+    let mut names = Vec::new();
+    for i in 0..tokens.len() {
+        if tokens[i].text(src) != "template" || tokens.get(i + 1).map(|t| t.text(src)) != Some("<")
+        {
+            continue;
+        }
+        let Some(close) = matching_angle(src, tokens, i + 1) else {
+            continue;
+        };
+        // The name is the identifier before the first `(` (functions) or after
+        // `struct`/`class` (classes).
+        let mut k = close + 1;
+        while k < tokens.len() && !matches!(tokens[k].text(src), "(" | "{" | ";") {
+            if matches!(tokens[k].text(src), "struct" | "class") {
+                if let Some(n) = tokens.get(k + 1) {
+                    names.push(n.text(src).to_string());
+                }
+                break;
+            }
+            k += 1;
+        }
+        if tokens.get(k).map(|t| t.text(src)) == Some("(")
+            && k > 0
+            && tokens[k - 1].kind == TokenKind::Ident
+        {
+            names.push(tokens[k - 1].text(src).to_string());
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// C++ constructs rewritten to C of the same length. Returns the next token index when a
+/// rewrite consumed tokens.
+fn cxx_rewrite(
+    src: &str,
+    tokens: &[Token],
+    i: usize,
+    template_names: &[String],
+    typenames: &[String],
+    out: &mut Prepared,
+    patches: &mut Vec<(usize, &'static str)>,
+    keep: &mut [bool],
+) -> Option<usize> {
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
+    let t = text(i);
+    // static_cast<T>(x) -> (T)(x): the keyword blanked, `<` -> `(`, `>` -> `)`.
+    if CXX_CASTS.contains(&t) && text(i + 1) == "<" {
+        let close = matching_angle(src, tokens, i + 1)?;
+        if text(close) != ">" {
+            return None;
+        }
+        keep[i] = false;
+        patches.push((tokens[i + 1].start, "("));
+        patches.push((tokens[close].start, ")"));
+        return Some(close + 1);
+    }
+    // auto -> int, same length.
+    if t == "auto" {
+        patches.push((tokens[i].start, "int "));
+        return Some(i + 1);
+    }
+    // Functional casts in expression position: float(x) -> _f___(x).
+    if let Some((_, alias)) = FUNCTIONAL_CASTS.iter().find(|(w, _)| *w == t) {
+        let prev = if i > 0 { text(i - 1) } else { ";" };
+        let expression_position = (tokens
+            .get(i.wrapping_sub(1))
+            .is_some_and(|p| p.kind == TokenKind::Punct)
+            && !matches!(
+                prev,
+                ")" | "]" | "}" | ";" | "{" | "*" | "&" | "<" | ">" | "::"
+            ))
+            || prev == "return";
+        if text(i + 1) == "(" && expression_position {
+            patches.push((tokens[i].start, alias));
+            return Some(i + 1);
+        }
+    }
+    // References in declarations: `float &x` -> `float *x`.
+    if t == "&" && i > 0 && i + 2 < tokens.len() {
+        let prev = &tokens[i - 1];
+        let prev_is_type = TYPE_WORDS.contains(&text(i - 1))
+            || BUILTIN_TYPENAMES.contains(&text(i - 1))
+            || (prev.kind == TokenKind::Ident && typenames.iter().any(|n| n == text(i - 1)));
+        let next_is_name = tokens[i + 1].kind == TokenKind::Ident
+            && matches!(text(i + 2), "," | ")" | "=" | ";" | "[");
+        if prev_is_type && next_is_name {
+            patches.push((tokens[i].start, "*"));
+            return Some(i + 1);
+        }
+    }
+    // Explicit template arguments at a call of a template: f<16>(x) -> f    (x).
+    if tokens[i].kind == TokenKind::Ident
+        && text(i + 1) == "<"
+        && adjacent_tokens(tokens, i, i + 1)
+        && template_names.iter().any(|n| n == t)
+    {
+        let close = matching_angle(src, tokens, i + 1)?;
+        if !matches!(text(close + 1), "(" | "<")
+            || (text(close + 1) == "<" && text(close + 2) != "<")
+        {
+            return None;
+        }
+        if text(close + 1) == "<" {
+            // A launch `k<16><<<...>>>`: the launch records the arguments.
+            for k in keep.iter_mut().take(close + 1).skip(i + 1) {
+                *k = false;
+            }
+            return Some(close + 1);
+        }
+        let args = split_top_level(src, &tokens[i + 2..close])
+            .iter()
+            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+            .collect();
+        out.template_calls.push((tokens[i].start, args));
+        for k in keep.iter_mut().take(close + 1).skip(i + 1) {
+            *k = false;
+        }
+        return Some(close + 1);
+    }
+    None
+}
+
+fn adjacent_tokens(tokens: &[Token], a: usize, b: usize) -> bool {
+    tokens[a].end == tokens[b].start
+}
+
 fn template_header(src: &str, params: &[Token], span: Range<usize>) -> TemplateHeader {
     let mut header = TemplateHeader {
         span,
-        values: Vec::new(),
-        types: Vec::new(),
+        params: Vec::new(),
     };
     for param in split_top_level(src, params) {
         let words: Vec<&str> = param.iter().map(|t| t.text(src)).collect();
@@ -963,11 +1203,11 @@ fn template_header(src: &str, params: &[Token], span: Range<usize>) -> TemplateH
                 _ => String::new(),
             }
         });
-        if matches!(decl.first(), Some(&"typename") | Some(&"class")) {
-            header.types.push(name.to_string());
-        } else {
-            header.values.push((name.to_string(), default));
-        }
+        header.params.push(TemplateParam {
+            name: name.to_string(),
+            is_type: matches!(decl.first(), Some(&"typename") | Some(&"class")),
+            default,
+        });
     }
     header
 }
@@ -1194,6 +1434,27 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
 fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
     let text = |i: usize| tokens[i].text(src);
     for i in 0..tokens.len() {
+        // `cg::thread_block b` declares with a qualified type, which the front end spells
+        // `cg__thread_block`.
+        if text(i) == "::" && i > 0 && i + 2 < tokens.len() {
+            let mut end = i + 1;
+            while end + 2 < tokens.len() && text(end + 1) == "::" {
+                end += 2;
+            }
+            let followed_by_name = tokens[end + 1].kind == TokenKind::Ident
+                || (matches!(text(end + 1), "*" | "&")
+                    && tokens
+                        .get(end + 2)
+                        .is_some_and(|t| t.kind == TokenKind::Ident));
+            let starts = i < 2 || text(i - 2) != "::";
+            if starts
+                && followed_by_name
+                && tokens[i - 1].kind == TokenKind::Ident
+                && tokens[end].kind == TokenKind::Ident
+            {
+                names.push(src[tokens[i - 1].start..tokens[end].end].replace("::", "__"));
+            }
+        }
         match text(i) {
             "struct" | "class" | "union" | "enum" => {
                 let mut k = i + 1;
@@ -1304,10 +1565,10 @@ mod tests {
         let p = prep(src);
         assert_eq!(p.templates.len(), 1);
         assert_eq!(
-            p.templates[0].values,
+            p.templates[0].values(),
             vec![("BLOCK".to_string(), Some("16".to_string()))]
         );
-        assert_eq!(p.templates[0].types, vec!["T".to_string()]);
+        assert_eq!(p.templates[0].types(), vec!["T".to_string()]);
         assert!(!p.text.contains("namespace"));
         assert!(!p.text.contains('}') || p.text.matches('}').count() == 1);
         assert_eq!(p.chunks.len(), 1);

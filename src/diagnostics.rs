@@ -273,6 +273,10 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
         target.describe(),
         shape.describe()
     );
+    let template = shape.describe_template();
+    if !template.is_empty() {
+        text.push_str(&format!(", instantiated with {template}"));
+    }
     if f.shapes_analyzed > 1 {
         text.push_str(&format!(
             ", the worst of {} launch shapes",

@@ -65,6 +65,16 @@ fn suggest_for_array(
     if entry.decl.is_extern || layout.dims.len() < 2 || layout.dims.iter().any(Option::is_none) {
         return None;
     }
+    // A declaration with several layouts (template instantiations) has no single fix.
+    if runs
+        .arrays
+        .iter()
+        .filter(|a| a.decl.decl_span == entry.decl.decl_span)
+        .count()
+        > 1
+    {
+        return None;
+    }
     let dim_span = entry.decl.dim_spans.last()?.clone()?;
     let sites: Vec<&Site> = runs
         .runs

@@ -47,6 +47,8 @@ pub struct BlockShape {
     /// `None`: unknown, analyzed as one warp of a block whose x extent is a multiple of 32.
     pub dims: Option<[u32; 3]>,
     pub source: ShapeSource,
+    /// Template arguments of this instantiation, by parameter name, as written.
+    pub template_args: Vec<(String, String)>,
 }
 
 impl BlockShape {
@@ -56,6 +58,15 @@ impl BlockShape {
             Some([x, y, z]) => format!("({x}, {y}, {z})"),
             None => "unknown (blockDim.x assumed a multiple of 32)".to_string(),
         }
+    }
+
+    /// `BLOCK = 16, T = float`, or empty.
+    pub fn describe_template(&self) -> String {
+        self.template_args
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -172,6 +183,9 @@ struct Analyzer<'a, 'p> {
     /// Evaluating host code before this offset: unknown names are looked up in its text.
     host_at: Option<usize>,
     sequence: u64,
+    /// The file's types plus this instantiation's template type arguments.
+    types: crate::types::TypeTable,
+    template_args: Vec<(String, String)>,
 }
 
 /// Runs every kernel under each of its block shapes, and every device function no kernel
@@ -214,6 +228,7 @@ pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usi
     let shape = BlockShape {
         dims: Some([1, 1, 1]),
         source: ShapeSource::Default,
+        template_args: Vec::new(),
     };
     let mut a = Analyzer::new(
         unit,
@@ -234,6 +249,7 @@ pub fn host_const_eval(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
     let shape = BlockShape {
         dims: Some([1, 1, 1]),
         source: ShapeSource::Default,
+        template_args: Vec::new(),
     };
     let mut a = Analyzer::new(
         unit,
@@ -381,6 +397,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             template_values: HashMap::new(),
             host_at: None,
             sequence: 0,
+            types: unit.types.clone(),
+            template_args: shape.template_args.clone(),
         }
     }
 
@@ -390,15 +408,35 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         self.item = f.item;
         self.function = f.name.clone();
-        for (name, default) in f.template.iter().flat_map(|t| t.values.iter()) {
-            let value = default
+        for param in f.template.iter().flat_map(|t| t.params.iter()) {
+            let given = self
+                .template_args
+                .iter()
+                .find(|(n, _)| *n == param.name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| param.default.clone());
+            if param.is_type {
+                if let Some(ty) = given
+                    .as_deref()
+                    .and_then(|t| type_from_text(&self.types, t))
+                {
+                    self.types.named.insert(param.name.clone(), ty);
+                }
+                continue;
+            }
+            let value = given
                 .as_deref()
                 .and_then(|d| host_const_eval(self.unit, d, f.span.start))
                 .map_or_else(
-                    || Lanes::unknown(format!("template parameter `{name}` has no known value")),
+                    || {
+                        Lanes::unknown(format!(
+                            "template parameter `{}` has no known value (launch `{}<...>` in this file or give it a default)",
+                            param.name, f.name
+                        ))
+                    },
                     Lanes::int,
                 );
-            self.template_values.insert(name.clone(), value);
+            self.template_values.insert(param.name.clone(), value);
         }
         for p in &f.params {
             let v = if f.kernel {
@@ -591,7 +629,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let item = &self.unit.items[self.item];
         if self.span_override.is_none()
             && let Some(arrays) =
-                shared_arrays_in(self.unit.prepared, item, self.item, &self.unit.types, d)
+                shared_arrays_in(self.unit.prepared, item, self.item, &self.types, d)
         {
             for a in arrays {
                 let id = self.register_array(a.clone());
@@ -599,9 +637,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return;
         }
-        let mut types = self.unit.types.clone();
-        crate::extraction::register_types(&mut types, &d.node);
-        let base = crate::extraction::base_type(&types, &d.node.specifiers);
+        crate::extraction::register_types(&mut self.types, &d.node);
+        let base = crate::extraction::base_type(&self.types, &d.node.specifiers);
         for init in &d.node.declarators {
             let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else {
                 continue;
@@ -643,13 +680,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn register_array(&mut self, decl: SharedArray) -> usize {
-        if let Some(i) = self
-            .arrays
-            .iter()
-            .position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)
-        {
-            return i;
-        }
         let saved = self.item;
         self.item = decl.item;
         let mut dims = Vec::new();
@@ -684,6 +714,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             dims,
             pad: 0,
         });
+        // One entry per declaration and layout: template instantiations may differ.
+        if let Some(i) = self.arrays.iter().position(|a| {
+            a.decl.decl_span == decl.decl_span
+                && a.decl.name == decl.name
+                && a.layout == layout
+                && a.decl.elem == decl.elem
+        }) {
+            return i;
+        }
         self.arrays.push(ArrayEntry {
             decl,
             layout,
@@ -1107,7 +1146,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     })
                     .collect();
                 let pointer = t.node.0.node.declarator.is_some();
-                let ty = crate::extraction::type_from_specifiers(&self.unit.types, &ts);
+                let ty = crate::extraction::type_from_specifiers(&self.types, &ts);
                 match (pointer, ty.size()) {
                     (true, _) => Lanes::int(8),
                     (false, Some(s)) => Lanes::int(i64::from(s)),
@@ -1249,6 +1288,29 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
         }
+        if let Expression::Call(c) = &m.expression.node {
+            let callee = match &c.node.callee.node {
+                Expression::Member(mm) => Some(mm.node.identifier.node.name.clone()),
+                Expression::Identifier(id) => id.node.name.rsplit("__").next().map(str::to_string),
+                _ => None,
+            };
+            let axis = match m.identifier.node.name.as_str() {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if let (Some(callee), Some(k)) = (callee, axis) {
+                match callee.as_str() {
+                    "thread_index" => return self.thread_idx[k].clone(),
+                    "dim_threads" | "group_dim" => return self.block_dim[k].clone(),
+                    "group_index" | "block_index" => {
+                        return self.uniform(&format!("blockIdx.{}", m.identifier.node.name));
+                    }
+                    _ => {}
+                }
+            }
+        }
         if self.shared_ref(whole).is_some() {
             return self.shared_access(whole, Op::Load, mask);
         }
@@ -1278,9 +1340,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         let args: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
+        if let Expression::Member(m) = &call.callee.node {
+            // Cooperative groups: `block.thread_rank()`, `cg::this_thread_block().thread_rank()`.
+            if let Some(v) = self.group_method(&m.node.identifier.node.name) {
+                return v;
+            }
+            let base = self.eval(&m.node.expression, mask);
+            return self.data_value(&base, "the result of a method call");
+        }
         let Some(name) = name else {
             return Lanes::unknown("the result of a call through a pointer");
         };
+        if let Some(float) = crate::cuda_frontend::is_functional_cast(&name) {
+            let v = args.into_iter().next().unwrap_or_else(|| Lanes::int(0));
+            return if float {
+                self.data_value(&v, "a floating-point value")
+            } else {
+                v
+            };
+        }
+        if let Some(v) = self
+            .group_method(name.rsplit("__").next().unwrap_or(&name))
+            .filter(|_| name.contains("__"))
+        {
+            return v;
+        }
         match (name.as_str(), args.as_slice()) {
             ("min" | "umin" | "llmin" | "ullmin" | "fminf" | "imin", [a, b]) => {
                 return Lanes::binary(BinOp::Min, a, b, self.n, &mut self.syms);
@@ -1312,6 +1396,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 ));
                 self.n
             ]))
+        }
+    }
+
+    /// Thread-block queries of cooperative groups, in terms of threadIdx and blockDim.
+    fn group_method(&mut self, method: &str) -> Option<Lanes> {
+        let n = self.n;
+        match method {
+            "thread_rank" => {
+                let [tx, ty, tz] = self.thread_idx.clone();
+                let [bx, by, _] = self.block_dim.clone();
+                let row = Lanes::binary(BinOp::Mul, &tz, &by, n, &mut self.syms);
+                let row = Lanes::binary(BinOp::Add, &row, &ty, n, &mut self.syms);
+                let row = Lanes::binary(BinOp::Mul, &row, &bx, n, &mut self.syms);
+                Some(Lanes::binary(BinOp::Add, &row, &tx, n, &mut self.syms))
+            }
+            "size" | "num_threads" => {
+                let [bx, by, bz] = self.block_dim.clone();
+                let p = Lanes::binary(BinOp::Mul, &bx, &by, n, &mut self.syms);
+                Some(Lanes::binary(BinOp::Mul, &p, &bz, n, &mut self.syms))
+            }
+            _ => None,
         }
     }
 
@@ -1847,6 +1952,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn index_text(&self, s: Span) -> String {
         format!("`{}`", self.source_text(s))
     }
+}
+
+/// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
+pub fn type_from_text(types: &crate::types::TypeTable, text: &str) -> Option<Type> {
+    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
+    if let [one] = words.as_slice() {
+        if let Some(t) = types.lookup(one) {
+            return Some(t);
+        }
+    }
+    crate::types::scalar_from_words(&words)
 }
 
 /// A resolved `s[i][j].f`: the array, its index expressions, and the member names.

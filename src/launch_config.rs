@@ -34,12 +34,17 @@ pub fn shapes_for(
                 continue;
             };
             let text = &unit.prepared.text[block.clone()];
+            let template_args = bind_template_args(f, &launch.template_args);
             match block_dims(unit, text, block.start, 0) {
                 Some(dims) if valid(dims) => {
-                    if !shapes.iter().any(|s| s.dims == Some(dims)) {
+                    if !shapes
+                        .iter()
+                        .any(|s| s.dims == Some(dims) && s.template_args == template_args)
+                    {
                         shapes.push(BlockShape {
                             dims: Some(dims),
                             source: ShapeSource::Launch(launch.span.clone()),
+                            template_args,
                         });
                     }
                 }
@@ -66,6 +71,7 @@ pub fn shapes_for(
         shapes.push(BlockShape {
             dims: Some(dims),
             source: ShapeSource::Annotation,
+            template_args: Vec::new(),
         });
     }
     if shapes.is_empty() {
@@ -73,14 +79,29 @@ pub fn shapes_for(
             Some(dims) => BlockShape {
                 dims: Some(dims),
                 source: ShapeSource::Cli,
+                template_args: Vec::new(),
             },
             None => BlockShape {
                 dims: None,
                 source: ShapeSource::Default,
+                template_args: Vec::new(),
             },
         });
     }
     shapes
+}
+
+/// Pairs a launch's explicit template arguments with the kernel's parameters, in order.
+fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
+    let Some(header) = &f.template else {
+        return Vec::new();
+    };
+    header
+        .params
+        .iter()
+        .zip(args)
+        .map(|(p, a)| (p.name.clone(), a.trim().to_string()))
+        .collect()
 }
 
 fn valid(d: [u32; 3]) -> bool {
