@@ -22,16 +22,31 @@ pub enum SimulateFormat {
 #[derive(Args, Debug, Clone)]
 pub struct SimulateArgs {
     /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
-    #[arg(long, default_value = "sm_90")]
+    #[arg(long, allow_hyphen_values = true, default_value = "sm_90")]
     pub arch: String,
     /// Kepler (sm_3x) bank mode in bytes: 4 or 8.
-    #[arg(long, default_value = "4", value_name = "4|8")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "4",
+        value_name = "4|8"
+    )]
     pub bank_mode: String,
     /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
-    #[arg(long, default_value = "4", value_name = "1|2|4|8|16")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "4",
+        value_name = "1|2|4|8|16"
+    )]
     pub bytes: String,
     /// Load or store.
-    #[arg(long, default_value = "load", value_name = "load|store")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        default_value = "load",
+        value_name = "load|store"
+    )]
     pub op: String,
     /// 32 comma-separated byte offsets, one per lane; `-` for an inactive lane.
     #[arg(long, allow_hyphen_values = true, value_name = "O0,O1,...,O31")]
@@ -121,12 +136,9 @@ pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
             }
             parse_offsets(list, width)?
         }
-        (None, Some(stride)) => strided_offsets(
-            stride,
-            args.base.as_deref(),
-            args.active.as_deref(),
-            width,
-        )?,
+        (None, Some(stride)) => {
+            strided_offsets(stride, args.base.as_deref(), args.active.as_deref(), width)?
+        }
     };
     if offsets.iter().all(Option::is_none) {
         return Err("every lane is inactive; give at least one byte offset".to_string());
@@ -232,7 +244,10 @@ fn strided_offsets(
     };
     let mut offsets = [None; WARP_SIZE];
     for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes) {
-        let offset = base_value + lane as i128 * stride_value;
+        let offset = (lane as i128)
+            .checked_mul(stride_value)
+            .and_then(|o| o.checked_add(base_value))
+            .unwrap_or(i128::MAX);
         *slot = Some(check_offset("--stride", lane, offset, width)?);
     }
     Ok(offsets)
@@ -332,11 +347,9 @@ pub fn merge_note(sim: &Simulation, verdict: &Verdict) -> String {
         } else {
             "n and n^2"
         };
-        format!(
-            "applied: lanes {pair} read the same address, so phases hold {doubled} lanes instead of {base}"
-        )
+        format!("applied (lanes {pair} share addresses): {doubled}-lane phases, not {base}")
     } else {
-        "not applied (neither lanes n and n^1 nor lanes n and n^2 all share addresses)".to_string()
+        "not applied (lanes n, n^1 and n, n^2 do not all share addresses)".to_string()
     }
 }
 
@@ -352,7 +365,9 @@ pub fn to_json(sim: &Simulation, verdict: &Verdict) -> Value {
         .map(|p| {
             let banks: Vec<Value> = bank_rows(sim, p)
                 .into_iter()
-                .map(|r| json!({"bank": r.bank, "lanes": r.lanes, "words": r.words, "ways": r.ways}))
+                .map(
+                    |r| json!({"bank": r.bank, "lanes": r.lanes, "words": r.words, "ways": r.ways}),
+                )
                 .collect();
             json!({
                 "lanes": [p.lanes.start, p.lanes.end - 1],
@@ -405,7 +420,7 @@ pub fn compact_list<T: Copy + Into<u64>>(values: &[T], max: usize) -> String {
     if v.len() > 3 {
         let step = v[1] - v[0];
         if v.windows(2).all(|w| w[1] - w[0] == step) {
-            let text = format!("{}, {}, ..., {} ({} values)", v[0], v[1], v[v.len() - 1], v.len());
+            let text = format!("{}, {}, ..., {}", v[0], v[1], v[v.len() - 1]);
             if text.len() <= max {
                 return text;
             }
@@ -429,7 +444,7 @@ pub fn compact_list<T: Copy + Into<u64>>(values: &[T], max: usize) -> String {
 }
 
 const LANES_WIDTH: usize = 24;
-const WORDS_WIDTH: usize = 38;
+const WORDS_WIDTH: usize = 37;
 
 /// The human-readable picture: lane-to-bank grid, one table per phase, totals.
 pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
@@ -457,7 +472,11 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
         .filter(|&l| access.offsets[l].is_none())
         .collect();
     if !inactive.is_empty() {
-        let _ = writeln!(out, "inactive lanes: {}", compact_list(&to_u64(&inactive), 62));
+        let _ = writeln!(
+            out,
+            "inactive lanes: {}",
+            compact_list(&to_u64(&inactive), 62)
+        );
     }
 
     let _ = writeln!(out, "\nbank of each lane's first word (- = inactive):");
@@ -495,7 +514,7 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
         };
         let _ = writeln!(
             out,
-            "\nphase {} of {}: lanes {}-{}{}: {} wavefront{} (ideal {}), {}",
+            "\nphase {} of {} (lanes {}-{}{}): {} wavefront{} (ideal {}), {}",
             k + 1,
             count,
             phase.lanes.start,
@@ -508,22 +527,34 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
         );
         let _ = writeln!(
             out,
-            "  {:>4}  {:>4}  {:<LANES_WIDTH$}  words",
+            "  {:>5}  {:>4}  {:<LANES_WIDTH$}  words",
             "bank", "ways", "lanes"
         );
-        for r in &rows {
-            let mark = if worst > 1 && r.ways == worst {
+        for group in group_quiet_banks(&rows) {
+            let first = group[0];
+            let last = group[group.len() - 1];
+            let banks = if group.len() == 1 {
+                first.bank.to_string()
+            } else {
+                format!("{}-{}", first.bank, last.bank)
+            };
+            let mut lanes: Vec<u64> = group.iter().flat_map(|r| to_u64(&r.lanes)).collect();
+            lanes.sort_unstable();
+            lanes.dedup();
+            let mut words: Vec<u64> = group.iter().flat_map(|r| r.words.clone()).collect();
+            words.sort_unstable();
+            words.dedup();
+            let mark = if worst > 1 && first.ways == worst {
                 '>'
             } else {
                 ' '
             };
             let _ = writeln!(
                 out,
-                "{mark} {:>4}  {:>4}  {:<LANES_WIDTH$}  {}",
-                r.bank,
-                r.ways,
-                compact_list(&to_u64(&r.lanes), LANES_WIDTH),
-                compact_list(&r.words, WORDS_WIDTH)
+                "{mark} {banks:>5}  {:>4}  {:<LANES_WIDTH$}  {}",
+                first.ways,
+                compact_list(&lanes, LANES_WIDTH),
+                compact_list(&words, WORDS_WIDTH)
             );
         }
     }
@@ -560,8 +591,23 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
     out
 }
 
+/// Splits a phase's banks into display rows: every bank that serves more than one word
+/// gets its own row; runs of consecutive banks serving one word each share a row.
+fn group_quiet_banks(rows: &[BankRow]) -> Vec<Vec<&BankRow>> {
+    let mut groups: Vec<Vec<&BankRow>> = Vec::new();
+    for r in rows {
+        match groups.last_mut() {
+            Some(g) if r.ways == 1 && g[0].ways == 1 && g[g.len() - 1].bank + 1 == r.bank => {
+                g.push(r)
+            }
+            _ => groups.push(vec![r]),
+        }
+    }
+    groups
+}
+
 fn family_notes(sim: &Simulation) -> Vec<&'static str> {
-    let mut notes = vec!["ways: distinct words a bank serves one after another; > marks the worst."];
+    let mut notes = vec!["ways: words a bank serves one after another; > marks the busiest banks."];
     match (sim.target.family(), sim.target.bank_mode) {
         (Family::Tesla, _) => {
             notes.push("1.x: 16 banks per half-warp; a load step serves one broadcast word plus");
@@ -658,7 +704,12 @@ pub fn arch_rows() -> Vec<ArchRow> {
     for &(major, minor) in KNOWN_ARCHS {
         let row = row_for(Arch { major, minor });
         match rows.last_mut() {
-            Some(last) if ArchRow { archs: row.archs.clone(), ..last.clone() } == row => {
+            Some(last)
+                if ArchRow {
+                    archs: row.archs.clone(),
+                    ..last.clone()
+                } == row =>
+            {
                 last.archs.push(row.archs[0]);
             }
             _ => rows.push(row),
@@ -695,7 +746,7 @@ impl ArchRow {
 }
 
 fn kb(bytes: u32) -> String {
-    if bytes % KB == 0 {
+    if bytes.is_multiple_of(KB) {
         format!("{} KB", bytes / KB)
     } else {
         format!("{bytes} B")
@@ -707,8 +758,8 @@ const ARCHS_LEGEND: &[&str] = &[
     "  16x2, 16x4: half-warps, each wide access split into 2 or 4 32-bit requests;",
     "  8*: quarter-warps that cost one pass more than the busiest bank (2.x guide).",
     "banks: 3.x banks deliver 8 bytes per clock, in 4- or 8-byte addressing mode.",
-    "same word: lanes reading one word never conflict (\"multi\": any number of",
-    "  words per request; \"1 word\": one broadcast word per step).",
+    "bcast: lanes reading one word never conflict (\"multi\": any number of such",
+    "  words per request; \"1 word\": one broadcast word per step on 1.x).",
     "merge: 8- and 16-byte LOADS where lanes n and n^1 (or n and n^2) read the",
     "  same address get phases twice as long (measured on sm_90).",
     "static: most static __shared__ per block. opt-in: most per block after",
@@ -727,13 +778,23 @@ pub fn render_archs_human() -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<10}{:<7}{:<5}{:<6}{:<6}{:<10}{:<6}{:>6} {:>7} {:>7} {:>6}",
-        "CC", "banks", "<=4B", "8B", "16B", "same word", "merge", "static", "opt-in", "per SM", "blocks"
+        "{:<12}{:<7}{:<5}{:<6}{:<6}{:<7}{:<6}{:>6} {:>7} {:>7} {:>6}",
+        "CC",
+        "banks",
+        "<=4B",
+        "8B",
+        "16B",
+        "bcast",
+        "merge",
+        "static",
+        "opt-in",
+        "per SM",
+        "blocks"
     );
     for r in arch_rows() {
         let _ = writeln!(
             out,
-            "{:<10}{:<7}{:<5}{:<6}{:<6}{:<10}{:<6}{:>6} {:>7} {:>7} {:>6}",
+            "{:<12}{:<7}{:<5}{:<6}{:<6}{:<7}{:<6}{:>6} {:>7} {:>7} {:>6}",
             r.label(),
             format!("{}x{}B", r.banks, r.bank_width),
             r.split[0],
@@ -758,7 +819,7 @@ pub fn render_archs_human() -> String {
 pub fn render_archs_markdown() -> String {
     let mut out = String::new();
     out.push_str(
-        "| CC | banks x width | <=4 B | 8 B | 16 B | same word | merge | static/block | \
+        "| CC | banks x width | <=4 B | 8 B | 16 B | broadcast | merge | static/block | \
          opt-in/block | per SM | blocks/SM |\n",
     );
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -843,9 +904,12 @@ mod tests {
 
     #[test]
     fn compact_lists() {
-        assert_eq!(compact_list(&[0u64, 1, 2, 3, 8, 12, 13], 40), "0-3, 8, 12, 13");
+        assert_eq!(
+            compact_list(&[0u64, 1, 2, 3, 8, 12, 13], 40),
+            "0-3, 8, 12, 13"
+        );
         let column: Vec<u64> = (0..32).map(|i| i * 32).collect();
-        assert_eq!(compact_list(&column, 38), "0, 32, ..., 992 (32 values)");
+        assert_eq!(compact_list(&column, 38), "0, 32, ..., 992");
         let scattered: Vec<u64> = (0..32).map(|i| i * i * 7).collect();
         let text = compact_list(&scattered, 38);
         assert!(text.len() <= 38, "{text}");
