@@ -19,7 +19,23 @@ pub enum SimulateFormat {
     Json,
 }
 
+const SIMULATE_HELP: &str = "\
+Examples:
+  banklint simulate --stride 4                  float s[tid]: 1 wavefront
+  banklint simulate --stride 128                float t[32][32] column: 32-way
+  banklint simulate --bytes 8 --stride 16       double s[2*tid]: 4 wavefronts
+  banklint simulate --bytes 16 --stride 0       float4 broadcast load: 2
+  banklint simulate --arch sm_35 --bank-mode 8 --bytes 8 --stride 8
+  banklint simulate --offsets 0,4,8,-,-,...     (32 entries, - = inactive)
+
+--format json prints {arch, bank_mode, bytes, op, active_lanes, wavefronts,
+ideal_wavefronts, conflict_ways, merged, phases: [{lanes: [first, last], part,
+wavefronts, ideal, banks: [{bank, lanes, words, ways}]}]}. words are 4-byte word
+indices (byte offset / 4); ways counts what the bank serves one after another.
+Exit status: 0, or 2 for bad input.";
+
 #[derive(Args, Debug, Clone)]
+#[command(after_long_help = SIMULATE_HELP)]
 pub struct SimulateArgs {
     /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
     #[arg(long, allow_hyphen_values = true, default_value = "sm_90")]
@@ -357,7 +373,7 @@ fn ways_of(p: &Phase) -> u32 {
     p.wavefronts.div_ceil(p.ideal.max(1))
 }
 
-/// The JSON form: see `banklint simulate --help`.
+/// The JSON form (described in `banklint simulate --help`).
 pub fn to_json(sim: &Simulation, verdict: &Verdict) -> Value {
     let phases: Vec<Value> = verdict
         .phases
