@@ -185,6 +185,9 @@ pub struct Prepared {
     pub includes: Vec<(String, Range<usize>)>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
+    /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
+    pub shared_memory_classes: Vec<String>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -323,6 +326,7 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     let mut patches: Vec<(usize, &'static str)> = Vec::new();
     let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank, &mut patches);
     out.chunks = split_chunks(src, &tokens, &out.keywords);
+    take_shared_memory_classes(src, &tokens, &mut out);
 
     let mut bytes = src.as_bytes().to_vec();
     for r in &blank {
@@ -1429,6 +1433,37 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
         i = last + 1;
     }
     chunks
+}
+
+/// Finds classes whose body declares `extern __shared__` storage and hands it out, records
+/// their names, and drops their definitions from the items to parse.
+fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
+    let shared: Vec<usize> = out
+        .keywords
+        .iter()
+        .filter(|(k, _)| *k == Keyword::Shared)
+        .map(|(_, at)| *at)
+        .collect();
+    let mut names = Vec::new();
+    out.chunks.retain(|c| {
+        if c.kind != ChunkKind::Declaration || !shared.iter().any(|at| c.span.contains(at)) {
+            return true;
+        }
+        let first = tokens.iter().position(|t| t.start >= c.span.start);
+        let Some(k) = first else { return true };
+        if !matches!(tokens[k].text(src), "struct" | "class")
+            || !src[c.span.clone()].contains("extern")
+        {
+            return true;
+        }
+        if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
+            names.push(name.text(src).to_string());
+        }
+        false
+    });
+    names.sort();
+    names.dedup();
+    out.shared_memory_classes = names;
 }
 
 fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {

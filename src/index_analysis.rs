@@ -110,6 +110,8 @@ pub struct Site {
 /// A `__shared__` array seen during analysis, with its evaluated layout.
 #[derive(Clone, Debug)]
 pub struct ArrayEntry {
+    /// For a byte view (accesses through a cast pointer), the array it views.
+    pub byte_view_of: Option<usize>,
     pub decl: SharedArray,
     pub layout: Option<ArrayLayout>,
     /// Why the layout is unknown.
@@ -143,8 +145,28 @@ const MAX_CALL_DEPTH: usize = 8;
 enum Binding {
     Value(Lanes),
     Shared(usize),
+    /// A pointer into a `__shared__` array.
+    Pointer(SharedPointer),
     /// A local array or struct: reads give data, not indices.
     Opaque,
+}
+
+/// Where a pointer into shared memory points, per thread.
+#[derive(Clone)]
+struct SharedPointer {
+    array: usize,
+    /// The pointee type (after casts).
+    elem: Type,
+    place: Place,
+}
+
+#[derive(Clone)]
+enum Place {
+    /// An element of the array, by index tuple: `&tile[ty][0]`. Arithmetic moves along the
+    /// innermost dimension.
+    Tuple(Vec<Lanes>),
+    /// A byte offset into the array, after a cast to another element type.
+    Bytes(Lanes),
 }
 
 struct LoopCtl {
@@ -650,6 +672,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .derived
                 .iter()
                 .any(|x| matches!(x.node, DerivedDeclarator::Array(_)));
+            let is_pointer = init
+                .node
+                .declarator
+                .node
+                .derived
+                .iter()
+                .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
+            if is_pointer {
+                if let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                {
+                    if self.points_to_shared(e) {
+                        if let Some(p) = self.eval_pointer(e, mask, &name) {
+                            self.bind(&name, Binding::Pointer(p));
+                            continue;
+                        }
+                    }
+                }
+            }
             if is_array || matches!(base, Type::Record(_)) {
                 if let Some(Node {
                     node: Initializer::Expression(e),
@@ -724,6 +767,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return i;
         }
         self.arrays.push(ArrayEntry {
+            byte_view_of: None,
             decl,
             layout,
             layout_problem: problem,
@@ -1080,7 +1124,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::StringLiteral(_) => Lanes::unknown("a string"),
             Expression::Member(m) => self.member(e, &m.node, mask),
             Expression::Call(call) => self.call(e, &call.node, mask),
-            Expression::UnaryOperator(u) => self.unary(&u.node, mask),
+            Expression::UnaryOperator(u) => self.unary(e, &u.node, mask),
             Expression::Cast(c) => {
                 let v = self.eval(&c.node.expression, mask);
                 let floaty = c.node.type_name.node.specifiers.iter().any(|s| {
@@ -1194,7 +1238,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn identifier(&mut self, name: &str, span: Span, mask: &[bool]) -> Lanes {
         match self.lookup(name) {
             Some(Binding::Value(v)) => return v.clone(),
-            Some(Binding::Shared(_)) | Some(Binding::Opaque) => {
+            Some(Binding::Shared(_)) | Some(Binding::Opaque) | Some(Binding::Pointer(_)) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
             None => {}
@@ -1311,7 +1355,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
         }
-        if self.shared_ref(whole).is_some() {
+        if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
             return self.shared_access(whole, Op::Load, mask);
         }
         let inner = self.eval(&m.expression, mask);
@@ -1449,8 +1493,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 },
                 _ => None,
             });
+            let pointer = match (shared, arg_expr) {
+                (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
+                _ => None,
+            };
             let binding = match (shared, args.get(k)) {
                 (Some(s), _) => Binding::Shared(s),
+                (None, _) if pointer.is_some() => {
+                    Binding::Pointer(pointer.clone().expect("checked"))
+                }
                 (None, Some(v)) => Binding::Value(v.clone()),
                 (None, None) => Binding::Value(Lanes::unknown(format!(
                     "parameter `{}` was not passed",
@@ -1479,7 +1530,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
 
-    fn unary(&mut self, u: &UnaryOperatorExpression, mask: &[bool]) -> Lanes {
+    fn unary(
+        &mut self,
+        whole: &Node<Expression>,
+        u: &UnaryOperatorExpression,
+        mask: &[bool],
+    ) -> Lanes {
         let n = self.n;
         match u.operator.node {
             UnaryOperator::Plus => self.eval(&u.operand, mask),
@@ -1501,6 +1557,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Lanes::unknown("an address")
             }
             UnaryOperator::Indirection => {
+                if self.is_pointer_access(whole) {
+                    return self.shared_access(whole, Op::Load, mask);
+                }
                 let v = self.eval(&u.operand, mask);
                 self.data_value(&v, "a value loaded through a pointer")
             }
@@ -1520,10 +1579,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     u.operator.node,
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
                 );
-                if self.shared_ref(&u.operand).is_some() {
+                if self.shared_ref(&u.operand).is_some() || self.is_pointer_access(&u.operand) {
                     let v = self.shared_access(&u.operand, Op::Load, mask);
                     self.shared_access(&u.operand, Op::Store, mask);
                     return v;
+                }
+                if let Expression::Identifier(id) = &u.operand.node {
+                    if let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned() {
+                        if let Some(moved) = self.advance(p, &Lanes::int(delta)) {
+                            self.bind_pointer(&id.node.name, moved);
+                        }
+                        return Lanes::unknown("an address");
+                    }
                 }
                 let old = self.eval(&u.operand, mask);
                 let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);
@@ -1559,7 +1626,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let n = self.n;
         let op = match b.operator.node {
             BinaryOperator::Index => {
-                if self.shared_ref(whole).is_some() {
+                if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
                     return self.shared_access(whole, Op::Load, mask);
                 }
                 let base = self.eval(&b.lhs, mask);
@@ -1657,8 +1724,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
+        if let Expression::Identifier(id) = &lhs.node {
+            if let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned() {
+                let moved = match op {
+                    None => self.eval_pointer(rhs, mask, &id.node.name),
+                    Some(BinOp::Add) => {
+                        let k = self.eval(rhs, mask);
+                        self.advance(p, &k)
+                    }
+                    Some(BinOp::Sub) => {
+                        let k = self.eval(rhs, mask);
+                        let neg =
+                            Lanes::binary(BinOp::Sub, &Lanes::int(0), &k, self.n, &mut self.syms);
+                        self.advance(p, &neg)
+                    }
+                    _ => None,
+                };
+                match moved {
+                    Some(m) => self.bind_pointer(&id.node.name, m),
+                    None => self.bind_pointer_lost(&id.node.name),
+                }
+                return Lanes::unknown("an address");
+            }
+        }
         let r = self.eval(rhs, mask);
-        if self.shared_ref(lhs).is_some() {
+        if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
             if op.is_some() {
                 self.shared_access(lhs, Op::Load, mask);
             }
@@ -1694,6 +1784,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Resolves `s[i][j].f` to (array, index expressions, member names) when `s` is a
     /// `__shared__` array indexed in every dimension.
     fn shared_ref<'e>(&self, e: &'e Node<Expression>) -> Option<SharedRef<'e>> {
+        self.shared_ref_indexed(e, false)
+    }
+
+    /// Like `shared_ref`, optionally accepting fewer indices than the rank (`&tile[i]`).
+    fn shared_ref_indexed<'e>(
+        &self,
+        e: &'e Node<Expression>,
+        partial: bool,
+    ) -> Option<SharedRef<'e>> {
         let mut members = Vec::new();
         let mut cur = e;
         while let Expression::Member(m) = &cur.node {
@@ -1731,23 +1830,68 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         };
         let rank = self.arrays[array].decl.dims.len();
-        (indices.len() == rank && rank > 0).then_some((array, indices, members))
+        let complete =
+            indices.len() == rank || (partial && !indices.is_empty() && indices.len() < rank);
+        (complete && rank > 0).then_some((array, indices, members))
     }
 
-    /// Records one shared-memory access and returns the (unknown) value it loads.
+    /// Records one shared-memory access (an array subscript or a pointer dereference) and
+    /// returns the (unknown) value it loads.
     fn shared_access(&mut self, e: &Node<Expression>, op: Op, mask: &[bool]) -> Lanes {
-        let Some((array, index_exprs, members)) = self.shared_ref(e) else {
-            return Lanes::unknown("shared data");
-        };
-        let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-        let span = self.span(e.span);
+        if let Some((array, index_exprs, members)) = self.shared_ref(e) {
+            let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+            let texts: Vec<String> = index_exprs
+                .iter()
+                .map(|x| self.index_text(x.span))
+                .collect();
+            let elem = self.arrays[array].decl.elem.clone();
+            return self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
+        }
+        if let Some((ptr, members)) = self.pointer_target(e, mask) {
+            let text = vec![format!("`{}`", self.source_text(e.span))];
+            return match ptr.place {
+                Place::Tuple(indices) => {
+                    let texts = vec![text[0].clone(); indices.len()];
+                    self.record_access(
+                        e.span, ptr.array, indices, texts, ptr.elem, &members, op, mask,
+                    )
+                }
+                Place::Bytes(offset) => {
+                    let view = self.byte_view(ptr.array);
+                    self.record_access(
+                        e.span,
+                        view,
+                        vec![offset],
+                        text,
+                        ptr.elem,
+                        &members,
+                        op,
+                        mask,
+                    )
+                }
+            };
+        }
+        Lanes::unknown("shared data")
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_access(
+        &mut self,
+        at: Span,
+        array: usize,
+        indices: Vec<Lanes>,
+        index_texts: Vec<String>,
+        elem: Type,
+        members: &[String],
+        op: Op,
+        mask: &[bool],
+    ) -> Lanes {
+        let span = self.span(at);
         let sub = if self.span_override.is_some() {
-            self.sub_counter += 1;
-            e.span.start
+            at.start
         } else {
             0
         };
-        let _ = self.sub_counter;
         let key = SiteKey {
             start: span.start,
             end: span.end,
@@ -1755,10 +1899,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             sub,
         };
         // Element type after member selection.
-        let mut ty = self.arrays[array].decl.elem.clone();
+        let mut ty = elem;
         let mut member_offset = 0i64;
         let mut member_problem = None;
-        for m in &members {
+        for m in members {
             match ty.field(m) {
                 Some(f) => {
                     member_offset += i64::from(f.offset);
@@ -1836,7 +1980,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         Value::Unknown(r) => {
                             problem = Some(format!(
                                 "the index {} cannot be resolved: {r}",
-                                self.index_text(index_exprs[d].span)
+                                index_texts.get(d).map_or("", String::as_str)
                             ));
                             break;
                         }
@@ -1947,6 +2091,354 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.n
             ]))
         }
+    }
+
+    // ---- pointers into shared memory ----
+
+    /// Rebinds a pointer variable where it is declared.
+    fn bind_pointer(&mut self, name: &str, p: SharedPointer) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(b) = scope.get_mut(name) {
+                *b = Binding::Pointer(p);
+                return;
+            }
+        }
+    }
+
+    /// A pointer assigned something banklint cannot follow: accesses through it are unknown.
+    fn bind_pointer_lost(&mut self, name: &str) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(b) = scope.get_mut(name) {
+                *b = Binding::Opaque;
+                return;
+            }
+        }
+    }
+
+    /// Whether `e` dereferences a pointer into shared memory (`p[i]`, `*p`, `p->f`),
+    /// judged from its shape without evaluating anything.
+    fn is_pointer_access(&self, e: &Node<Expression>) -> bool {
+        let mut cur = e;
+        while let Expression::Member(m) = &cur.node {
+            if m.node.operator.node == MemberOperator::Indirect {
+                return self.points_to_shared(&m.node.expression);
+            }
+            cur = &m.node.expression;
+        }
+        match &cur.node {
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                self.points_to_shared(&b.node.lhs) && !self.is_multi_dim_array(&b.node.lhs)
+            }
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                self.points_to_shared(&u.node.operand)
+            }
+            _ => false,
+        }
+    }
+
+    fn is_multi_dim_array(&self, e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Shared(a)) => self.arrays[*a].decl.dims.len() > 1,
+                _ => false,
+            },
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => true,
+            _ => false,
+        }
+    }
+
+    /// Whether an expression can evaluate to a pointer into shared memory.
+    fn points_to_shared(&self, e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Pointer(_)) | Some(Binding::Shared(_)) => true,
+                Some(_) => false,
+                None => self.unit.file_shared.iter().any(|a| a.name == id.node.name),
+            },
+            Expression::Cast(c) => self.points_to_shared(&c.node.expression),
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                base_name(&u.node.operand).is_some_and(|n| {
+                    matches!(
+                        self.lookup(&n),
+                        Some(Binding::Pointer(_)) | Some(Binding::Shared(_))
+                    ) || self.unit.file_shared.iter().any(|a| a.name == n)
+                })
+            }
+            Expression::BinaryOperator(b)
+                if matches!(
+                    b.node.operator.node,
+                    BinaryOperator::Plus | BinaryOperator::Minus
+                ) =>
+            {
+                self.points_to_shared(&b.node.lhs) || self.points_to_shared(&b.node.rhs)
+            }
+            Expression::Call(c) => self.is_shared_memory_class_call(c),
+            _ => false,
+        }
+    }
+
+    fn is_shared_memory_class_call(&self, c: &Node<CallExpression>) -> bool {
+        matches!(&c.node.callee.node, Expression::Identifier(id)
+            if self.unit.prepared.shared_memory_classes.iter().any(|n| *n == id.node.name))
+    }
+
+    /// Where `p[i]`, `*p`, `p->f` or `(*p).f` points.
+    fn pointer_target(
+        &mut self,
+        e: &Node<Expression>,
+        mask: &[bool],
+    ) -> Option<(SharedPointer, Vec<String>)> {
+        if !self.is_pointer_access(e) {
+            return None;
+        }
+        let mut members = Vec::new();
+        let mut cur = e;
+        let mut arrow = false;
+        while let Expression::Member(m) = &cur.node {
+            members.push(m.node.identifier.node.name.clone());
+            cur = &m.node.expression;
+            if m.node.operator.node == MemberOperator::Indirect {
+                arrow = true;
+                break;
+            }
+        }
+        members.reverse();
+        let ptr = if arrow {
+            self.eval_pointer(cur, mask, "")?
+        } else {
+            match &cur.node {
+                Expression::BinaryOperator(b) => {
+                    let base = self.eval_pointer(&b.node.lhs, mask, "")?;
+                    let k = self.eval(&b.node.rhs, mask);
+                    self.advance(base, &k)?
+                }
+                Expression::UnaryOperator(u) => self.eval_pointer(&u.node.operand, mask, "")?,
+                _ => return None,
+            }
+        };
+        Some((ptr, members))
+    }
+
+    /// Evaluates an expression that yields a pointer into shared memory. `name` names a
+    /// wrapper-class array after the variable it initializes.
+    fn eval_pointer(
+        &mut self,
+        e: &Node<Expression>,
+        mask: &[bool],
+        name: &str,
+    ) -> Option<SharedPointer> {
+        match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name).cloned() {
+                Some(Binding::Pointer(p)) => Some(p),
+                Some(Binding::Shared(a)) => Some(self.decay(a)),
+                Some(_) => None,
+                None => {
+                    let decl = self
+                        .unit
+                        .file_shared
+                        .iter()
+                        .find(|a| a.name == id.node.name)?
+                        .clone();
+                    let a = self.register_array(decl);
+                    Some(self.decay(a))
+                }
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                if let Some((array, index_exprs, members)) =
+                    self.shared_ref_indexed(&u.node.operand, true)
+                {
+                    if !members.is_empty() {
+                        return None;
+                    }
+                    let rank = self.arrays[array].decl.dims.len();
+                    let mut tuple: Vec<Lanes> =
+                        index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+                    tuple.resize(rank, Lanes::int(0));
+                    return Some(SharedPointer {
+                        array,
+                        elem: self.arrays[array].decl.elem.clone(),
+                        place: Place::Tuple(tuple),
+                    });
+                }
+                match &u.node.operand.node {
+                    Expression::BinaryOperator(b)
+                        if b.node.operator.node == BinaryOperator::Index =>
+                    {
+                        let base = self.eval_pointer(&b.node.lhs, mask, name)?;
+                        let k = self.eval(&b.node.rhs, mask);
+                        self.advance(base, &k)
+                    }
+                    Expression::UnaryOperator(inner)
+                        if inner.node.operator.node == UnaryOperator::Indirection =>
+                    {
+                        self.eval_pointer(&inner.node.operand, mask, name)
+                    }
+                    _ => None,
+                }
+            }
+            Expression::Cast(c) => {
+                let p = self.eval_pointer(&c.node.expression, mask, name)?;
+                match self.cast_pointee(&c.node.type_name.node) {
+                    Some(target) => self.retype(p, target),
+                    None => Some(p),
+                }
+            }
+            Expression::BinaryOperator(b) => {
+                let op = b.node.operator.node.clone();
+                if !matches!(op, BinaryOperator::Plus | BinaryOperator::Minus) {
+                    return None;
+                }
+                if self.points_to_shared(&b.node.lhs) {
+                    let p = self.eval_pointer(&b.node.lhs, mask, name)?;
+                    let mut k = self.eval(&b.node.rhs, mask);
+                    if op == BinaryOperator::Minus {
+                        k = Lanes::binary(BinOp::Sub, &Lanes::int(0), &k, self.n, &mut self.syms);
+                    }
+                    self.advance(p, &k)
+                } else if op == BinaryOperator::Plus {
+                    let k = self.eval(&b.node.lhs, mask);
+                    let p = self.eval_pointer(&b.node.rhs, mask, name)?;
+                    self.advance(p, &k)
+                } else {
+                    None
+                }
+            }
+            Expression::Call(c) if self.is_shared_memory_class_call(c) => {
+                let at = self.span(c.node.callee.span).start;
+                let type_text = self
+                    .unit
+                    .prepared
+                    .template_calls
+                    .iter()
+                    .find(|(off, _)| *off == at)
+                    .and_then(|(_, args)| args.first().cloned())?;
+                let elem = type_from_text(&self.types, &type_text)
+                    .unwrap_or(Type::Unknown(type_text.clone()));
+                let span = self.span(e.span);
+                let class = match &c.node.callee.node {
+                    Expression::Identifier(id) => id.node.name.clone(),
+                    _ => String::new(),
+                };
+                let decl = SharedArray {
+                    name: if name.is_empty() {
+                        format!("{class}<{type_text}>")
+                    } else {
+                        name.to_string()
+                    },
+                    elem,
+                    dims: vec![None],
+                    dim_spans: vec![None],
+                    decl_span: span.clone(),
+                    name_span: span,
+                    is_extern: true,
+                    item: self.item,
+                };
+                let a = self.register_array(decl);
+                Some(self.decay(a))
+            }
+            _ => None,
+        }
+    }
+
+    /// An array used as a pointer: its first element.
+    fn decay(&self, array: usize) -> SharedPointer {
+        let rank = self.arrays[array].decl.dims.len().max(1);
+        SharedPointer {
+            array,
+            elem: self.arrays[array].decl.elem.clone(),
+            place: Place::Tuple(vec![Lanes::int(0); rank]),
+        }
+    }
+
+    /// `p + k`: along the innermost dimension, or by `k` elements of the pointee in bytes.
+    fn advance(&mut self, p: SharedPointer, k: &Lanes) -> Option<SharedPointer> {
+        let n = self.n;
+        let place = match p.place {
+            Place::Tuple(mut t) => {
+                let last = t.last_mut()?;
+                *last = Lanes::binary(BinOp::Add, last, k, n, &mut self.syms);
+                Place::Tuple(t)
+            }
+            Place::Bytes(off) => {
+                let size = Lanes::int(i64::from(p.elem.size()?));
+                let delta = Lanes::binary(BinOp::Mul, k, &size, n, &mut self.syms);
+                Place::Bytes(Lanes::binary(BinOp::Add, &off, &delta, n, &mut self.syms))
+            }
+        };
+        Some(SharedPointer { place, ..p })
+    }
+
+    /// A pointer cast: the same element type keeps indices; another one works in bytes.
+    fn retype(&mut self, p: SharedPointer, elem: Type) -> Option<SharedPointer> {
+        if p.elem == elem {
+            return Some(p);
+        }
+        let n = self.n;
+        let offset = match p.place {
+            Place::Bytes(off) => off,
+            Place::Tuple(t) => {
+                let strides = self.arrays[p.array].layout.as_ref()?.strides()?;
+                let mut off = Lanes::int(0);
+                for (i, s) in t.iter().zip(strides) {
+                    let term = Lanes::binary(BinOp::Mul, i, &Lanes::int(s), n, &mut self.syms);
+                    off = Lanes::binary(BinOp::Add, &off, &term, n, &mut self.syms);
+                }
+                off
+            }
+        };
+        Some(SharedPointer {
+            array: p.array,
+            elem,
+            place: Place::Bytes(offset),
+        })
+    }
+
+    /// The pointee type of a pointer cast `(float4 *)`, or `None` for a value cast.
+    fn cast_pointee(&self, t: &TypeName) -> Option<Type> {
+        let declarator = t.declarator.as_ref()?;
+        if !declarator
+            .node
+            .derived
+            .iter()
+            .any(|d| matches!(d.node, DerivedDeclarator::Pointer(_)))
+        {
+            return None;
+        }
+        let ts: Vec<&TypeSpecifier> = t
+            .specifiers
+            .iter()
+            .filter_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+                _ => None,
+            })
+            .collect();
+        Some(crate::extraction::type_from_specifiers(&self.types, &ts))
+    }
+
+    /// The byte view of an array, for accesses through pointers of another element type.
+    fn byte_view(&mut self, array: usize) -> usize {
+        if let Some(v) = self
+            .arrays
+            .iter()
+            .position(|a| a.byte_view_of == Some(array))
+        {
+            return v;
+        }
+        let mut decl = self.arrays[array].decl.clone();
+        decl.elem = Type::scalar("char", 1, false);
+        decl.dims = vec![None];
+        decl.dim_spans = vec![None];
+        self.arrays.push(ArrayEntry {
+            byte_view_of: Some(array),
+            decl,
+            layout: Some(ArrayLayout {
+                elem_size: 1,
+                dims: vec![None],
+                pad: 0,
+            }),
+            layout_problem: None,
+        });
+        self.arrays.len() - 1
     }
 
     fn index_text(&self, s: Span) -> String {
