@@ -9,6 +9,7 @@ use crate::fix_suggestion::{PaddingFix, suggest};
 use crate::index_analysis::{AnalysisOptions, ArrayEntry, analyze};
 use crate::launch_config::{UnresolvedLaunch, shapes_for};
 use crate::parse::parse_chunks;
+use crate::shared_budget::{KernelBudget, kernel_budgets};
 use crate::source::SourceFile;
 
 #[derive(Clone, Debug)]
@@ -34,11 +35,17 @@ pub struct FileReport {
     pub skipped: Vec<Skipped>,
     pub unresolved_launches: Vec<UnresolvedLaunch>,
     pub parse_stats: ParseStats,
+    pub budgets: Vec<KernelBudget>,
 }
 
 impl FileReport {
     pub fn conflicts(&self) -> impl Iterator<Item = &AccessFinding> {
         self.findings.iter().filter(|f| f.is_conflict())
+    }
+
+    /// Kernels over the static shared-memory limit of `arch`.
+    pub fn over_capacity(&self, arch: crate::arch::Arch) -> impl Iterator<Item = &KernelBudget> {
+        self.budgets.iter().filter(move |b| b.over_limit(arch))
     }
 
     pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
@@ -73,6 +80,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     });
     let findings = collect(&runs, options.target);
     let fixes = suggest(&runs, &findings, options.target, &file.text);
+    let budgets = kernel_budgets(&runs, &unit.functions, &file.text);
     skipped.sort_by_key(|s| s.span.start);
     FileReport {
         arrays: runs.arrays,
@@ -81,6 +89,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         skipped,
         unresolved_launches: unresolved,
         parse_stats,
+        budgets,
         file,
     }
 }

@@ -271,7 +271,9 @@ fn run_check(args: &CheckArgs) -> i32 {
     for e in &errors {
         eprintln!("error: {e}");
     }
-    let conflicts = reports.iter().any(|r| r.conflicts().next().is_some());
+    let conflicts = reports.iter().any(|r| {
+        r.conflicts().next().is_some() || r.over_capacity(options.target.arch).next().is_some()
+    });
     if !errors.is_empty() {
         2
     } else if conflicts {

@@ -19,6 +19,7 @@ pub const BANK_CONFLICT: &str = "bank-conflict";
 pub const UNANALYZED_ACCESS: &str = "unanalyzed-access";
 pub const SKIPPED_CODE: &str = "skipped-code";
 pub const BLOCK_SHAPE: &str = "block-shape";
+pub const SHARED_CAPACITY: &str = "shared-capacity";
 
 /// One reportable finding, independent of the output format.
 #[derive(Clone, Debug)]
@@ -57,6 +58,37 @@ pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
                 });
             }
         }
+    }
+    for b in report.over_capacity(target.arch) {
+        let mut notes: Vec<String> = b
+            .arrays
+            .iter()
+            .take(6)
+            .map(|(name, bytes)| format!("`{name}`: {bytes} bytes"))
+            .collect();
+        notes.push(format!(
+            "{} allows {} bytes ({} KB) of static shared memory per block; larger buffers must be dynamic (`extern __shared__`) and opted into with cudaFuncSetAttribute",
+            target.arch,
+            b.limit(target.arch),
+            b.limit(target.arch) / 1024
+        ));
+        out.push(Finding {
+            code: SHARED_CAPACITY,
+            severity: Severity::Error,
+            span: b.span.clone(),
+            message: format!(
+                "kernel `{}` needs {} bytes of static shared memory, over the {}-byte limit of {}",
+                b.kernel,
+                b.static_bytes,
+                b.limit(target.arch),
+                target.arch
+            ),
+            label: format!("{} bytes of `__shared__` arrays", b.static_bytes),
+            secondary: None,
+            notes,
+            conflict_ways: None,
+            fix: None,
+        });
     }
     for s in &report.skipped {
         out.push(Finding {
@@ -120,7 +152,8 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         notes.push(a.clone());
     }
     if let Some(fix) = report.fix_for(f.array) {
-        notes.push(help_text(fix, name));
+        let costs = crate::shared_budget::fix_costs(&report.budgets, fix, target.arch);
+        notes.push(help_text(fix, name, &costs));
     }
     notes.push(format!("for more, run `banklint explain {BANK_CONFLICT}`"));
     Finding {
@@ -143,7 +176,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     }
 }
 
-fn help_text(fix: &PaddingFix, name: &str) -> String {
+fn help_text(fix: &PaddingFix, name: &str, costs: &[crate::shared_budget::FixCost]) -> String {
     let effect = if fix.conflict_free {
         format!("every access to `{name}` becomes conflict-free")
     } else {
@@ -160,6 +193,24 @@ fn help_text(fix: &PaddingFix, name: &str) -> String {
         fix.bytes_added,
         fix.total_bytes
     );
+    for c in costs.iter().take(2) {
+        text.push_str(&format!(
+            "; kernel `{}`: {} -> {} bytes of static shared memory, {}",
+            c.kernel,
+            c.before,
+            c.after,
+            if c.fits() {
+                format!("within the {}-byte limit", c.limit)
+            } else {
+                format!("OVER the {}-byte limit", c.limit)
+            }
+        ));
+        if let Some((b, a)) = c.blocks_per_sm {
+            text.push_str(&format!(
+                ", blocks per SM limited by shared memory: {b} -> {a}"
+            ));
+        }
+    }
     if fix.unchecked_accesses > 0 {
         text.push_str(&format!(
             " ({} access{} to `{name}` could not be analyzed and {} not checked)",

@@ -127,8 +127,11 @@ pub struct AnalysisOptions {
 /// The raw outcome for one function under one block shape.
 pub struct ShapeRun {
     pub function: String,
+    pub kernel: bool,
     pub shape: BlockShape,
     pub sites: HashMap<SiteKey, Site>,
+    /// Arrays the function (and what it calls) declares or accesses.
+    pub footprint: BTreeSet<usize>,
 }
 
 /// Functions reached by inlining from kernels (not analyzed again on their own).
@@ -208,6 +211,8 @@ struct Analyzer<'a, 'p> {
     /// The file's types plus this instantiation's template type arguments.
     types: crate::types::TypeTable,
     template_args: Vec<(String, String)>,
+    /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
+    footprint: BTreeSet<usize>,
 }
 
 /// Runs every kernel under each of its block shapes, and every device function no kernel
@@ -235,8 +240,10 @@ pub fn analyze(
             a.run_function(f);
             runs.push(ShapeRun {
                 function: f.name.clone(),
+                kernel: f.kernel,
                 shape,
                 sites: a.sites,
+                footprint: a.footprint,
             });
         }
     }
@@ -421,6 +428,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
+            footprint: BTreeSet::new(),
         }
     }
 
@@ -428,6 +436,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(def) = self.unit.definition(f) else {
             return;
         };
+        for a in self.unit.file_shared.clone() {
+            let id = self.register_array(a.clone());
+            if let Some(global) = self.scopes.first_mut() {
+                global.insert(a.name.clone(), Binding::Shared(id));
+            }
+        }
         self.item = f.item;
         self.function = f.name.clone();
         for param in f.template.iter().flat_map(|t| t.params.iter()) {
@@ -655,6 +669,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             for a in arrays {
                 let id = self.register_array(a.clone());
+                self.footprint.insert(id);
                 self.bind(&a.name, Binding::Shared(id));
             }
             return;
@@ -1886,6 +1901,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         op: Op,
         mask: &[bool],
     ) -> Lanes {
+        self.footprint
+            .insert(self.arrays[array].byte_view_of.unwrap_or(array));
         let span = self.span(at);
         let sub = if self.span_override.is_some() {
             at.start

@@ -21,6 +21,7 @@ pub mod launch_config;
 pub mod layout;
 pub mod parse;
 pub mod rules;
+pub mod shared_budget;
 pub mod simulate;
 pub mod source;
 pub mod types;

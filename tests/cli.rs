@@ -312,3 +312,49 @@ fn explain_prints_the_rule_documentation() {
     let o = banklint(&["explain"]);
     assert!(stdout(&o).contains("unanalyzed-access"));
 }
+
+const CAPACITY: &str = "__global__ void big(float *o) {\n    __shared__ float a[128][96];\n    __shared__ float b[32][32];\n    a[threadIdx.x][0] = 1; b[threadIdx.x][0] = 2;\n}\n__global__ void k(float *o) { __shared__ float t[32][32]; t[threadIdx.x][0] = 1; }\nvoid h(float *o) { cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1); big<<<1, 32>>>(o); k<<<1, 32>>>(o); }\n";
+
+#[test]
+fn static_shared_memory_over_the_limit_is_an_error() {
+    // 128*96*4 + 32*32*4 = 53248 bytes > 48 KB = 49152.
+    let dir = temp_dir("capacity");
+    let f = write(&dir, "cap.cu", CAPACITY);
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains(":1:17: error: kernel `big` needs 53248 bytes of static shared memory, over the 49152-byte limit of sm_90 [shared-capacity]"),
+        "{out}"
+    );
+    assert!(!out.contains("kernel `k` needs"), "{out}");
+}
+
+#[test]
+fn padding_help_states_its_cost_and_occupancy() {
+    let dir = temp_dir("cost");
+    let f = write(&dir, "cap.cu", CAPACITY);
+    // sm_90: 228 KB per SM, 1 KB reserved per block, at most 32 blocks: 4096 + 1024 bytes
+    // per block allows 45, capped at 32, before and after the 128-byte pad.
+    let o = banklint(&["check", &f, "--color", "never"]);
+    let out = stdout(&o);
+    assert!(out.contains("kernel `k`: 4096 -> 4224 bytes of static shared memory, within the 49152-byte limit, blocks per SM limited by shared memory: 32 -> 32"), "{out}");
+    assert!(
+        out.contains(
+            "kernel `big`: 53248 -> 53376 bytes of static shared memory, OVER the 49152-byte limit"
+        ),
+        "{out}"
+    );
+    // sm_20 with cudaFuncCachePreferL1 for `k`: 16 KB of shared memory per SM, so 4 blocks of
+    // 4096 bytes, and 3 of 4224.
+    let o = banklint(&["check", &f, "--color", "never", "--arch", "sm_20"]);
+    let out = stdout(&o);
+    assert!(out.contains("kernel `k`: 4096 -> 4224 bytes of static shared memory, within the 49152-byte limit, blocks per SM limited by shared memory: 4 -> 3"), "{out}");
+}
+
+#[test]
+fn explain_lists_shared_capacity() {
+    let o = banklint(&["explain", "shared-capacity"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("48 KB"));
+}

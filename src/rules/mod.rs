@@ -15,17 +15,20 @@ macro_rules! rule {
 
 mod bank_conflict;
 mod block_shape;
+mod shared_capacity;
 mod skipped_code;
 mod unanalyzed_access;
 
 pub use bank_conflict::BankConflict;
 pub use block_shape::BlockShape;
+pub use shared_capacity::SharedCapacity;
 pub use skipped_code::SkippedCode;
 pub use unanalyzed_access::UnanalyzedAccess;
 
 /// Every code with its explanation, in the order `explain --list` shows them.
 pub const ALL: &[(&str, &str)] = &[
     (BankConflict::CODE, BankConflict::EXPLANATION),
+    (SharedCapacity::CODE, SharedCapacity::EXPLANATION),
     (UnanalyzedAccess::CODE, UnanalyzedAccess::EXPLANATION),
     (SkippedCode::CODE, SkippedCode::EXPLANATION),
     (BlockShape::CODE, BlockShape::EXPLANATION),
