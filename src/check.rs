@@ -2,7 +2,7 @@
 //! findings and fixes. Pure apart from its input: a `SourceFile` in, a `FileReport` out.
 
 use crate::arch::Target;
-use crate::cuda_frontend::{Defines, Skipped, prepare};
+use crate::cuda_frontend::{Defines, Skipped, prepare_with_includes};
 use crate::extraction::extract;
 use crate::findings::{AccessFinding, collect};
 use crate::fix_suggestion::{PaddingFix, suggest};
@@ -17,6 +17,8 @@ pub struct CheckOptions {
     pub target: Target,
     pub block_dim: Option<[u32; 3]>,
     pub defines: Defines,
+    /// Directories searched for `#include "x.h"` after the including file's own.
+    pub include_dirs: Vec<std::path::PathBuf>,
 }
 
 /// How much of a file the parser read.
@@ -36,6 +38,8 @@ pub struct FileReport {
     pub unresolved_launches: Vec<UnresolvedLaunch>,
     pub parse_stats: ParseStats,
     pub budgets: Vec<KernelBudget>,
+    /// Local includes that were not found, with the directive's span.
+    pub missing_includes: Vec<(String, std::ops::Range<usize>)>,
 }
 
 impl FileReport {
@@ -53,8 +57,49 @@ impl FileReport {
     }
 }
 
+/// Reads local headers next to the file, then in the `-I` directories; at most 64 files, so
+/// include cycles end.
+fn include_loader<'a>(
+    file: &'a SourceFile,
+    options: &'a CheckOptions,
+) -> impl FnMut(&str) -> Option<String> + 'a {
+    let mut budget = 64;
+    move |name: &str| {
+        if budget == 0 {
+            return None;
+        }
+        budget -= 1;
+        let here = file.path.parent().map(|p| p.join(name));
+        here.into_iter()
+            .chain(options.include_dirs.iter().map(|d| d.join(name)))
+            .find_map(|p| std::fs::read(&p).ok())
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+    }
+}
+
+/// Struct and typedef layouts from an included header (and what it includes).
+fn register_header_types(
+    types: &mut crate::types::TypeTable,
+    header: &crate::cuda_frontend::Prepared,
+) {
+    for (_, nested) in &header.headers {
+        register_header_types(types, nested);
+    }
+    for item in parse_chunks(header).items {
+        for d in &item.decls {
+            if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {
+                crate::extraction::register_types(types, &decl.node);
+            }
+        }
+    }
+}
+
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
-    let prepared = prepare(&file.text, &options.defines);
+    let prepared = prepare_with_includes(
+        &file.text,
+        &options.defines,
+        &mut include_loader(&file, options),
+    );
     let parsed = parse_chunks(&prepared);
     let parse_stats = ParseStats {
         items: parsed.items.len() + parsed.unparsed,
@@ -63,7 +108,10 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     };
     let mut skipped = prepared.skipped.clone();
     skipped.extend(parsed.skipped.iter().cloned());
-    let unit = extract(&prepared, parsed);
+    let mut unit = extract(&prepared, parsed);
+    for (_, header) in &prepared.headers {
+        register_header_types(&mut unit.types, header);
+    }
     let mut unresolved = Vec::new();
     let mut shapes = std::collections::HashMap::new();
     for f in &unit.functions {
@@ -90,6 +138,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         unresolved_launches: unresolved,
         parse_stats,
         budgets,
+        missing_includes: prepared.missing_includes.clone(),
         file,
     }
 }

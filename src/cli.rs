@@ -79,6 +79,12 @@ pub struct CheckArgs {
     /// Undefine a macro.
     #[arg(short = 'U', value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// Print coverage: files parsed, shared arrays and accesses analyzed, top reasons not.
+    #[arg(long)]
+    pub stats: bool,
+    /// Search a directory for `#include "..."` headers (after the file's own directory).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
 }
 
 /// Runs the command line and returns the exit status.
@@ -150,6 +156,7 @@ pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
         target: Target::new(arch, bank_mode),
         block_dim,
         defines,
+        include_dirs: args.include.clone(),
     })
 }
 
@@ -260,12 +267,23 @@ fn run_check(args: &CheckArgs) -> i32 {
                 "accesses": reports.iter().flat_map(diagnostics::json_accesses).collect::<Vec<_>>(),
                 "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f)).collect::<Vec<_>>(),
             });
+            let mut doc = doc;
+            if args.stats {
+                doc["stats"] = crate::stats::coverage(&reports, errors.len()).to_json();
+            }
             let _ = writeln!(
                 out,
                 "{}",
                 serde_json::to_string_pretty(&doc).unwrap_or_default()
             );
         }
+    }
+    if args.stats && args.format != Format::Json {
+        let _ = write!(
+            out,
+            "{}",
+            crate::stats::coverage(&reports, errors.len()).render()
+        );
     }
     let _ = out.flush();
     for e in &errors {

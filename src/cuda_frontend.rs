@@ -83,6 +83,36 @@ impl MacroTable {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Adds every definition of `other` as if made at offset `at` of this file.
+    pub fn absorb(&mut self, other: &MacroTable, at: usize) {
+        for (name, defs) in &other.entries {
+            if let Some((_, def)) = defs.last() {
+                let entry = self.entries.entry(name.clone()).or_default();
+                entry.push((
+                    at,
+                    def.clone().map(|d| MacroDef {
+                        defined_at: at,
+                        ..d
+                    }),
+                ));
+                entry.sort_by_key(|(pos, _)| *pos);
+            }
+        }
+    }
+
+    /// Object-like macros in force at `at`, as `-D` pairs (what an included header sees).
+    pub fn object_like_at(&self, at: usize) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .entries
+            .keys()
+            .filter_map(|name| self.lookup(name, at))
+            .filter(|d| d.params.is_none())
+            .map(|d| (d.name.clone(), d.body.clone()))
+            .collect();
+        out.sort();
+        out
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +215,10 @@ pub struct Prepared {
     pub includes: Vec<(String, Range<usize>)>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Local `#include "..."` lines whose file was not found.
+    pub missing_includes: Vec<(String, Range<usize>)>,
+    /// Local headers that were followed, with what their front end found.
+    pub headers: Vec<(String, Prepared)>,
     /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
     pub shared_memory_classes: Vec<String>,
@@ -306,6 +340,19 @@ const BLANKED_CALLS: &[&str] = &[
 ];
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
+    prepare_with_includes(src, defines, &mut |_| None)
+}
+
+/// Reads the text of a local `#include "name"`, or `None` if it is not found.
+pub type IncludeLoader<'l> = dyn FnMut(&str) -> Option<String> + 'l;
+
+/// Like [`prepare`], following local includes through `load`: their macros take effect at
+/// the `#include` line, and their type names and declarations are kept in `headers`.
+pub fn prepare_with_includes(
+    src: &str,
+    defines: &Defines,
+    load: &mut IncludeLoader<'_>,
+) -> Prepared {
     let mut out = Prepared::default();
     let mut blank: Vec<Range<usize>> = Vec::new();
     let lexed = lex(src);
@@ -314,6 +361,7 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
         blank.push(c.span.clone());
     }
     let active_tokens = run_directives(
+        load,
         src,
         &lexed.directives,
         &lexed.tokens,
@@ -353,6 +401,96 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     out.tokens = tokens;
     out
+}
+
+/// Tokens of a piece of C text (comments and directives dropped).
+pub fn tokenize(src: &str) -> Vec<Token> {
+    lex(src).tokens
+}
+
+/// Whether a macro body can be used as an operand without changing meaning: one token, or
+/// wholly parenthesized.
+pub fn is_atomic_body(body: &str) -> bool {
+    let toks = lex(body).tokens;
+    match toks.as_slice() {
+        [] | [_] => true,
+        [first, ..] if first.text(body) == "(" => matching(body, &toks, 0) == Some(toks.len() - 1),
+        _ => false,
+    }
+}
+
+/// Expands macros in `text` the way the preprocessor would, token by token, with the
+/// definitions in force at `at`. Used where a macro body's precedence matters.
+pub fn expand_macros(text: &str, macros: &MacroTable, at: usize) -> String {
+    let mut out = Vec::new();
+    expand_into(text, macros, at, &mut Vec::new(), &mut out);
+    out.join(" ")
+}
+
+fn expand_into(
+    text: &str,
+    macros: &MacroTable,
+    at: usize,
+    active: &mut Vec<String>,
+    out: &mut Vec<String>,
+) {
+    let toks = lex(text).tokens;
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i].text(text);
+        let def = (toks[i].kind == TokenKind::Ident
+            && !active.iter().any(|a| a == t)
+            && active.len() < 32)
+            .then(|| macros.lookup(t, at))
+            .flatten();
+        match def {
+            Some(m) if m.params.is_none() => {
+                active.push(t.to_string());
+                expand_into(&m.body.clone(), macros, at, active, out);
+                active.pop();
+                i += 1;
+            }
+            Some(m) if toks.get(i + 1).map(|n| n.text(text)) == Some("(") => {
+                let Some(close) = matching(text, &toks, i + 1) else {
+                    out.push(t.to_string());
+                    i += 1;
+                    continue;
+                };
+                let args: Vec<String> = split_top_level(text, &toks[i + 2..close])
+                    .iter()
+                    .map(|p| match (p.first(), p.last()) {
+                        (Some(a), Some(b)) => expand_macros(&text[a.start..b.end], macros, at),
+                        _ => String::new(),
+                    })
+                    .collect();
+                let params = m.params.clone().unwrap_or_default();
+                let body = substitute(&m.body, &params, &args);
+                active.push(t.to_string());
+                expand_into(&body, macros, at, active, out);
+                active.pop();
+                i = close + 1;
+            }
+            _ => {
+                out.push(t.to_string());
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Replaces a function-like macro's parameters in its body, token by token (no parentheses
+/// added: the preprocessor adds none).
+fn substitute(body: &str, params: &[String], args: &[String]) -> String {
+    let toks = lex(body).tokens;
+    let mut out = Vec::new();
+    for t in &toks {
+        let w = t.text(body);
+        match params.iter().position(|p| p == w) {
+            Some(k) => out.push(args.get(k).cloned().unwrap_or_default()),
+            None => out.push(w.to_string()),
+        }
+    }
+    out.join(" ")
 }
 
 struct Lexed {
@@ -548,6 +686,7 @@ fn punct_len(b: &[u8]) -> usize {
 /// Handles `#define`, `#undef`, `#include`, and conditional compilation. Returns the tokens
 /// outside disabled regions; disabled regions and all directive lines are blanked.
 fn run_directives(
+    load: &mut IncludeLoader<'_>,
     src: &str,
     directives: &[Range<usize>],
     tokens: &[Token],
@@ -621,6 +760,24 @@ fn run_directives(
                 let r = rest.trim();
                 if let Some(name) = r.strip_prefix('"').and_then(|s| s.split('"').next()) {
                     out.includes.push((name.to_string(), d.clone()));
+                    if let Some(text) = load(name) {
+                        // The header sees the macros defined so far; its own take effect here.
+                        let inherited = Defines {
+                            defined: out.macros.object_like_at(d.start),
+                            undefined: Vec::new(),
+                        };
+                        let header = prepare_with_includes(&text, &inherited, load);
+                        out.macros.absorb(&header.macros, d.start);
+                        out.typenames.extend(header.typenames.iter().cloned());
+                        out.shared_memory_classes
+                            .extend(header.shared_memory_classes.iter().cloned());
+                        out.headers.push((name.to_string(), header));
+                    } else {
+                        out.missing_includes.push((
+                            name.to_string(),
+                            d.start..d.start + line.trim_end().len().min(d.len()),
+                        ));
+                    }
                 }
             }
             _ => {}
@@ -1607,6 +1764,17 @@ mod tests {
         assert!(!p.text.contains("namespace"));
         assert!(!p.text.contains('}') || p.text.matches('}').count() == 1);
         assert_eq!(p.chunks.len(), 1);
+    }
+
+    #[test]
+    fn macro_expansion_keeps_c_precedence() {
+        let p = prep("#define N 32 + 1\n#define IDX(r, c) r * N + c\nint x;\n");
+        let e = expand_macros("IDX(a + 1, b) * 2", &p.macros, 100);
+        assert_eq!(e, "a + 1 * 32 + 1 + b * 2");
+        assert!(is_atomic_body("(32 + 1)"));
+        assert!(is_atomic_body("TILE"));
+        assert!(!is_atomic_body("32 + 1"));
+        assert!(!is_atomic_body("(a) + (b)"));
     }
 
     #[test]

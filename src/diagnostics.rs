@@ -20,6 +20,7 @@ pub const UNANALYZED_ACCESS: &str = "unanalyzed-access";
 pub const SKIPPED_CODE: &str = "skipped-code";
 pub const BLOCK_SHAPE: &str = "block-shape";
 pub const SHARED_CAPACITY: &str = "shared-capacity";
+pub const INCLUDE_NOT_FOUND: &str = "include-not-found";
 
 /// One reportable finding, independent of the output format.
 #[derive(Clone, Debug)]
@@ -86,6 +87,21 @@ pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
             label: format!("{} bytes of `__shared__` arrays", b.static_bytes),
             secondary: None,
             notes,
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    for (name, span) in &report.missing_includes {
+        out.push(Finding {
+            code: INCLUDE_NOT_FOUND,
+            severity: Severity::Note,
+            span: span.clone(),
+            message: format!("header `{name}` was not found"),
+            label: "not next to this file nor in any -I directory".to_string(),
+            secondary: None,
+            notes: vec![format!(
+                "pass `-I DIR` so banklint can read the macros and types `{name}` defines"
+            )],
             conflict_ways: None,
             fix: None,
         });

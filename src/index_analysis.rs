@@ -1388,13 +1388,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && let Some(m) = self.unit.prepared.macros.lookup(name, at)
                 && let Some(params) = m.params.clone()
             {
-                let body = m.body.clone();
-                let args: Vec<String> = call
-                    .arguments
-                    .iter()
-                    .map(|a| self.raw_text(a.span))
-                    .collect();
-                let expanded = substitute_params(&body, &params, &args);
+                let expanded = if self.span_override.is_none() {
+                    // The whole call, expanded as the preprocessor does.
+                    let text = self.raw_text(whole.span);
+                    crate::cuda_frontend::expand_macros(&text, &self.unit.prepared.macros, at)
+                } else {
+                    let args: Vec<String> = call
+                        .arguments
+                        .iter()
+                        .map(|a| self.raw_text(a.span))
+                        .collect();
+                    substitute_params(&m.body, &params, &args)
+                };
                 return self.eval_text(&expanded, whole.span, mask, name);
             }
         }
@@ -1554,6 +1559,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let n = self.n;
         match u.operator.node {
             UnaryOperator::Plus => self.eval(&u.operand, mask),
+            UnaryOperator::Minus | UnaryOperator::Complement | UnaryOperator::Negate
+                if self.precedence_hazard(&u.operand) =>
+            {
+                self.eval_expanded(whole, mask)
+            }
             UnaryOperator::Minus => {
                 let v = self.eval(&u.operand, mask);
                 Lanes::binary(BinOp::Sub, &Lanes::int(0), &v, n, &mut self.syms)
@@ -1659,6 +1669,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ]))
                 };
             }
+            _ if is_assignment(&b.operator.node) && self.macro_use(&b.lhs).is_some() => {
+                // `AS(i, j) = v`: the left side is a macro; expand the whole assignment.
+                return self.eval_expanded(whole, mask);
+            }
             BinaryOperator::Assign => return self.assign(&b.lhs, None, &b.rhs, mask),
             BinaryOperator::AssignMultiply => {
                 return self.assign(&b.lhs, Some(BinOp::Mul), &b.rhs, mask);
@@ -1727,9 +1741,53 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             BinaryOperator::BitwiseXor => BinOp::Xor,
             BinaryOperator::BitwiseOr => BinOp::Or,
         };
+        if self.precedence_hazard(&b.lhs) || self.precedence_hazard(&b.rhs) {
+            return self.eval_expanded(whole, mask);
+        }
         let l = self.eval(&b.lhs, mask);
         let r = self.eval(&b.rhs, mask);
         Lanes::binary(op, &l, &r, n, &mut self.syms)
+    }
+
+    /// Whether an operand is a macro whose body is not one token or parenthesized, so that
+    /// evaluating it as a unit would not be what the preprocessor does (`#define N 32 + 1`,
+    /// then `N * 2` is 34).
+    fn precedence_hazard(&self, e: &Node<Expression>) -> bool {
+        self.macro_use(e)
+            .is_some_and(|body| !crate::cuda_frontend::is_atomic_body(&body))
+    }
+
+    /// The body of the macro `e` uses (`N`, or `AS(i, j)`), when `e` is written in the file.
+    fn macro_use(&self, e: &Node<Expression>) -> Option<String> {
+        if self.span_override.is_some() {
+            return None;
+        }
+        let (name, want_params) = match &e.node {
+            Expression::Identifier(id) => (&id.node.name, false),
+            Expression::Call(c) => match &c.node.callee.node {
+                Expression::Identifier(id) => (&id.node.name, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if self.lookup(name).is_some() {
+            return None;
+        }
+        let at = self.span(e.span).start;
+        self.unit
+            .prepared
+            .macros
+            .lookup(name, at)
+            .filter(|m| m.params.is_some() == want_params)
+            .map(|m| m.body.clone())
+    }
+
+    /// Evaluates an expression after expanding its macros as the preprocessor would.
+    fn eval_expanded(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        let text = self.raw_text(e.span);
+        let at = self.span(e.span).start;
+        let expanded = crate::cuda_frontend::expand_macros(&text, &self.unit.prepared.macros, at);
+        self.eval_text(&expanded, e.span, mask, "this expression")
     }
 
     fn assign(
@@ -2522,6 +2580,23 @@ fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) 
             }
         }
     }
+}
+
+fn is_assignment(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Assign
+            | BinaryOperator::AssignMultiply
+            | BinaryOperator::AssignDivide
+            | BinaryOperator::AssignModulo
+            | BinaryOperator::AssignPlus
+            | BinaryOperator::AssignMinus
+            | BinaryOperator::AssignShiftLeft
+            | BinaryOperator::AssignShiftRight
+            | BinaryOperator::AssignBitwiseAnd
+            | BinaryOperator::AssignBitwiseXor
+            | BinaryOperator::AssignBitwiseOr
+    )
 }
 
 /// Replaces a function-like macro's parameters in its body, token by token.

@@ -24,5 +24,6 @@ pub mod rules;
 pub mod shared_budget;
 pub mod simulate;
 pub mod source;
+pub mod stats;
 pub mod types;
 pub mod value;

@@ -15,12 +15,14 @@ macro_rules! rule {
 
 mod bank_conflict;
 mod block_shape;
+mod include_not_found;
 mod shared_capacity;
 mod skipped_code;
 mod unanalyzed_access;
 
 pub use bank_conflict::BankConflict;
 pub use block_shape::BlockShape;
+pub use include_not_found::IncludeNotFound;
 pub use shared_capacity::SharedCapacity;
 pub use skipped_code::SkippedCode;
 pub use unanalyzed_access::UnanalyzedAccess;
@@ -32,6 +34,7 @@ pub const ALL: &[(&str, &str)] = &[
     (UnanalyzedAccess::CODE, UnanalyzedAccess::EXPLANATION),
     (SkippedCode::CODE, SkippedCode::EXPLANATION),
     (BlockShape::CODE, BlockShape::EXPLANATION),
+    (IncludeNotFound::CODE, IncludeNotFound::EXPLANATION),
 ];
 
 pub fn explanation(code: &str) -> Option<&'static str> {
