@@ -85,6 +85,7 @@ fn register_header_types(
     for (_, nested) in &header.headers {
         register_header_types(types, nested);
     }
+    types.classes.extend(header.class_names.iter().cloned());
     for item in parse_chunks(header).items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {

@@ -215,6 +215,8 @@ pub struct Prepared {
     pub includes: Vec<(String, Range<usize>)>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
+    pub class_names: Vec<String>,
     /// Local `#include "..."` lines whose file was not found.
     pub missing_includes: Vec<(String, Range<usize>)>,
     /// Local headers that were followed, with what their front end found.
@@ -375,6 +377,7 @@ pub fn prepare_with_includes(
     let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank, &mut patches);
     out.chunks = split_chunks(src, &tokens, &out.keywords);
     take_shared_memory_classes(src, &tokens, &mut out);
+    strip_member_functions(src, &tokens, &mut out, &mut blank, &mut patches);
 
     let mut bytes = src.as_bytes().to_vec();
     for r in &blank {
@@ -1590,6 +1593,101 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
         i = last + 1;
     }
     chunks
+}
+
+/// C++ aggregates become C structs of the same layout: member functions, constructors,
+/// access specifiers and base-class lists are blanked, and `class` is spelled `union` (same
+/// length; `class_names` says to lay it out as a struct).
+fn strip_member_functions(
+    src: &str,
+    tokens: &[Token],
+    out: &mut Prepared,
+    blank: &mut Vec<Range<usize>>,
+    patches: &mut Vec<(usize, &'static str)>,
+) {
+    let text = |k: usize| tokens[k].text(src);
+    for chunk in out
+        .chunks
+        .iter()
+        .filter(|c| c.kind == ChunkKind::Declaration)
+    {
+        let Some(first) = tokens.iter().position(|t| t.start >= chunk.span.start) else {
+            continue;
+        };
+        let mut k = first;
+        if text(k) == "typedef" {
+            k += 1;
+        }
+        if !matches!(text(k), "struct" | "class") {
+            continue;
+        }
+        let is_class = text(k) == "class";
+        let Some(open) = (k..tokens.len())
+            .take_while(|&j| tokens[j].start < chunk.span.end)
+            .find(|&j| text(j) == "{")
+        else {
+            continue;
+        };
+        if is_class {
+            patches.push((tokens[k].start, "union"));
+            if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
+                out.class_names.push(name.text(src).to_string());
+            }
+        }
+        // `struct D : public B {`: drop the base list.
+        if let Some(colon) = (k + 1..open).find(|&j| text(j) == ":") {
+            blank.push(tokens[colon].start..tokens[open - 1].end);
+        }
+        let Some(close) = matching(src, tokens, open) else {
+            continue;
+        };
+        let mut m = open + 1;
+        while m < close {
+            if matches!(text(m), "public" | "private" | "protected") && text(m + 1) == ":" {
+                blank.push(tokens[m].start..tokens[m + 1].end);
+                m += 2;
+                continue;
+            }
+            // One member: up to `;` at depth 0, or a function body.
+            let mut j = m;
+            let mut depth = 0i32;
+            let mut has_call_parens = false;
+            let mut end = close - 1;
+            while j < close {
+                match text(j) {
+                    "(" | "[" => {
+                        if depth == 0 && text(j) == "(" {
+                            has_call_parens = true;
+                        }
+                        depth += 1;
+                    }
+                    ")" | "]" => depth -= 1,
+                    "{" if depth == 0 => {
+                        let body_end = matching(src, tokens, j).unwrap_or(close - 1);
+                        end = if text(body_end + 1) == ";" {
+                            body_end + 1
+                        } else {
+                            body_end
+                        };
+                        if has_call_parens {
+                            break;
+                        }
+                        j = body_end;
+                    }
+                    ";" if depth == 0 => {
+                        end = j;
+                        break;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if has_call_parens {
+                blank.push(tokens[m].start..tokens[end].end);
+            }
+            m = end + 1;
+        }
+    }
 }
 
 /// Finds classes whose body declares `extern __shared__` storage and hands it out, records

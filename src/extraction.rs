@@ -87,7 +87,10 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
     let mut unit = Unit {
         prepared,
         items: parsed.items,
-        types: TypeTable::default(),
+        types: TypeTable {
+            classes: prepared.class_names.clone(),
+            ..TypeTable::default()
+        },
         constants: HashMap::new(),
         file_shared: Vec::new(),
         functions: Vec::new(),
@@ -389,7 +392,8 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                     fields.push((name, ty, count));
                 }
             }
-            let union = matches!(st.kind.node, StructKind::Union);
+            let union = matches!(st.kind.node, StructKind::Union)
+                && !tag.as_ref().is_some_and(|t| types.classes.contains(t));
             match layout_record(
                 tag.as_deref().unwrap_or("<anonymous struct>"),
                 fields,

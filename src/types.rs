@@ -231,6 +231,8 @@ pub fn layout_record(
 #[derive(Clone, Debug, Default)]
 pub struct TypeTable {
     pub named: HashMap<String, Type>,
+    /// C++ `class` aggregates, which the front end spells `union`: lay them out as structs.
+    pub classes: Vec<String>,
 }
 
 impl TypeTable {
