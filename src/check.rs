@@ -40,6 +40,11 @@ pub struct FileReport {
     pub budgets: Vec<KernelBudget>,
     /// Local includes that were not found, with the directive's span.
     pub missing_includes: Vec<(String, std::ops::Range<usize>)>,
+    pub annotations: Vec<crate::annotations::Annotation>,
+    /// Malformed `banklint:` comments: span and message.
+    pub annotation_errors: Vec<(std::ops::Range<usize>, String)>,
+    /// Kernels and device functions: name, span of the definition, kernel or not.
+    pub functions: Vec<(String, std::ops::Range<usize>, bool)>,
 }
 
 impl FileReport {
@@ -131,6 +136,12 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let fixes = suggest(&runs, &findings, options.target, &file.text);
     let budgets = kernel_budgets(&runs, &unit.functions, &file.text);
     skipped.sort_by_key(|s| s.span.start);
+    let (annotations, annotation_errors) = crate::annotations::parse(&file, &prepared.comments);
+    let functions = unit
+        .functions
+        .iter()
+        .map(|f| (f.name.clone(), f.span.clone(), f.kernel))
+        .collect();
     FileReport {
         arrays: runs.arrays,
         findings,
@@ -140,6 +151,9 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         parse_stats,
         budgets,
         missing_includes: prepared.missing_includes.clone(),
+        annotations,
+        annotation_errors,
+        functions,
         file,
     }
 }

@@ -79,6 +79,9 @@ pub struct CheckArgs {
     /// Undefine a macro.
     #[arg(short = 'U', value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// Report `banklint: allow(...)` comments that suppress nothing.
+    #[arg(long)]
+    pub warn_unused_allow: bool,
     /// Print coverage: files parsed, shared arrays and accesses analyzed, top reasons not.
     #[arg(long)]
     pub stats: bool,
@@ -234,7 +237,13 @@ fn run_check(args: &CheckArgs) -> i32 {
     };
     let rendered: Vec<(&FileReport, Vec<Finding>)> = reports
         .iter()
-        .map(|r| (r, diagnostics::findings(r, options.target)))
+        .map(|r| {
+            let report_options = diagnostics::ReportOptions {
+                target: options.target,
+                warn_unused_allow: args.warn_unused_allow,
+            };
+            (r, diagnostics::findings(r, report_options))
+        })
         .collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -289,8 +298,14 @@ fn run_check(args: &CheckArgs) -> i32 {
     for e in &errors {
         eprintln!("error: {e}");
     }
-    let conflicts = reports.iter().any(|r| {
-        r.conflicts().next().is_some() || r.over_capacity(options.target.arch).next().is_some()
+    // Findings that survive `allow` and are warnings or errors fail the run.
+    let conflicts = rendered.iter().flat_map(|(_, f)| f).any(|f| {
+        matches!(
+            f.severity,
+            codespan_reporting::diagnostic::Severity::Warning
+                | codespan_reporting::diagnostic::Severity::Error
+                | codespan_reporting::diagnostic::Severity::Bug
+        )
     });
     if !errors.is_empty() {
         2

@@ -21,6 +21,16 @@ pub const SKIPPED_CODE: &str = "skipped-code";
 pub const BLOCK_SHAPE: &str = "block-shape";
 pub const SHARED_CAPACITY: &str = "shared-capacity";
 pub const INCLUDE_NOT_FOUND: &str = "include-not-found";
+pub const EXPECTATION_FAILED: &str = "expectation-failed";
+pub const UNUSED_ALLOW: &str = "unused-allow";
+pub const INVALID_ANNOTATION: &str = "invalid-annotation";
+
+/// How findings are filtered and what extra checks run.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportOptions {
+    pub target: Target,
+    pub warn_unused_allow: bool,
+}
 
 /// One reportable finding, independent of the output format.
 #[derive(Clone, Debug)]
@@ -37,8 +47,178 @@ pub struct Finding {
     pub fix: Option<PaddingFix>,
 }
 
-/// Builds every finding of a report, in file order.
-pub fn findings(report: &FileReport, target: Target) -> Vec<Finding> {
+/// Builds every finding of a report, in file order, after `banklint:` annotations: allowed
+/// findings are dropped, failed expectations added.
+pub fn findings(report: &FileReport, options: ReportOptions) -> Vec<Finding> {
+    let all = raw_findings(report, options.target);
+    apply_annotations(report, all, options)
+}
+
+fn apply_annotations(
+    report: &FileReport,
+    all: Vec<Finding>,
+    options: ReportOptions,
+) -> Vec<Finding> {
+    use crate::annotations::Directive;
+    let line = |offset: usize| report.file.line_index(offset);
+    let mut used = vec![false; report.annotations.len()];
+    let mut out = Vec::new();
+    // An access whose `expect(...)` holds is acknowledged: its conflict is not reported again.
+    let asserted: Vec<std::ops::Range<usize>> = report
+        .annotations
+        .iter()
+        .filter_map(|a| match &a.directive {
+            Directive::Expect(e) => Some((a, e)),
+            _ => None,
+        })
+        .flat_map(|(a, e)| {
+            report.findings.iter().filter(move |f| {
+                a.lines.contains(&line(f.span.start))
+                    && matches!(f.status, Status::Analyzed)
+                    && e.matches(f.conflict_ways())
+            })
+        })
+        .map(|f| f.span.clone())
+        .collect();
+    for f in all {
+        if f.code == BANK_CONFLICT && asserted.contains(&f.span) {
+            continue;
+        }
+        let at = line(f.span.start);
+        let allowed_by = report.annotations.iter().position(|a| {
+            let Directive::Allow(codes) = &a.directive else {
+                return false;
+            };
+            codes.iter().any(|c| c == f.code)
+                && (a.lines.contains(&at) || covers_function(report, a, f.span.start))
+        });
+        match allowed_by {
+            Some(i) => used[i] = true,
+            None => out.push(f),
+        }
+    }
+    for (a, used) in report.annotations.iter().zip(&used) {
+        match &a.directive {
+            Directive::Allow(codes) if !used && options.warn_unused_allow => out.push(Finding {
+                code: UNUSED_ALLOW,
+                severity: Severity::Warning,
+                span: a.span.clone(),
+                message: format!("`allow({})` suppresses nothing here", codes.join(", ")),
+                label: "no finding on this line, the next, or in the kernel below".to_string(),
+                secondary: None,
+                notes: vec![
+                    "remove it, or move it next to the access it was meant for".to_string(),
+                ],
+                conflict_ways: None,
+                fix: None,
+            }),
+            Directive::Expect(expected) => {
+                let accesses: Vec<&AccessFinding> = report
+                    .findings
+                    .iter()
+                    .filter(|f| a.lines.contains(&line(f.span.start)))
+                    .collect();
+                if accesses.is_empty() {
+                    out.push(expectation_error(
+                        a.span.clone(),
+                        format!(
+                            "`expect({})` has no shared-memory access on its line or the next",
+                            expected.describe()
+                        ),
+                        "nothing to check".to_string(),
+                    ));
+                }
+                for f in accesses {
+                    let name = &report.arrays[f.array].decl.name;
+                    match &f.status {
+                        Status::Unknown(reason) => out.push(expectation_error(
+                            f.span.clone(),
+                            format!(
+                                "cannot check `expect({})` on this {} of `{name}`",
+                                expected.describe(),
+                                f.op.name()
+                            ),
+                            reason.clone(),
+                        )),
+                        Status::Analyzed if !expected.matches(f.conflict_ways()) => {
+                            let got = if f.conflict_ways() == 1 {
+                                "conflict-free".to_string()
+                            } else {
+                                format!("{}-way", f.conflict_ways())
+                            };
+                            out.push(expectation_error(
+                                f.span.clone(),
+                                format!(
+                                    "expected this {} of `{name}` to be {}, but it is {got}",
+                                    f.op.name(),
+                                    expected.describe()
+                                ),
+                                format!("{got} on {}", options.target.describe()),
+                            ));
+                        }
+                        Status::Analyzed => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (span, message) in &report.annotation_errors {
+        out.push(Finding {
+            code: INVALID_ANNOTATION,
+            severity: Severity::Error,
+            span: span.clone(),
+            message: message.clone(),
+            label: "not understood".to_string(),
+            secondary: None,
+            notes: vec!["annotations are `banklint: allow(CODE)`, `banklint: expect(conflict-free | N-way)` and `banklint: block(X, Y, Z)`".to_string()],
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    out.sort_by_key(|f| (f.span.start, f.span.end));
+    out
+}
+
+fn expectation_error(span: std::ops::Range<usize>, message: String, label: String) -> Finding {
+    Finding {
+        code: EXPECTATION_FAILED,
+        severity: Severity::Error,
+        span,
+        message,
+        label,
+        secondary: None,
+        notes: vec![
+            "a `banklint: expect(...)` comment asserts what the analysis must find here"
+                .to_string(),
+        ],
+        conflict_ways: None,
+        fix: None,
+    }
+}
+
+/// An allow on the lines directly above a function covers the whole function.
+fn covers_function(report: &FileReport, a: &crate::annotations::Annotation, offset: usize) -> bool {
+    report.functions.iter().any(|(_, span, _)| {
+        span.contains(&offset) && {
+            let first_line = report.file.line_index(span.start);
+            let mut l = first_line;
+            // Walk up over comment lines and template headers to the annotation.
+            while l > 0 && l > a.lines.start {
+                let prev = &report.file.text[report.file.line_span(l - 1)];
+                let t = prev.trim_start();
+                if t.starts_with("//") || t.starts_with("/*") || t.starts_with("template") {
+                    l -= 1;
+                } else {
+                    break;
+                }
+            }
+            a.lines.start >= l.saturating_sub(0) && a.lines.start < first_line
+        }
+    })
+}
+
+fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in &report.findings {
         match &f.status {
@@ -528,6 +708,28 @@ pub fn json_diagnostics(report: &FileReport, findings: &[Finding]) -> Vec<Json> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_code_has_an_explanation() {
+        for code in [
+            BANK_CONFLICT,
+            UNANALYZED_ACCESS,
+            SKIPPED_CODE,
+            BLOCK_SHAPE,
+            SHARED_CAPACITY,
+            INCLUDE_NOT_FOUND,
+            EXPECTATION_FAILED,
+            UNUSED_ALLOW,
+            INVALID_ANNOTATION,
+        ] {
+            let text = crate::rules::explanation(code)
+                .unwrap_or_else(|| panic!("no explanation for {code}"));
+            assert!(
+                text.contains("## What it does") && text.contains("## Why is this bad?"),
+                "{code}"
+            );
+        }
+    }
 
     #[test]
     fn lane_lists_compress() {

@@ -6,6 +6,7 @@
 //! [`bank_engine`] turns offsets into wavefronts, [`fix_suggestion`] finds the padding, and
 //! [`diagnostics`] prints the report.
 
+pub mod annotations;
 pub mod arch;
 pub mod bank_engine;
 pub mod capacity;

@@ -358,3 +358,62 @@ fn explain_lists_shared_capacity() {
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("48 KB"));
 }
+
+const ANNOTATED: &str = "__global__ void a(float *o) {\n    __shared__ float t[32][32];\n    t[threadIdx.x][0] = 1; // banklint: allow(bank-conflict)\n    // banklint: allow(bank-conflict)\n    t[threadIdx.x][1] = 1;\n    t[threadIdx.x][2] = 1; // banklint: expect(conflict-free)\n    t[0][threadIdx.x] = 1; // banklint: expect(conflict-free)\n    t[threadIdx.x][3] = 1; // banklint: expect(32-way)\n}\n// banklint: allow(bank-conflict)\n__global__ void b(float *o) {\n    __shared__ float u[32][32];\n    u[threadIdx.x][0] = 1;\n}\n// banklint: allow(bank-conflict)\n__global__ void c(float *o) { o[0] = 1; }\nvoid h(float *o) { a<<<1, 32>>>(o); b<<<1, 32>>>(o); c<<<1,32>>>(o); }\n";
+
+#[test]
+fn allow_comments_suppress_and_expectations_assert() {
+    let dir = temp_dir("annotations");
+    let f = write(&dir, "ann.cu", ANNOTATED);
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a failed expectation fails the run"
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        vec![
+            format!(
+                "{f}:6:5: warning: 32-way bank conflict on `t` (32 wavefronts per warp instead of 1) [bank-conflict]"
+            ),
+            format!(
+                "{f}:6:5: error: expected this store of `t` to be conflict-free, but it is 32-way [expectation-failed]"
+            ),
+        ],
+        "line 3 (same line), 5 (line before) and kernel b (above the kernel) are allowed; 7 and 8 hold"
+    );
+    let o = banklint(&["check", &f, "--format", "short", "--warn-unused-allow"]);
+    assert!(stdout(&o).contains(&format!(
+        "{f}:15:1: warning: `allow(bank-conflict)` suppresses nothing here [unused-allow]"
+    )));
+}
+
+#[test]
+fn all_conflicts_allowed_exits_zero() {
+    let dir = temp_dir("allowed");
+    let f = write(
+        &dir,
+        "ok.cu",
+        "__global__ void k(float *o) {\n    __shared__ float t[32][32];\n    t[threadIdx.x][0] = 1; // banklint: allow(bank-conflict)\n}\n",
+    );
+    let o = banklint(&["check", &f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn malformed_annotations_are_errors() {
+    let dir = temp_dir("badann");
+    let f = write(
+        &dir,
+        "bad.cu",
+        "__global__ void k(float *o) {\n    __shared__ float t[64];\n    t[threadIdx.x] = 1; // banklint: expect(sideways)\n    t[threadIdx.x] = 2; // banklint: allow(no-such-code)\n}\n",
+    );
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains(":3:25: error: `banklint: expect(sideways)` should be `expect(conflict-free)` or `expect(N-way)` [invalid-annotation]"), "{out}");
+    assert!(out.contains(":4:25: error: unknown code `no-such-code` in `banklint: allow(...)` [invalid-annotation]"), "{out}");
+}

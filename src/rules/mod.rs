@@ -15,17 +15,23 @@ macro_rules! rule {
 
 mod bank_conflict;
 mod block_shape;
+mod expectation_failed;
 mod include_not_found;
+mod invalid_annotation;
 mod shared_capacity;
 mod skipped_code;
 mod unanalyzed_access;
+mod unused_allow;
 
 pub use bank_conflict::BankConflict;
 pub use block_shape::BlockShape;
+pub use expectation_failed::ExpectationFailed;
 pub use include_not_found::IncludeNotFound;
+pub use invalid_annotation::InvalidAnnotation;
 pub use shared_capacity::SharedCapacity;
 pub use skipped_code::SkippedCode;
 pub use unanalyzed_access::UnanalyzedAccess;
+pub use unused_allow::UnusedAllow;
 
 /// Every code with its explanation, in the order `explain --list` shows them.
 pub const ALL: &[(&str, &str)] = &[
@@ -35,6 +41,9 @@ pub const ALL: &[(&str, &str)] = &[
     (SkippedCode::CODE, SkippedCode::EXPLANATION),
     (BlockShape::CODE, BlockShape::EXPLANATION),
     (IncludeNotFound::CODE, IncludeNotFound::EXPLANATION),
+    (ExpectationFailed::CODE, ExpectationFailed::EXPLANATION),
+    (UnusedAllow::CODE, UnusedAllow::EXPLANATION),
+    (InvalidAnnotation::CODE, InvalidAnnotation::EXPLANATION),
 ];
 
 pub fn explanation(code: &str) -> Option<&'static str> {
