@@ -46,6 +46,10 @@ pub enum Format {
     Human,
     Short,
     Json,
+    /// GitHub Actions workflow commands (annotations on the pull request).
+    Github,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,9 +61,13 @@ pub enum ColorChoice {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files or directories (directories are searched for .cu and .cuh files).
+    /// Files or directories (directories are searched for .cu and .cuh files); `-` reads
+    /// standard input.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// The path to report for standard input (`-`), e.g. the editor buffer's file.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
     /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
     #[arg(long, default_value = "sm_90")]
     pub arch: String,
@@ -214,6 +222,61 @@ fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
         )
 }
 
+/// `checked 12 files: 3 bank conflicts (2 x 32-way, 1 x 2-way), 1 unanalyzed access`.
+fn summary_line(rendered: &[(&FileReport, Vec<Finding>)], failed: usize) -> String {
+    let findings: Vec<&Finding> = rendered.iter().flat_map(|(_, f)| f).collect();
+    let mut ways: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
+    for f in findings
+        .iter()
+        .filter(|f| f.code == diagnostics::BANK_CONFLICT)
+    {
+        *ways.entry(f.conflict_ways.unwrap_or(0)).or_default() += 1;
+    }
+    let conflicts: usize = ways.values().sum();
+    let accesses: usize = rendered.iter().map(|(r, _)| r.findings.len()).sum();
+    let others = findings
+        .iter()
+        .filter(|f| {
+            f.code != diagnostics::BANK_CONFLICT
+                && f.severity >= codespan_reporting::diagnostic::Severity::Warning
+        })
+        .count();
+    let mut parts = vec![format!(
+        "checked {} file{}, {accesses} shared-memory access{}",
+        rendered.len(),
+        if rendered.len() == 1 { "" } else { "s" },
+        if accesses == 1 { "" } else { "es" }
+    )];
+    if conflicts > 0 {
+        let detail: Vec<String> = ways
+            .iter()
+            .rev()
+            .map(|(w, n)| format!("{n} x {w}-way"))
+            .collect();
+        parts.push(format!(
+            "{conflicts} bank conflict{} ({})",
+            if conflicts == 1 { "" } else { "s" },
+            detail.join(", ")
+        ));
+    } else {
+        parts.push("no bank conflicts".to_string());
+    }
+    if others > 0 {
+        parts.push(format!(
+            "{others} other error{} or warning{}",
+            if others == 1 { "" } else { "s" },
+            if others == 1 { "" } else { "s" }
+        ));
+    }
+    if failed > 0 {
+        parts.push(format!(
+            "{failed} file{} could not be read",
+            if failed == 1 { "" } else { "s" }
+        ));
+    }
+    parts.join("; ")
+}
+
 fn run_check(args: &CheckArgs) -> i32 {
     let options = match options_from(args) {
         Ok(o) => o,
@@ -223,6 +286,24 @@ fn run_check(args: &CheckArgs) -> i32 {
     let files = collect_files(&args.paths, &mut errors);
     let mut reports = Vec::new();
     for path in files {
+        if path.as_os_str() == "-" {
+            let name = args
+                .stdin_filename
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("<stdin>"));
+            let mut bytes = Vec::new();
+            let loaded = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .map_err(|e| LoadError {
+                    path: name.clone(),
+                    message: format!("cannot read standard input: {e}"),
+                })
+                .and_then(|_| SourceFile::from_bytes(&name, bytes));
+            match loaded {
+                Ok(file) => reports.push(check_source(file, &options)),
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
         match SourceFile::load(&path) {
             Ok(file) => reports.push(check_source(file, &options)),
             Err(e) => errors.push(e),
@@ -258,6 +339,19 @@ fn run_check(args: &CheckArgs) -> i32 {
                 let _ = out.write_all(diagnostics::render_short(r, f).as_bytes());
             }
         }
+        Format::Github => {
+            for (r, f) in &rendered {
+                let _ = out.write_all(diagnostics::render_github(r, f).as_bytes());
+            }
+        }
+        Format::Sarif => {
+            let doc = crate::sarif::render(&rendered);
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            );
+        }
         Format::Json => {
             let mut files: Vec<serde_json::Value> = reports
                 .iter()
@@ -287,7 +381,13 @@ fn run_check(args: &CheckArgs) -> i32 {
             );
         }
     }
-    if args.stats && args.format != Format::Json {
+    if args.format == Format::Human && !rendered.is_empty() {
+        let summary = summary_line(&rendered, errors.len());
+        if !summary.is_empty() {
+            let _ = writeln!(out, "{summary}");
+        }
+    }
+    if args.stats && !matches!(args.format, Format::Json | Format::Sarif) {
         let _ = write!(
             out,
             "{}",

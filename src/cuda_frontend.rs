@@ -1255,6 +1255,7 @@ fn template_function_names(src: &str, tokens: &[Token]) -> Vec<String> {
 
 /// C++ constructs rewritten to C of the same length. Returns the next token index when a
 /// rewrite consumed tokens.
+#[allow(clippy::too_many_arguments)]
 fn cxx_rewrite(
     src: &str,
     tokens: &[Token],

@@ -694,19 +694,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .derived
                 .iter()
                 .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
-            if is_pointer {
-                if let Some(Node {
+            if is_pointer
+                && let Some(Node {
                     node: Initializer::Expression(e),
                     ..
                 }) = &init.node.initializer
-                {
-                    if self.points_to_shared(e) {
-                        if let Some(p) = self.eval_pointer(e, mask, &name) {
-                            self.bind(&name, Binding::Pointer(p));
-                            continue;
-                        }
-                    }
-                }
+                && self.points_to_shared(e)
+                && let Some(p) = self.eval_pointer(e, mask, &name)
+            {
+                self.bind(&name, Binding::Pointer(p));
+                continue;
             }
             if is_array || matches!(base, Type::Record(_)) {
                 if let Some(Node {
@@ -1609,13 +1606,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     self.shared_access(&u.operand, Op::Store, mask);
                     return v;
                 }
-                if let Expression::Identifier(id) = &u.operand.node {
-                    if let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned() {
-                        if let Some(moved) = self.advance(p, &Lanes::int(delta)) {
-                            self.bind_pointer(&id.node.name, moved);
-                        }
-                        return Lanes::unknown("an address");
+                if let Expression::Identifier(id) = &u.operand.node
+                    && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
+                {
+                    if let Some(moved) = self.advance(p, &Lanes::int(delta)) {
+                        self.bind_pointer(&id.node.name, moved);
                     }
+                    return Lanes::unknown("an address");
                 }
                 let old = self.eval(&u.operand, mask);
                 let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);
@@ -1797,28 +1794,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
-        if let Expression::Identifier(id) = &lhs.node {
-            if let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned() {
-                let moved = match op {
-                    None => self.eval_pointer(rhs, mask, &id.node.name),
-                    Some(BinOp::Add) => {
-                        let k = self.eval(rhs, mask);
-                        self.advance(p, &k)
-                    }
-                    Some(BinOp::Sub) => {
-                        let k = self.eval(rhs, mask);
-                        let neg =
-                            Lanes::binary(BinOp::Sub, &Lanes::int(0), &k, self.n, &mut self.syms);
-                        self.advance(p, &neg)
-                    }
-                    _ => None,
-                };
-                match moved {
-                    Some(m) => self.bind_pointer(&id.node.name, m),
-                    None => self.bind_pointer_lost(&id.node.name),
+        if let Expression::Identifier(id) = &lhs.node
+            && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
+        {
+            let moved = match op {
+                None => self.eval_pointer(rhs, mask, &id.node.name),
+                Some(BinOp::Add) => {
+                    let k = self.eval(rhs, mask);
+                    self.advance(p, &k)
                 }
-                return Lanes::unknown("an address");
+                Some(BinOp::Sub) => {
+                    let k = self.eval(rhs, mask);
+                    let neg = Lanes::binary(BinOp::Sub, &Lanes::int(0), &k, self.n, &mut self.syms);
+                    self.advance(p, &neg)
+                }
+                _ => None,
+            };
+            match moved {
+                Some(m) => self.bind_pointer(&id.node.name, m),
+                None => self.bind_pointer_lost(&id.node.name),
             }
+            return Lanes::unknown("an address");
         }
         let r = self.eval(rhs, mask);
         if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
@@ -2254,7 +2250,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn is_shared_memory_class_call(&self, c: &Node<CallExpression>) -> bool {
         matches!(&c.node.callee.node, Expression::Identifier(id)
-            if self.unit.prepared.shared_memory_classes.iter().any(|n| *n == id.node.name))
+            if self.unit.prepared.shared_memory_classes.contains(&id.node.name))
     }
 
     /// Where `p[i]`, `*p`, `p->f` or `(*p).f` points.
@@ -2524,10 +2520,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::types::TypeTable, text: &str) -> Option<Type> {
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
-    if let [one] = words.as_slice() {
-        if let Some(t) = types.lookup(one) {
-            return Some(t);
-        }
+    if let [one] = words.as_slice()
+        && let Some(t) = types.lookup(one)
+    {
+        return Some(t);
     }
     crate::types::scalar_from_words(&words)
 }

@@ -22,6 +22,7 @@ pub mod launch_config;
 pub mod layout;
 pub mod parse;
 pub mod rules;
+pub mod sarif;
 pub mod shared_budget;
 pub mod simulate;
 pub mod source;

@@ -74,7 +74,12 @@ fn clean_file_exits_zero_silently() {
     let f = write(&dir, "clean.cu", CLEAN);
     let o = banklint(&["check", &f]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        stdout(&o),
+        "checked 1 file, 2 shared-memory accesses; no bank conflicts\n"
+    );
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(stdout(&o), "", "short output has no summary");
 }
 
 #[test]
@@ -416,4 +421,100 @@ fn malformed_annotations_are_errors() {
     let out = stdout(&o);
     assert!(out.contains(":3:25: error: `banklint: expect(sideways)` should be `expect(conflict-free)` or `expect(N-way)` [invalid-annotation]"), "{out}");
     assert!(out.contains(":4:25: error: unknown code `no-such-code` in `banklint: allow(...)` [invalid-annotation]"), "{out}");
+}
+
+#[test]
+fn human_output_ends_with_a_summary() {
+    let dir = temp_dir("summary");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--color", "never"]);
+    assert!(
+        stdout(&o)
+            .ends_with("checked 1 file, 2 shared-memory accesses; 1 bank conflict (1 x 32-way)\n"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn github_format_emits_workflow_commands() {
+    let dir = temp_dir("github");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--format", "github"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "::warning file={f},line=3,col=5,endLine=3,endColumn=27,title=bank-conflict::32-way bank conflict on `matrix` (32 wavefronts per warp instead of 1) (store of 4 bytes per lane, 32-way conflict)\n"
+        )
+    );
+}
+
+#[test]
+fn sarif_has_rules_results_and_fixes() {
+    // Full validation against the SARIF 2.1.0 schema runs in .ci/run (scripts/validate_sarif.sh).
+    let dir = temp_dir("sarif");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--format", "sarif"]);
+    assert_eq!(o.status.code(), Some(1));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    assert_eq!(doc["version"], "2.1.0");
+    let run = &doc["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "banklint");
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    let rule = rules
+        .iter()
+        .find(|r| r["id"] == "bank-conflict")
+        .expect("bank-conflict rule");
+    assert!(
+        rule["help"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("## Why is this bad?")
+    );
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "bank-conflict");
+    assert_eq!(result["level"], "warning");
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap_or(99) as usize]["id"],
+        "bank-conflict"
+    );
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(3), Some(5))
+    );
+    let replacement = &result["fixes"][0]["artifactChanges"][0]["replacements"][0];
+    assert_eq!(replacement["insertedContent"]["text"], "32 + 1");
+    assert_eq!(replacement["deletedRegion"]["startLine"], 2);
+    assert_eq!(replacement["deletedRegion"]["startColumn"], 31);
+}
+
+#[test]
+fn stdin_is_reported_under_the_given_name() {
+    use std::io::Write;
+    let dir = temp_dir("stdin");
+    // The name also anchors `#include "..."` lookups: the header sits next to it.
+    std::fs::write(dir.join("dims.h"), "#define W 32\n").expect("write");
+    let name = dir.join("buffer.cu").display().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_banklint"))
+        .args(["check", "--stdin-filename", &name, "-", "--format", "short"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"#include \"dims.h\"\n__global__ void k(float *o) {\n    __shared__ float t[W][W];\n    t[threadIdx.x][0] = 1;\n}\n")
+        .expect("write stdin");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{name}:4:5: warning: 32-way bank conflict on `t` (32 wavefronts per warp instead of 1) [bank-conflict]\n"
+        )
+    );
 }

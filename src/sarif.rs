@@ -1,0 +1,100 @@
+//! SARIF 2.1.0 output (`--format sarif`) for GitHub code scanning and other SARIF viewers:
+//! one run, the tool's rules with their `explain` text as help, and each finding as a
+//! result with its region and, for bank conflicts, the padding fix as a SARIF `fix`.
+
+use crate::check::FileReport;
+use crate::diagnostics::Finding;
+use codespan_reporting::diagnostic::Severity;
+use serde_json::{Value, json};
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error | Severity::Bug => "error",
+        Severity::Warning => "warning",
+        _ => "note",
+    }
+}
+
+/// Forward slashes, no `./`: what code scanning matches against repository paths.
+fn uri(report: &FileReport) -> String {
+    let p = report.file.path.display().to_string().replace('\\', "/");
+    p.strip_prefix("./").map(str::to_string).unwrap_or(p)
+}
+
+fn region(report: &FileReport, span: &std::ops::Range<usize>) -> Value {
+    let (sl, sc) = report.file.line_col(span.start);
+    let (el, ec) = report.file.line_col(span.end.max(span.start));
+    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+}
+
+pub fn render(reports: &[(&FileReport, Vec<Finding>)]) -> Value {
+    let rules: Vec<Value> = crate::rules::ALL
+        .iter()
+        .map(|(code, text)| {
+            let short = text
+                .lines()
+                .skip_while(|l| !l.contains("## What it does"))
+                .nth(1)
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            json!({
+                "id": code,
+                "name": code.split('-').map(|w| {
+                    let mut c = w.chars();
+                    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+                }).collect::<String>(),
+                "shortDescription": {"text": short},
+                "fullDescription": {"text": text.trim()},
+                "help": {"text": text.trim(), "markdown": text.trim()},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for (report, findings) in reports {
+        for f in findings {
+            let rule_index = crate::rules::ALL
+                .iter()
+                .position(|(c, _)| *c == f.code)
+                .unwrap_or(0);
+            let mut result = json!({
+                "ruleId": f.code,
+                "ruleIndex": rule_index,
+                "level": level(f.severity),
+                "message": {"text": format!("{}: {}", f.message, f.label)},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(report)},
+                        "region": region(report, &f.span),
+                    }
+                }],
+            });
+            if let Some(fix) = &f.fix {
+                result["fixes"] = json!([{
+                    "description": {"text": format!("Pad the innermost dimension: `{}`", fix.declaration)},
+                    "artifactChanges": [{
+                        "artifactLocation": {"uri": uri(report)},
+                        "replacements": [{
+                            "deletedRegion": region(report, &fix.dim_span),
+                            "insertedContent": {"text": fix.replacement},
+                        }],
+                    }],
+                }]);
+            }
+            results.push(result);
+        }
+    }
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "banklint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
