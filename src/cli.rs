@@ -87,6 +87,13 @@ pub struct CheckArgs {
     /// Undefine a macro.
     #[arg(short = 'U', value_name = "NAME")]
     pub undefine: Vec<String>,
+    /// Apply the padding fixes that are safe to apply automatically (files are rewritten
+    /// atomically); standard input is printed fixed.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix: print the changes as a unified diff instead of writing them.
+    #[arg(long, requires = "fix")]
+    pub dry_run: bool,
     /// Report `banklint: allow(...)` comments that suppress nothing.
     #[arg(long)]
     pub warn_unused_allow: bool,
@@ -277,6 +284,73 @@ fn summary_line(rendered: &[(&FileReport, Vec<Finding>)], failed: usize) -> Stri
     parts.join("; ")
 }
 
+/// Applies safe fixes (or prints their diff) and returns the reports of the fixed texts.
+fn apply_fixes(
+    args: &CheckArgs,
+    options: &CheckOptions,
+    reports: Vec<FileReport>,
+) -> Result<Vec<FileReport>, i32> {
+    let arch = options.target.arch;
+    let mut out = Vec::new();
+    let mut fixed_files = 0;
+    let mut fixed_total = 0;
+    let stdout = std::io::stdout();
+    for report in reports {
+        let (text, applied) = crate::autofix::fixed_text(&report, arch);
+        let is_stdin = args.paths.iter().any(|p| p.as_os_str() == "-")
+            && args
+                .stdin_filename
+                .as_deref()
+                .is_none_or(|n| n == report.file.path);
+        if applied == 0 {
+            if is_stdin && !args.dry_run {
+                let _ = stdout.lock().write_all(report.file.text.as_bytes());
+                continue;
+            }
+            out.push(report);
+            continue;
+        }
+        let path = report.file.path.clone();
+        if args.dry_run {
+            let diff =
+                crate::autofix::unified_diff(&path.display().to_string(), &report.file.text, &text);
+            let _ = stdout.lock().write_all(diff.as_bytes());
+            fixed_files += 1;
+            fixed_total += applied;
+            continue;
+        }
+        if is_stdin {
+            let _ = stdout.lock().write_all(text.as_bytes());
+        } else if let Err(e) = crate::autofix::write_atomically(&path, &text) {
+            eprintln!("error: {}: cannot write the fix: {e}", path.display());
+            out.push(report);
+            continue;
+        }
+        fixed_files += 1;
+        fixed_total += applied;
+        if !is_stdin {
+            out.push(check_source(SourceFile::new(path, text), options));
+        }
+    }
+    if fixed_total > 0 {
+        eprintln!(
+            "{} {fixed_total} padding fix{} in {fixed_files} file{}",
+            if args.dry_run {
+                "would apply"
+            } else {
+                "applied"
+            },
+            if fixed_total == 1 { "" } else { "es" },
+            if fixed_files == 1 { "" } else { "s" }
+        );
+    }
+    if args.dry_run {
+        // The diff is the output; nothing else is printed.
+        return Err(i32::from(fixed_total > 0));
+    }
+    Ok(out)
+}
+
 fn run_check(args: &CheckArgs) -> i32 {
     let options = match options_from(args) {
         Ok(o) => o,
@@ -284,7 +358,7 @@ fn run_check(args: &CheckArgs) -> i32 {
     };
     let mut errors = Vec::new();
     let files = collect_files(&args.paths, &mut errors);
-    let mut reports = Vec::new();
+    let mut reports: Vec<FileReport> = Vec::new();
     for path in files {
         if path.as_os_str() == "-" {
             let name = args
@@ -307,6 +381,12 @@ fn run_check(args: &CheckArgs) -> i32 {
         match SourceFile::load(&path) {
             Ok(file) => reports.push(check_source(file, &options)),
             Err(e) => errors.push(e),
+        }
+    }
+    if args.fix {
+        match apply_fixes(args, &options, reports) {
+            Ok(fixed) => reports = fixed,
+            Err(code) => return code,
         }
     }
     let color = match args.color {
@@ -368,7 +448,7 @@ fn run_check(args: &CheckArgs) -> i32 {
                 "bank_mode": match options.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
                 "files": files,
                 "accesses": reports.iter().flat_map(diagnostics::json_accesses).collect::<Vec<_>>(),
-                "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f)).collect::<Vec<_>>(),
+                "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f, options.target.arch)).collect::<Vec<_>>(),
             });
             let mut doc = doc;
             if args.stats {

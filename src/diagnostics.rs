@@ -349,7 +349,16 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     }
     if let Some(fix) = report.fix_for(f.array) {
         let costs = crate::shared_budget::fix_costs(&report.budgets, fix, target.arch);
-        notes.push(help_text(fix, name, &costs));
+        let mut help = help_text(fix, name, &costs);
+        match crate::autofix::applicability(report, fix, target.arch) {
+            crate::autofix::Applicability::Safe => {
+                help.push_str(" [applied by `banklint check --fix`]")
+            }
+            crate::autofix::Applicability::Suggestion(why) => {
+                help.push_str(&format!(" [not applied by --fix: {why}]"));
+            }
+        }
+        notes.push(help);
     }
     notes.push(format!("for more, run `banklint explain {BANK_CONFLICT}`"));
     Finding {
@@ -698,7 +707,11 @@ pub fn json_accesses(report: &FileReport) -> Vec<Json> {
         .collect()
 }
 
-pub fn json_diagnostics(report: &FileReport, findings: &[Finding]) -> Vec<Json> {
+pub fn json_diagnostics(
+    report: &FileReport,
+    findings: &[Finding],
+    options_arch: crate::arch::Arch,
+) -> Vec<Json> {
     findings
         .iter()
         .map(|f| {
@@ -719,6 +732,10 @@ pub fn json_diagnostics(report: &FileReport, findings: &[Finding]) -> Vec<Json> 
                     "declaration": fix.declaration,
                     "bytes_added": fix.bytes_added,
                     "conflict_free": fix.conflict_free,
+                    "applicability": match crate::autofix::applicability(report, fix, options_arch) {
+                        crate::autofix::Applicability::Safe => "safe",
+                        crate::autofix::Applicability::Suggestion(_) => "suggestion",
+                    },
                 })
             });
             json!({

@@ -8,6 +8,7 @@
 
 pub mod annotations;
 pub mod arch;
+pub mod autofix;
 pub mod bank_engine;
 pub mod capacity;
 pub mod check;

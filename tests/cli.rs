@@ -518,3 +518,104 @@ fn stdin_is_reported_under_the_given_name() {
         )
     );
 }
+
+#[test]
+fn fix_dry_run_prints_a_diff_and_writes_nothing() {
+    let dir = temp_dir("dryrun");
+    let f = write(&dir, "column.cu", COLUMN);
+    let o = banklint(&["check", &f, "--fix", "--dry-run"]);
+    assert_eq!(o.status.code(), Some(1));
+    let rel = f.trim_start_matches('/');
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "--- a/{rel}\n+++ b/{rel}\n@@ -1,5 +1,5 @@\n __global__ void k(int *out) {{\n-    __shared__ int matrix[32][32];\n+    __shared__ int matrix[32][32 + 1];\n     matrix[threadIdx.x][4] = 0;\n     out[threadIdx.x] = matrix[4][threadIdx.x];\n }}\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&f).expect("read"),
+        COLUMN,
+        "dry run writes nothing"
+    );
+}
+
+#[test]
+fn fix_rewrites_keeping_line_endings_and_permissions_then_is_idempotent() {
+    let dir = temp_dir("fix");
+    let crlf = COLUMN.replace('\n', "\r\n");
+    let f = write(&dir, "column.cu", &crlf);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let o = banklint(&["check", &f, "--fix", "--format", "short"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "nothing left after the fix: {}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("applied 1 padding fix in 1 file"),
+        "{}",
+        stderr(&o)
+    );
+    let fixed = std::fs::read_to_string(&f).expect("read");
+    assert_eq!(fixed, crlf.replace("matrix[32][32]", "matrix[32][32 + 1]"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&f).expect("stat").permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let o = banklint(&["check", &f, "--fix"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&f).expect("read"),
+        fixed,
+        "a second run changes no byte"
+    );
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("ls").count(),
+        1,
+        "no temporary files left"
+    );
+}
+
+#[test]
+fn fix_leaves_files_it_could_not_fully_analyze() {
+    let dir = temp_dir("nofix");
+    // An access to `matrix` banklint cannot analyze: the padding is not checked against it.
+    let unknown = "__global__ void k(const int *in) {\n    __shared__ int matrix[32][32];\n    matrix[threadIdx.x][4] = 0;\n    matrix[in[threadIdx.x]][0] = 1;\n}\n";
+    // A statement banklint cannot parse.
+    let skipped = "__global__ void k(int *o) {\n    __shared__ int matrix[32][32];\n    auto t = std::make_tuple<int>(1);\n    matrix[threadIdx.x][4] = 0;\n}\n";
+    for (name, text, why) in [
+        (
+            "unknown.cu",
+            unknown,
+            "some accesses to the array could not be analyzed",
+        ),
+        (
+            "skipped.cu",
+            skipped,
+            "parts of the file could not be parsed",
+        ),
+    ] {
+        let f = write(&dir, name, text);
+        let o = banklint(&["check", &f, "--fix", "--color", "never"]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            std::fs::read_to_string(&f).expect("read"),
+            text,
+            "{name} untouched"
+        );
+        assert!(
+            stdout(&o).contains(&format!("[not applied by --fix: {why}]")),
+            "{}",
+            stdout(&o)
+        );
+    }
+}
