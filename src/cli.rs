@@ -4,6 +4,7 @@
 
 use crate::arch::{Arch, BankMode, Target};
 use crate::check::{CheckOptions, FileReport, check_source};
+use crate::config::{self, Sourced};
 use crate::cuda_frontend::Defines;
 use crate::diagnostics::{self, Finding};
 use crate::source::{LoadError, SourceFile};
@@ -63,17 +64,32 @@ pub enum ColorChoice {
 pub struct CheckArgs {
     /// Files or directories (directories are searched for .cu and .cuh files); `-` reads
     /// standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "print_config")]
     pub paths: Vec<PathBuf>,
     /// The path to report for standard input (`-`), e.g. the editor buffer's file.
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
-    /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX.
-    #[arg(long, default_value = "sm_90")]
-    pub arch: String,
-    /// Kepler (sm_3x) bank mode in bytes: 4 or 8.
-    #[arg(long, default_value_t = 4)]
-    pub bank_mode: u32,
+    /// Target GPU in nvcc spelling: sm_10 ... sm_120, compute_XX [default: sm_90].
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Kepler (sm_3x) bank mode in bytes: 4 or 8 [default: 4].
+    #[arg(long)]
+    pub bank_mode: Option<u32>,
+    /// Use this configuration file instead of the nearest banklint.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore banklint.toml files.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Print the merged configuration and where each value comes from, then exit.
+    #[arg(long)]
+    pub print_config: bool,
+    /// Skip files matching a glob (`third_party/**`, `**/*.gen.cu`); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// Read per-file -D/-I flags from DIR/compile_commands.json.
+    #[arg(short = 'p', value_name = "DIR")]
+    pub compile_commands: Option<PathBuf>,
     /// Block shape for kernels without a launch site or annotation, e.g. 32x8.
     #[arg(long)]
     pub block_dim: Option<String>,
@@ -149,33 +165,220 @@ fn usage_error(message: &str) -> i32 {
     2
 }
 
-/// Builds the analysis options from the arguments.
-pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
-    let arch = Arch::parse(&args.arch)?;
-    let bank_mode = BankMode::from_bytes(args.bank_mode)
-        .ok_or_else(|| format!("invalid --bank-mode {} (expected 4 or 8)", args.bank_mode))?;
-    let block_dim = args
-        .block_dim
-        .as_deref()
-        .map(crate::launch_config::parse_block_dim)
-        .transpose()?;
-    let defines = Defines {
-        defined: args
-            .define
+/// The command line merged over `banklint.toml`: every value with where it came from.
+pub struct Resolved {
+    pub arch: Sourced<String>,
+    pub bank_mode: Sourced<u32>,
+    pub block_dim: Option<Sourced<String>>,
+    pub defines: Vec<Sourced<String>>,
+    pub undefines: Vec<Sourced<String>>,
+    pub include_dirs: Vec<Sourced<PathBuf>>,
+    pub exclude: Vec<Sourced<String>>,
+    pub severity: std::collections::BTreeMap<String, Sourced<String>>,
+    pub compile_commands: Option<Sourced<PathBuf>>,
+    /// Where exclude globs are relative to: the config file's directory, else the current one.
+    pub base: PathBuf,
+}
+
+fn sourced<T>(value: T, source: &str) -> Sourced<T> {
+    Sourced {
+        value,
+        source: source.to_string(),
+    }
+}
+
+pub fn resolve(args: &CheckArgs) -> Result<Resolved, String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let file = if args.no_config {
+        None
+    } else if let Some(p) = &args.config {
+        Some(config::load(p)?)
+    } else {
+        config::discover(&cwd)
+            .map(|p| config::load(&p))
+            .transpose()?
+    };
+    let file = file.unwrap_or_default();
+    let in_file = file
+        .path
+        .as_ref()
+        .map_or_else(String::new, |p| p.display().to_string());
+    let cli = "command line";
+    let pick = |cli_value: Option<String>, file_value: Option<String>, default: Option<&str>| {
+        cli_value
+            .map(|v| sourced(v, cli))
+            .or_else(|| file_value.map(|v| sourced(v, &in_file)))
+            .or_else(|| default.map(|d| sourced(d.to_string(), "default")))
+    };
+    let arch = pick(args.arch.clone(), file.arch.clone(), Some("sm_90")).expect("has a default");
+    let bank_mode = pick(
+        args.bank_mode.map(|b| b.to_string()),
+        file.bank_mode.map(|b| b.to_string()),
+        Some("4"),
+    )
+    .expect("has a default");
+    let bank_mode = sourced(
+        bank_mode
+            .value
+            .parse()
+            .map_err(|_| format!("invalid bank mode `{}`", bank_mode.value))?,
+        &bank_mode.source,
+    );
+    let many = |file_values: &[String], cli_values: &[String]| -> Vec<Sourced<String>> {
+        file_values
             .iter()
+            .map(|v| sourced(v.clone(), &in_file))
+            .chain(cli_values.iter().map(|v| sourced(v.clone(), cli)))
+            .collect()
+    };
+    let include_dirs = file
+        .include_dirs
+        .iter()
+        .map(|d| sourced(d.clone(), &in_file))
+        .chain(args.include.iter().map(|d| sourced(d.clone(), cli)))
+        .collect();
+    let severity = file
+        .severity
+        .iter()
+        .map(|(k, v)| (k.clone(), sourced(v.clone(), &in_file)))
+        .collect();
+    let base = file
+        .path
+        .as_ref()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or(cwd);
+    Ok(Resolved {
+        arch,
+        bank_mode,
+        block_dim: pick(args.block_dim.clone(), file.block_dim.clone(), None),
+        defines: many(&file.defines, &args.define),
+        undefines: many(&[], &args.undefine),
+        include_dirs,
+        exclude: many(&file.exclude, &args.exclude),
+        severity,
+        compile_commands: args.compile_commands.clone().map(|p| sourced(p, cli)),
+        base,
+    })
+}
+
+impl Resolved {
+    /// The merged configuration, one value per line with its source.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut line = |key: &str, value: String, source: &str| {
+            out.push_str(&format!("{:44} # {source}\n", format!("{key} = {value}")));
+        };
+        line("arch", format!("{:?}", self.arch.value), &self.arch.source);
+        line(
+            "bank-mode",
+            self.bank_mode.value.to_string(),
+            &self.bank_mode.source,
+        );
+        match &self.block_dim {
+            Some(b) => line("block-dim", format!("{:?}", b.value), &b.source),
+            None => line(
+                "block-dim",
+                "(launch sites, annotation, or one warp)".into(),
+                "default",
+            ),
+        }
+        for d in &self.defines {
+            line("define", format!("{:?}", d.value), &d.source);
+        }
+        for d in &self.undefines {
+            line("undefine", format!("{:?}", d.value), &d.source);
+        }
+        for d in &self.include_dirs {
+            line(
+                "include-dir",
+                format!("{:?}", d.value.display().to_string()),
+                &d.source,
+            );
+        }
+        for e in &self.exclude {
+            line("exclude", format!("{:?}", e.value), &e.source);
+        }
+        for (code, level) in &self.severity {
+            line(
+                &format!("severity.{code}"),
+                format!("{:?}", level.value),
+                &level.source,
+            );
+        }
+        if let Some(c) = &self.compile_commands {
+            line(
+                "compile-commands",
+                format!("{:?}", c.value.display().to_string()),
+                &c.source,
+            );
+        }
+        out
+    }
+}
+
+/// Builds the analysis options from the arguments (and any banklint.toml).
+pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
+    options_from_resolved(&resolve(args)?)
+}
+
+fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
+    let arch = Arch::parse(&r.arch.value)?;
+    let bank_mode = BankMode::from_bytes(r.bank_mode.value).ok_or_else(|| {
+        format!(
+            "invalid --bank-mode {} (expected 4 or 8)",
+            r.bank_mode.value
+        )
+    })?;
+    let block_dim = r
+        .block_dim
+        .as_ref()
+        .map(|b| crate::launch_config::parse_block_dim(&b.value))
+        .transpose()?;
+    Ok(CheckOptions {
+        target: Target::new(arch, bank_mode),
+        block_dim,
+        defines: defines_from(
+            r.defines.iter().map(|d| d.value.as_str()),
+            r.undefines.iter().map(|d| d.value.clone()),
+        ),
+        include_dirs: r.include_dirs.iter().map(|d| d.value.clone()).collect(),
+    })
+}
+
+fn defines_from<'a>(
+    defined: impl Iterator<Item = &'a str>,
+    undefined: impl Iterator<Item = String>,
+) -> Defines {
+    Defines {
+        defined: defined
             .map(|d| match d.split_once('=') {
                 Some((n, v)) => (n.trim().to_string(), v.to_string()),
                 None => (d.trim().to_string(), "1".to_string()),
             })
             .collect(),
-        undefined: args.undefine.clone(),
+        undefined: undefined.collect(),
+    }
+}
+
+/// Options for one file: the global ones plus its compile command's flags.
+fn options_for_file(
+    base: &CheckOptions,
+    db: &std::collections::BTreeMap<PathBuf, config::CompileFlags>,
+    path: &Path,
+) -> CheckOptions {
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some(flags) = db.get(&key) else {
+        return base.clone();
     };
-    Ok(CheckOptions {
-        target: Target::new(arch, bank_mode),
-        block_dim,
-        defines,
-        include_dirs: args.include.clone(),
-    })
+    let mut o = base.clone();
+    let extra = defines_from(
+        flags.defines.iter().map(String::as_str),
+        flags.undefines.iter().cloned(),
+    );
+    o.defines.defined.extend(extra.defined);
+    o.defines.undefined.extend(extra.undefined);
+    o.include_dirs.extend(flags.include_dirs.iter().cloned());
+    o
 }
 
 /// Expands directories into their .cu/.cuh files (sorted), skipping hidden and build
@@ -352,12 +555,31 @@ fn apply_fixes(
 }
 
 fn run_check(args: &CheckArgs) -> i32 {
-    let options = match options_from(args) {
+    let resolved = match resolve(args) {
+        Ok(r) => r,
+        Err(e) => return usage_error(&e),
+    };
+    if args.print_config {
+        print!("{}", resolved.render());
+        return 0;
+    }
+    let options = match options_from_resolved(&resolved) {
         Ok(o) => o,
         Err(e) => return usage_error(&e),
     };
+    let compile_db = match &resolved.compile_commands {
+        Some(c) => match config::load_compile_commands(&c.value) {
+            Ok(db) => db,
+            Err(e) => return usage_error(&e),
+        },
+        None => Default::default(),
+    };
+    let excludes: Vec<String> = resolved.exclude.iter().map(|e| e.value.clone()).collect();
     let mut errors = Vec::new();
-    let files = collect_files(&args.paths, &mut errors);
+    let files: Vec<PathBuf> = collect_files(&args.paths, &mut errors)
+        .into_iter()
+        .filter(|p| p.as_os_str() == "-" || !config::is_excluded(&excludes, &resolved.base, p))
+        .collect();
     let mut reports: Vec<FileReport> = Vec::new();
     for path in files {
         if path.as_os_str() == "-" {
@@ -379,7 +601,10 @@ fn run_check(args: &CheckArgs) -> i32 {
             continue;
         }
         match SourceFile::load(&path) {
-            Ok(file) => reports.push(check_source(file, &options)),
+            Ok(file) => reports.push(check_source(
+                file,
+                &options_for_file(&options, &compile_db, &path),
+            )),
             Err(e) => errors.push(e),
         }
     }
@@ -396,12 +621,18 @@ fn run_check(args: &CheckArgs) -> i32 {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    let severity: std::collections::BTreeMap<String, String> = resolved
+        .severity
+        .iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect();
     let rendered: Vec<(&FileReport, Vec<Finding>)> = reports
         .iter()
         .map(|r| {
             let report_options = diagnostics::ReportOptions {
                 target: options.target,
                 warn_unused_allow: args.warn_unused_allow,
+                severity: &severity,
             };
             (r, diagnostics::findings(r, report_options))
         })

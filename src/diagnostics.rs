@@ -27,9 +27,11 @@ pub const INVALID_ANNOTATION: &str = "invalid-annotation";
 
 /// How findings are filtered and what extra checks run.
 #[derive(Clone, Copy, Debug)]
-pub struct ReportOptions {
+pub struct ReportOptions<'a> {
     pub target: Target,
     pub warn_unused_allow: bool,
+    /// Per-code level from the configuration: error, warning, note, or off.
+    pub severity: &'a std::collections::BTreeMap<String, String>,
 }
 
 /// One reportable finding, independent of the output format.
@@ -51,7 +53,24 @@ pub struct Finding {
 /// findings are dropped, failed expectations added.
 pub fn findings(report: &FileReport, options: ReportOptions) -> Vec<Finding> {
     let all = raw_findings(report, options.target);
-    apply_annotations(report, all, options)
+    let mut out = apply_annotations(report, all, options);
+    out.retain_mut(|f| match options.severity.get(f.code).map(String::as_str) {
+        Some("off") => false,
+        Some("error") => {
+            f.severity = Severity::Error;
+            true
+        }
+        Some("warning") => {
+            f.severity = Severity::Warning;
+            true
+        }
+        Some("note") => {
+            f.severity = Severity::Note;
+            true
+        }
+        _ => true,
+    });
+    out
 }
 
 fn apply_annotations(

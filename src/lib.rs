@@ -13,6 +13,7 @@ pub mod bank_engine;
 pub mod capacity;
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod cuda_frontend;
 pub mod diagnostics;
 pub mod extraction;

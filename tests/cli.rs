@@ -619,3 +619,143 @@ fn fix_leaves_files_it_could_not_fully_analyze() {
         );
     }
 }
+
+fn banklint_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_banklint"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("banklint runs")
+}
+
+fn config_project(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    for sub in ["src", "third_party", "build"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("mkdir");
+    }
+    std::fs::write(
+        dir.join("banklint.toml"),
+        "arch = \"sm_80\"\ndefines = [\"TILE=32\"]\nexclude = [\"third_party/**\"]\n\n[severity]\nunanalyzed-access = \"off\"\nbank-conflict = \"error\"\n",
+    )
+    .expect("write config");
+    let kernel = "__global__ void k(const int *in) {\n    __shared__ float t[TILE][TILE];\n    t[threadIdx.x][0] = 1;\n    t[in[threadIdx.x]][0] = 2;\n}\n";
+    std::fs::write(dir.join("src/a.cu"), kernel).expect("write");
+    std::fs::write(dir.join("third_party/b.cu"), kernel).expect("write");
+    dir
+}
+
+#[test]
+fn config_is_found_upward_and_flags_override_it() {
+    let dir = config_project("config");
+    let src = dir.join("src");
+    let o = banklint_in(&src, &["check", "--print-config", "--arch", "sm_70"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let config = std::fs::canonicalize(dir.join("banklint.toml"))
+        .expect("canonical")
+        .display()
+        .to_string();
+    let line = |key: &str| {
+        out.lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(
+        line("arch = \"sm_70\"").ends_with("# command line"),
+        "{out}"
+    );
+    assert!(line("bank-mode = 4").ends_with("# default"), "{out}");
+    assert!(
+        line("define = \"TILE=32\"").ends_with(&format!("# {config}")),
+        "{out}"
+    );
+    assert!(
+        line("severity.bank-conflict = \"error\"").ends_with(&format!("# {config}")),
+        "{out}"
+    );
+}
+
+#[test]
+fn config_severity_and_exclude_apply() {
+    let dir = config_project("config2");
+    let o = banklint_in(&dir.join("src"), &["check", "..", "--format", "short"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    // third_party is excluded; the unanalyzed access is off; the conflict is an error.
+    assert_eq!(
+        out,
+        "../src/a.cu:3:5: error: 32-way bank conflict on `t` (32 wavefronts per warp instead of 1) [bank-conflict]\n"
+    );
+    let o = banklint_in(
+        &dir.join("src"),
+        &[
+            "check",
+            "..",
+            "--format",
+            "short",
+            "--no-config",
+            "-D",
+            "TILE=32",
+        ],
+    );
+    assert_eq!(
+        stdout(&o).lines().count(),
+        4,
+        "without the config: both files, warnings and notes"
+    );
+}
+
+#[test]
+fn bad_config_is_a_usage_error_naming_the_file() {
+    let dir = temp_dir("badconfig");
+    std::fs::write(dir.join("banklint.toml"), "arch = 90\n").expect("write");
+    let o = banklint_in(&dir, &["check", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("banklint.toml: `arch` must be a string like \"sm_90\""),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(
+        dir.join("banklint.toml"),
+        "[severity]\nbank-conflicts = \"off\"\n",
+    )
+    .expect("write");
+    let o = banklint_in(&dir, &["check", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown code `bank-conflicts` in [severity]"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn compile_commands_give_per_file_flags() {
+    let dir = temp_dir("ccdb");
+    std::fs::create_dir_all(dir.join("build")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("inc")).expect("mkdir");
+    std::fs::write(dir.join("inc/w.h"), "#define W 32\n").expect("write");
+    std::fs::write(
+        dir.join("k.cu"),
+        "#include \"w.h\"\n__global__ void k() {\n    __shared__ float t[W][W + PAD];\n    t[threadIdx.x][0] = 1;\n}\n",
+    )
+    .expect("write");
+    let db = format!(
+        "[{{\"directory\": \"{}\", \"file\": \"k.cu\", \"command\": \"nvcc -DPAD=0 -Iinc -c k.cu\"}}]",
+        dir.display()
+    );
+    std::fs::write(dir.join("build/compile_commands.json"), db).expect("write");
+    // PAD=0 from the database: an unpadded 32 x 32 tile, 32-way.
+    let o = banklint_in(&dir, &["check", "k.cu", "-p", "build", "--format", "short"]);
+    assert_eq!(
+        stdout(&o),
+        "k.cu:4:5: warning: 32-way bank conflict on `t` (32 wavefronts per warp instead of 1) [bank-conflict]\n",
+        "{}",
+        stderr(&o)
+    );
+    // Without it, W and PAD are unknown: the access cannot be analyzed.
+    let o = banklint_in(&dir, &["check", "k.cu", "--format", "short"]);
+    assert!(stdout(&o).contains("[unanalyzed-access]"), "{}", stdout(&o));
+}

@@ -1,0 +1,310 @@
+//! Configuration: `banklint.toml`, found from the current directory upward, merged with the
+//! command line (flags win), plus per-file `-D`/`-I` flags from a `compile_commands.json`
+//! (`-p build/`), as clang-tidy reads them. `--print-config` shows where each value came from.
+//!
+//! ```toml
+//! arch = "sm_80"
+//! bank-mode = 4
+//! block-dim = "32x8"
+//! defines = ["TILE=32", "USE_PADDING"]
+//! include-dirs = ["include"]
+//! exclude = ["third_party/**", "**/*.gen.cu"]
+//!
+//! [severity]
+//! bank-conflict = "error"      # error | warning | note | off
+//! unanalyzed-access = "off"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "banklint.toml";
+
+/// A value and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: String,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: impl Into<String>) -> Sourced<T> {
+        Sourced {
+            value,
+            source: source.into(),
+        }
+    }
+}
+
+/// What `banklint.toml` may set. Every key is optional.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileConfig {
+    pub path: Option<PathBuf>,
+    pub arch: Option<String>,
+    pub bank_mode: Option<u32>,
+    pub block_dim: Option<String>,
+    pub defines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+    pub exclude: Vec<String>,
+    pub severity: BTreeMap<String, String>,
+}
+
+/// Finds `banklint.toml` in `start` or the nearest ancestor.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    start
+        .ancestors()
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// Reads and validates a config file; paths in it are relative to its directory.
+pub fn load(path: &Path) -> Result<FileConfig, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{}: {}", path.display(), e.to_string().trim()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut cfg = FileConfig {
+        path: Some(path.to_path_buf()),
+        ..FileConfig::default()
+    };
+    let err = |key: &str, what: &str| format!("{}: `{key}` must be {what}", path.display());
+    for (key, value) in &table {
+        match key.as_str() {
+            "arch" => {
+                cfg.arch = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| err(key, "a string like \"sm_90\""))?
+                        .to_string(),
+                )
+            }
+            "bank-mode" => {
+                let v = value.as_integer().ok_or_else(|| err(key, "4 or 8"))?;
+                cfg.bank_mode = Some(u32::try_from(v).map_err(|_| err(key, "4 or 8"))?);
+            }
+            "block-dim" => {
+                cfg.block_dim = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| err(key, "a string like \"32x8\""))?
+                        .to_string(),
+                )
+            }
+            "defines" => {
+                cfg.defines = strings(value).ok_or_else(|| err(key, "a list of strings"))?
+            }
+            "include-dirs" => {
+                cfg.include_dirs = strings(value)
+                    .ok_or_else(|| err(key, "a list of strings"))?
+                    .into_iter()
+                    .map(|d| base.join(d))
+                    .collect();
+            }
+            "exclude" => {
+                cfg.exclude = strings(value).ok_or_else(|| err(key, "a list of glob strings"))?
+            }
+            "severity" => {
+                let t = value
+                    .as_table()
+                    .ok_or_else(|| err(key, "a table of code = level"))?;
+                for (code, level) in t {
+                    let level = level
+                        .as_str()
+                        .ok_or_else(|| err(code, "\"error\", \"warning\", \"note\" or \"off\""))?;
+                    if crate::rules::explanation(code).is_none() {
+                        return Err(format!(
+                            "{}: unknown code `{code}` in [severity]",
+                            path.display()
+                        ));
+                    }
+                    if !matches!(level, "error" | "warning" | "note" | "off") {
+                        return Err(err(code, "\"error\", \"warning\", \"note\" or \"off\""));
+                    }
+                    cfg.severity.insert(code.clone(), level.to_string());
+                }
+            }
+            other => return Err(format!("{}: unknown key `{other}`", path.display())),
+        }
+    }
+    Ok(cfg)
+}
+
+fn strings(v: &toml::Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_string))
+        .collect()
+}
+
+/// Matches `path` (with `/` separators, relative to `base`) against a glob: `*` and `?`
+/// within one path component, `**` across components.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    fn rec(p: &[u8], s: &[u8]) -> bool {
+        match p.first() {
+            None => s.is_empty(),
+            Some(b'*') if p.get(1) == Some(&b'*') => {
+                let rest = if p.get(2) == Some(&b'/') {
+                    &p[3..]
+                } else {
+                    &p[2..]
+                };
+                // A trailing `**` matches everything below.
+                rest.is_empty()
+                    || (0..=s.len()).any(|i| (i == 0 || s[i - 1] == b'/') && rec(rest, &s[i..]))
+            }
+            Some(b'*') => (0..=s.len())
+                .take_while(|&i| i == 0 || s[i - 1] != b'/')
+                .any(|i| rec(&p[1..], &s[i..])),
+            Some(b'?') => s.first().is_some_and(|&c| c != b'/') && rec(&p[1..], &s[1..]),
+            Some(&c) => s.first() == Some(&c) && rec(&p[1..], &s[1..]),
+        }
+    }
+    rec(pattern.as_bytes(), path.as_bytes())
+}
+
+/// Whether `path` is excluded by any pattern, tried against the path relative to `base` and
+/// against its trailing components (so `vendor/**` matches at any depth).
+pub fn is_excluded(patterns: &[String], base: &Path, path: &Path) -> bool {
+    if patterns.is_empty() {
+        return false;
+    }
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let rel = abs.strip_prefix(&base).unwrap_or(path);
+    let text = rel.to_string_lossy().replace('\\', "/");
+    let text = text.trim_start_matches("./");
+    patterns.iter().any(|p| {
+        let p = p.trim_start_matches("./");
+        glob_match(p, text)
+            || text
+                .match_indices('/')
+                .any(|(i, _)| glob_match(p, &text[i + 1..]))
+    })
+}
+
+/// Per-file flags from a compilation database.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CompileFlags {
+    pub defines: Vec<String>,
+    pub undefines: Vec<String>,
+    pub include_dirs: Vec<PathBuf>,
+}
+
+/// Reads `dir/compile_commands.json`: absolute source path -> its -D/-U/-I flags.
+pub fn load_compile_commands(dir: &Path) -> Result<BTreeMap<PathBuf, CompileFlags>, String> {
+    let path = if dir.is_dir() {
+        dir.join("compile_commands.json")
+    } else {
+        dir.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let doc: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let entries = doc.as_array().ok_or_else(|| {
+        format!(
+            "{}: expected a JSON array of compile commands",
+            path.display()
+        )
+    })?;
+    let mut out = BTreeMap::new();
+    for e in entries {
+        let (Some(directory), Some(file)) = (e["directory"].as_str(), e["file"].as_str()) else {
+            continue;
+        };
+        let args: Vec<String> = match (e["arguments"].as_array(), e["command"].as_str()) {
+            (Some(a), _) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            (None, Some(c)) => split_command(c),
+            _ => continue,
+        };
+        let dir = PathBuf::from(directory);
+        let mut flags = CompileFlags::default();
+        let mut it = args.iter().peekable();
+        while let Some(a) = it.next() {
+            let mut take = |prefix: &str| -> Option<String> {
+                if a == prefix {
+                    it.next().cloned()
+                } else {
+                    a.strip_prefix(prefix)
+                        .filter(|v| !v.is_empty())
+                        .map(str::to_string)
+                }
+            };
+            if let Some(v) = take("-D") {
+                flags.defines.push(v);
+            } else if let Some(v) = take("-U") {
+                flags.undefines.push(v);
+            } else if let Some(v) = take("-I") {
+                flags.include_dirs.push(dir.join(v));
+            }
+        }
+        let file = dir.join(file);
+        let key = std::fs::canonicalize(&file).unwrap_or(file);
+        out.insert(key, flags);
+    }
+    Ok(out)
+}
+
+/// Splits a shell command line (quotes and backslashes, no expansions).
+fn split_command(c: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote = None;
+    let mut has = false;
+    let mut chars = c.chars();
+    while let Some(ch) = chars.next() {
+        match (quote, ch) {
+            (None, '\'' | '"') => {
+                quote = Some(ch);
+                has = true;
+            }
+            (Some(q), _) if ch == q => quote = None,
+            (None, '\\') | (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (None, w) if w.is_whitespace() => {
+                if has || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+            }
+            _ => cur.push(ch),
+        }
+    }
+    if has || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*.cu", "a.cu"));
+        assert!(!glob_match("*.cu", "dir/a.cu"));
+        assert!(glob_match("**/*.cu", "dir/sub/a.cu"));
+        assert!(glob_match("**/*.cu", "a.cu"));
+        assert!(glob_match("third_party/**", "third_party/x/y.cu"));
+        assert!(glob_match("k?.cu", "k1.cu"));
+        assert!(!glob_match("k?.cu", "k12.cu"));
+    }
+
+    #[test]
+    fn command_lines_split_like_a_shell() {
+        assert_eq!(
+            split_command("nvcc -DTILE=32 -I \"my dir\" -c 'a b.cu'"),
+            vec!["nvcc", "-DTILE=32", "-I", "my dir", "-c", "a b.cu"]
+        );
+    }
+}
