@@ -27,14 +27,6 @@ pub struct Sourced<T> {
     pub source: String,
 }
 
-impl<T> Sourced<T> {
-    fn new(value: T, source: impl Into<String>) -> Sourced<T> {
-        Sourced {
-            value,
-            source: source.into(),
-        }
-    }
-}
 
 /// What `banklint.toml` may set. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq)]
