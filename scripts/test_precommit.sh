@@ -39,4 +39,18 @@ if ! "$work/venv/bin/pre-commit" try-repo "$repo" banklint --files clean.cu > "$
   echo "pre-commit: the hook failed on a clean kernel" >&2
   exit 1
 fi
-echo "pre-commit: hook fails on conflict.cu and passes on clean.cu"
+# The README's .pre-commit-config.yaml, pointed at this checkout.
+rev=$(git -C "$repo" rev-parse HEAD)
+sed -n '/<!-- pre-commit-config -->/,/<!-- \/pre-commit-config -->/p' "$repo/README.md" \
+  | sed '1,2d;$d' | sed '$d' \
+  | sed "s|repo: .*|repo: $repo|; s|rev: .*|rev: $rev|" > .pre-commit-config.yaml
+git add .pre-commit-config.yaml
+git commit --quiet -m config
+if "$work/venv/bin/pre-commit" run --files conflict.cu > "$work/readme.log" 2>&1; then
+  cat .pre-commit-config.yaml "$work/readme.log"
+  echo "pre-commit: the README's configuration passed a 32-way conflict" >&2
+  exit 1
+fi
+grep -q "32-way bank conflict" "$work/readme.log" || { cat "$work/readme.log"; exit 1; }
+"$work/venv/bin/pre-commit" run --files clean.cu > "$work/readme-clean.log" 2>&1 || { cat "$work/readme-clean.log"; exit 1; }
+echo "pre-commit: hook fails on conflict.cu and passes on clean.cu (try-repo and the README's config)"
