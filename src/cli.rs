@@ -3,14 +3,12 @@
 //! format. Exit status: 0 clean, 1 conflicts found, 2 usage or input errors.
 
 use crate::arch::{Arch, BankMode, Target};
-use crate::check::{CheckOptions, FileReport, check_source};
+use crate::check::CheckOptions;
 use crate::config::{self, Sourced};
 use crate::cuda_frontend::Defines;
-use crate::diagnostics::{self, Finding};
-use crate::source::{LoadError, SourceFile};
+use crate::source::LoadError;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde_json::json;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
@@ -361,7 +359,7 @@ fn defines_from<'a>(
 }
 
 /// Options for one file: the global ones plus its compile command's flags.
-fn options_for_file(
+pub fn options_for_file(
     base: &CheckOptions,
     db: &std::collections::BTreeMap<PathBuf, config::CompileFlags>,
     path: &Path,
@@ -432,128 +430,6 @@ fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
         )
 }
 
-/// `checked 12 files: 3 bank conflicts (2 x 32-way, 1 x 2-way), 1 unanalyzed access`.
-fn summary_line(rendered: &[(&FileReport, Vec<Finding>)], failed: usize) -> String {
-    let findings: Vec<&Finding> = rendered.iter().flat_map(|(_, f)| f).collect();
-    let mut ways: std::collections::BTreeMap<u32, usize> = std::collections::BTreeMap::new();
-    for f in findings
-        .iter()
-        .filter(|f| f.code == diagnostics::BANK_CONFLICT)
-    {
-        *ways.entry(f.conflict_ways.unwrap_or(0)).or_default() += 1;
-    }
-    let conflicts: usize = ways.values().sum();
-    let accesses: usize = rendered.iter().map(|(r, _)| r.findings.len()).sum();
-    let others = findings
-        .iter()
-        .filter(|f| {
-            f.code != diagnostics::BANK_CONFLICT
-                && f.severity >= codespan_reporting::diagnostic::Severity::Warning
-        })
-        .count();
-    let mut parts = vec![format!(
-        "checked {} file{}, {accesses} shared-memory access{}",
-        rendered.len(),
-        if rendered.len() == 1 { "" } else { "s" },
-        if accesses == 1 { "" } else { "es" }
-    )];
-    if conflicts > 0 {
-        let detail: Vec<String> = ways
-            .iter()
-            .rev()
-            .map(|(w, n)| format!("{n} x {w}-way"))
-            .collect();
-        parts.push(format!(
-            "{conflicts} bank conflict{} ({})",
-            if conflicts == 1 { "" } else { "s" },
-            detail.join(", ")
-        ));
-    } else {
-        parts.push("no bank conflicts".to_string());
-    }
-    if others > 0 {
-        parts.push(format!(
-            "{others} other error{} or warning{}",
-            if others == 1 { "" } else { "s" },
-            if others == 1 { "" } else { "s" }
-        ));
-    }
-    if failed > 0 {
-        parts.push(format!(
-            "{failed} file{} could not be read",
-            if failed == 1 { "" } else { "s" }
-        ));
-    }
-    parts.join("; ")
-}
-
-/// Applies safe fixes (or prints their diff) and returns the reports of the fixed texts.
-fn apply_fixes(
-    args: &CheckArgs,
-    options: &CheckOptions,
-    reports: Vec<FileReport>,
-) -> Result<Vec<FileReport>, i32> {
-    let arch = options.target.arch;
-    let mut out = Vec::new();
-    let mut fixed_files = 0;
-    let mut fixed_total = 0;
-    let stdout = std::io::stdout();
-    for report in reports {
-        let (text, applied) = crate::autofix::fixed_text(&report, arch);
-        let is_stdin = args.paths.iter().any(|p| p.as_os_str() == "-")
-            && args
-                .stdin_filename
-                .as_deref()
-                .is_none_or(|n| n == report.file.path);
-        if applied == 0 {
-            if is_stdin && !args.dry_run {
-                let _ = stdout.lock().write_all(report.file.text.as_bytes());
-                continue;
-            }
-            out.push(report);
-            continue;
-        }
-        let path = report.file.path.clone();
-        if args.dry_run {
-            let diff =
-                crate::autofix::unified_diff(&path.display().to_string(), &report.file.text, &text);
-            let _ = stdout.lock().write_all(diff.as_bytes());
-            fixed_files += 1;
-            fixed_total += applied;
-            continue;
-        }
-        if is_stdin {
-            let _ = stdout.lock().write_all(text.as_bytes());
-        } else if let Err(e) = crate::autofix::write_atomically(&path, &text) {
-            eprintln!("error: {}: cannot write the fix: {e}", path.display());
-            out.push(report);
-            continue;
-        }
-        fixed_files += 1;
-        fixed_total += applied;
-        if !is_stdin {
-            out.push(check_source(SourceFile::new(path, text), options));
-        }
-    }
-    if fixed_total > 0 {
-        eprintln!(
-            "{} {fixed_total} padding fix{} in {fixed_files} file{}",
-            if args.dry_run {
-                "would apply"
-            } else {
-                "applied"
-            },
-            if fixed_total == 1 { "" } else { "es" },
-            if fixed_files == 1 { "" } else { "s" }
-        );
-    }
-    if args.dry_run {
-        // The diff is the output; nothing else is printed.
-        return Err(i32::from(fixed_total > 0));
-    }
-    Ok(out)
-}
-
 fn run_check(args: &CheckArgs) -> i32 {
     let resolved = match resolve(args) {
         Ok(r) => r,
@@ -580,7 +456,10 @@ fn run_check(args: &CheckArgs) -> i32 {
         .into_iter()
         .filter(|p| p.as_os_str() == "-" || !config::is_excluded(&excludes, &resolved.base, p))
         .collect();
-    let mut reports: Vec<FileReport> = Vec::new();
+    let mut inputs: Vec<crate::runner::Input> = errors
+        .into_iter()
+        .map(crate::runner::Input::Failed)
+        .collect();
     for path in files {
         if path.as_os_str() == "-" {
             let name = args
@@ -588,30 +467,15 @@ fn run_check(args: &CheckArgs) -> i32 {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("<stdin>"));
             let mut bytes = Vec::new();
-            let loaded = std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-                .map_err(|e| LoadError {
-                    path: name.clone(),
+            match std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
+                Ok(_) => inputs.push(crate::runner::Input::Stdin(name, bytes)),
+                Err(e) => inputs.push(crate::runner::Input::Failed(LoadError {
+                    path: name,
                     message: format!("cannot read standard input: {e}"),
-                })
-                .and_then(|_| SourceFile::from_bytes(&name, bytes));
-            match loaded {
-                Ok(file) => reports.push(check_source(file, &options)),
-                Err(e) => errors.push(e),
+                })),
             }
-            continue;
-        }
-        match SourceFile::load(&path) {
-            Ok(file) => reports.push(check_source(
-                file,
-                &options_for_file(&options, &compile_db, &path),
-            )),
-            Err(e) => errors.push(e),
-        }
-    }
-    if args.fix {
-        match apply_fixes(args, &options, reports) {
-            Ok(fixed) => reports = fixed,
-            Err(code) => return code,
+        } else {
+            inputs.push(crate::runner::Input::File(path));
         }
     }
     let color = match args.color {
@@ -621,108 +485,16 @@ fn run_check(args: &CheckArgs) -> i32 {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let severity: std::collections::BTreeMap<String, String> = resolved
-        .severity
-        .iter()
-        .map(|(k, v)| (k.clone(), v.value.clone()))
-        .collect();
-    let rendered: Vec<(&FileReport, Vec<Finding>)> = reports
-        .iter()
-        .map(|r| {
-            let report_options = diagnostics::ReportOptions {
-                target: options.target,
-                warn_unused_allow: args.warn_unused_allow,
-                severity: &severity,
-            };
-            (r, diagnostics::findings(r, report_options))
-        })
-        .collect();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match args.format {
-        Format::Human => {
-            for (r, f) in &rendered {
-                let _ = out.write_all(&diagnostics::render_human(r, f, color));
-            }
-        }
-        Format::Short => {
-            for (r, f) in &rendered {
-                let _ = out.write_all(diagnostics::render_short(r, f).as_bytes());
-            }
-        }
-        Format::Github => {
-            for (r, f) in &rendered {
-                let _ = out.write_all(diagnostics::render_github(r, f).as_bytes());
-            }
-        }
-        Format::Sarif => {
-            let doc = crate::sarif::render(&rendered);
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            );
-        }
-        Format::Json => {
-            let mut files: Vec<serde_json::Value> = reports
-                .iter()
-                .map(|r| json!({"path": r.file.path.display().to_string(), "status": "ok", "message": null}))
-                .collect();
-            files.extend(
-                errors
-                    .iter()
-                    .map(|e| json!({"path": e.path.display().to_string(), "status": "error", "message": e.message})),
-            );
-            let doc = json!({
-                "version": 1,
-                "arch": options.target.arch.name(),
-                "bank_mode": match options.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
-                "files": files,
-                "accesses": reports.iter().flat_map(diagnostics::json_accesses).collect::<Vec<_>>(),
-                "diagnostics": rendered.iter().flat_map(|(r, f)| diagnostics::json_diagnostics(r, f, options.target.arch)).collect::<Vec<_>>(),
-            });
-            let mut doc = doc;
-            if args.stats {
-                doc["stats"] = crate::stats::coverage(&reports, errors.len()).to_json();
-            }
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            );
-        }
-    }
-    if args.format == Format::Human && !rendered.is_empty() {
-        let summary = summary_line(&rendered, errors.len());
-        if !summary.is_empty() {
-            let _ = writeln!(out, "{summary}");
-        }
-    }
-    if args.stats && !matches!(args.format, Format::Json | Format::Sarif) {
-        let _ = write!(
-            out,
-            "{}",
-            crate::stats::coverage(&reports, errors.len()).render()
-        );
-    }
-    let _ = out.flush();
-    for e in &errors {
-        eprintln!("error: {e}");
-    }
-    // Findings that survive `allow` and are warnings or errors fail the run.
-    let conflicts = rendered.iter().flat_map(|(_, f)| f).any(|f| {
-        matches!(
-            f.severity,
-            codespan_reporting::diagnostic::Severity::Warning
-                | codespan_reporting::diagnostic::Severity::Error
-                | codespan_reporting::diagnostic::Severity::Bug
-        )
-    });
-    if !errors.is_empty() {
-        2
-    } else if conflicts {
-        1
-    } else {
-        0
-    }
+    let run = crate::runner::Run {
+        args,
+        options,
+        compile_db,
+        severity: resolved
+            .severity
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .collect(),
+        color,
+    };
+    crate::runner::run(&run, inputs)
 }

@@ -27,7 +27,6 @@ pub struct Sourced<T> {
     pub source: String,
 }
 
-
 /// What `banklint.toml` may set. Every key is optional.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FileConfig {

@@ -378,6 +378,7 @@ pub fn prepare_with_includes(
     out.chunks = split_chunks(src, &tokens, &out.keywords);
     take_shared_memory_classes(src, &tokens, &mut out);
     strip_member_functions(src, &tokens, &mut out, &mut blank, &mut patches);
+    drop_deeply_nested(src, &tokens, &mut out);
 
     let mut bytes = src.as_bytes().to_vec();
     for r in &blank {
@@ -1594,6 +1595,46 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
         i = last + 1;
     }
     chunks
+}
+
+/// Deepest bracket nesting the parser is given. Real kernels stay far below; the parser
+/// and the analyzer recurse per level, so deeper input is skipped instead of overflowing.
+pub const MAX_NESTING: usize = 256;
+
+fn drop_deeply_nested(src: &str, tokens: &[Token], out: &mut Prepared) {
+    let mut dropped = Vec::new();
+    out.chunks.retain(|c| {
+        let mut depth = 0usize;
+        let mut deepest = 0usize;
+        for t in tokens
+            .iter()
+            .filter(|t| t.start >= c.span.start && t.end <= c.span.end)
+        {
+            match t.text(src) {
+                "(" | "[" | "{" => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if deepest > MAX_NESTING {
+            let first_line = src[c.span.clone()]
+                .find('\n')
+                .map_or(c.span.end, |p| c.span.start + p);
+            dropped.push(Skipped {
+                span: c.span.start..first_line,
+                reason: format!(
+                    "brackets nested {deepest} levels deep (banklint reads at most {MAX_NESTING})"
+                ),
+            });
+            false
+        } else {
+            true
+        }
+    });
+    out.skipped.extend(dropped);
 }
 
 /// C++ aggregates become C structs of the same layout: member functions, constructors,

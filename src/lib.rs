@@ -24,6 +24,7 @@ pub mod launch_config;
 pub mod layout;
 pub mod parse;
 pub mod rules;
+pub mod runner;
 pub mod sarif;
 pub mod shared_budget;
 pub mod simulate;

@@ -27,7 +27,7 @@ fn region(report: &FileReport, span: &std::ops::Range<usize>) -> Value {
     json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
 }
 
-pub fn render(reports: &[(&FileReport, Vec<Finding>)]) -> Value {
+fn rules() -> Vec<Value> {
     let rules: Vec<Value> = crate::rules::ALL
         .iter()
         .map(|(code, text)| {
@@ -50,40 +50,49 @@ pub fn render(reports: &[(&FileReport, Vec<Finding>)]) -> Value {
             })
         })
         .collect();
+    rules
+}
+
+/// The SARIF results of one file.
+pub fn results(report: &FileReport, findings: &[Finding]) -> Vec<Value> {
     let mut results = Vec::new();
-    for (report, findings) in reports {
-        for f in findings {
-            let rule_index = crate::rules::ALL
-                .iter()
-                .position(|(c, _)| *c == f.code)
-                .unwrap_or(0);
-            let mut result = json!({
-                "ruleId": f.code,
-                "ruleIndex": rule_index,
-                "level": level(f.severity),
-                "message": {"text": format!("{}: {}", f.message, f.label)},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(report)},
-                        "region": region(report, &f.span),
-                    }
-                }],
-            });
-            if let Some(fix) = &f.fix {
-                result["fixes"] = json!([{
-                    "description": {"text": format!("Pad the innermost dimension: `{}`", fix.declaration)},
-                    "artifactChanges": [{
-                        "artifactLocation": {"uri": uri(report)},
-                        "replacements": [{
-                            "deletedRegion": region(report, &fix.dim_span),
-                            "insertedContent": {"text": fix.replacement},
-                        }],
+    for f in findings {
+        let rule_index = crate::rules::ALL
+            .iter()
+            .position(|(c, _)| *c == f.code)
+            .unwrap_or(0);
+        let mut result = json!({
+            "ruleId": f.code,
+            "ruleIndex": rule_index,
+            "level": level(f.severity),
+            "message": {"text": format!("{}: {}", f.message, f.label)},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri(report)},
+                    "region": region(report, &f.span),
+                }
+            }],
+        });
+        if let Some(fix) = &f.fix {
+            result["fixes"] = json!([{
+                "description": {"text": format!("Pad the innermost dimension: `{}`", fix.declaration)},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": uri(report)},
+                    "replacements": [{
+                        "deletedRegion": region(report, &fix.dim_span),
+                        "insertedContent": {"text": fix.replacement},
                     }],
-                }]);
-            }
-            results.push(result);
+                }],
+            }]);
         }
+        results.push(result);
     }
+    results
+}
+
+/// The whole SARIF log around every file's results.
+pub fn document(results: Vec<Value>) -> Value {
+    let rules = rules();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

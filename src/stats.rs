@@ -1,12 +1,13 @@
 //! Coverage statistics for `check --stats`: how much of the input banklint read and analyzed,
 //! and the most common reasons it could not, so users (and we) know what was left out.
+//! Counts are gathered per file and merged, so a run never holds every report at once.
 
 use crate::check::FileReport;
 use crate::findings::Status;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Coverage {
     pub files: usize,
     pub parsed_fully: usize,
@@ -16,27 +17,38 @@ pub struct Coverage {
     pub arrays_with_analyzed_access: usize,
     pub accesses_analyzed: usize,
     pub accesses_unknown: usize,
-    /// (reason, count), most common first.
-    pub unknown_reasons: Vec<(String, usize)>,
-    pub skipped_reasons: Vec<(String, usize)>,
+    /// Why accesses were unknown, grouped, with counts.
+    pub unknown_reasons: BTreeMap<String, usize>,
+    pub skipped_reasons: BTreeMap<String, usize>,
 }
 
 pub fn coverage(reports: &[FileReport], failed_files: usize) -> Coverage {
-    let mut c = Coverage {
-        files: reports.len() + failed_files,
-        not_parsed: failed_files,
-        ..Coverage::default()
-    };
-    let mut unknown: BTreeMap<String, usize> = BTreeMap::new();
-    let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+    let mut c = Coverage::default();
     for r in reports {
+        c.add_report(r);
+    }
+    for _ in 0..failed_files {
+        c.add_failed();
+    }
+    c
+}
+
+impl Coverage {
+    /// A file that could not be read.
+    pub fn add_failed(&mut self) {
+        self.files += 1;
+        self.not_parsed += 1;
+    }
+
+    pub fn add_report(&mut self, r: &FileReport) {
+        self.files += 1;
         let s = r.parse_stats;
         if s.items > 0 && s.unparsed == s.items {
-            c.not_parsed += 1;
+            self.not_parsed += 1;
         } else if s.unparsed > 0 || !r.skipped.is_empty() {
-            c.parsed_partly += 1;
+            self.parsed_partly += 1;
         } else {
-            c.parsed_fully += 1;
+            self.parsed_fully += 1;
         }
         let mut arrays = BTreeSet::new();
         let mut analyzed_arrays = BTreeSet::new();
@@ -46,27 +58,98 @@ pub fn coverage(reports: &[FileReport], failed_files: usize) -> Coverage {
             arrays.insert(key.clone());
             match &f.status {
                 Status::Analyzed => {
-                    c.accesses_analyzed += 1;
+                    self.accesses_analyzed += 1;
                     analyzed_arrays.insert(key);
                 }
                 Status::Unknown(reason) => {
-                    c.accesses_unknown += 1;
-                    *unknown.entry(normalize(reason)).or_default() += 1;
+                    self.accesses_unknown += 1;
+                    *self.unknown_reasons.entry(normalize(reason)).or_default() += 1;
                 }
             }
         }
         for a in r.arrays.iter().filter(|a| a.byte_view_of.is_none()) {
             arrays.insert((a.decl.decl_span.start, a.decl.name.clone()));
         }
-        c.shared_arrays += arrays.len();
-        c.arrays_with_analyzed_access += analyzed_arrays.len();
+        self.shared_arrays += arrays.len();
+        self.arrays_with_analyzed_access += analyzed_arrays.len();
         for s in &r.skipped {
-            *skipped.entry(normalize(&s.reason)).or_default() += 1;
+            *self
+                .skipped_reasons
+                .entry(normalize(&s.reason))
+                .or_default() += 1;
         }
     }
-    c.unknown_reasons = most_common(unknown);
-    c.skipped_reasons = most_common(skipped);
-    c
+
+    /// Merges another file's (or batch's) counts into this one.
+    pub fn merge(&mut self, other: &Coverage) {
+        self.files += other.files;
+        self.parsed_fully += other.parsed_fully;
+        self.parsed_partly += other.parsed_partly;
+        self.not_parsed += other.not_parsed;
+        self.shared_arrays += other.shared_arrays;
+        self.arrays_with_analyzed_access += other.arrays_with_analyzed_access;
+        self.accesses_analyzed += other.accesses_analyzed;
+        self.accesses_unknown += other.accesses_unknown;
+        for (k, v) in &other.unknown_reasons {
+            *self.unknown_reasons.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.skipped_reasons {
+            *self.skipped_reasons.entry(k.clone()).or_default() += v;
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        s.push_str("coverage:\n");
+        s.push_str(&format!(
+            "  files: {} ({} parsed fully, {} partly, {} not at all)\n",
+            self.files, self.parsed_fully, self.parsed_partly, self.not_parsed
+        ));
+        s.push_str(&format!(
+            "  shared arrays: {} found, {} ({}) with at least one analyzed access\n",
+            self.shared_arrays,
+            self.arrays_with_analyzed_access,
+            percent(self.arrays_with_analyzed_access, self.shared_arrays)
+        ));
+        s.push_str(&format!(
+            "  accesses: {} analyzed, {} unknown\n",
+            self.accesses_analyzed, self.accesses_unknown
+        ));
+        for (title, counts) in [
+            ("unknown because", &self.unknown_reasons),
+            ("skipped because", &self.skipped_reasons),
+        ] {
+            let list = most_common(counts);
+            if !list.is_empty() {
+                s.push_str(&format!("  {title}:\n"));
+                for (reason, n) in &list {
+                    s.push_str(&format!("    {n:5}  {reason}\n"));
+                }
+            }
+        }
+        s
+    }
+
+    pub fn to_json(&self) -> Value {
+        let list = |m: &BTreeMap<String, usize>| -> Vec<Value> {
+            most_common(m)
+                .iter()
+                .map(|(r, n)| json!({"reason": r, "count": n}))
+                .collect()
+        };
+        json!({
+            "files": self.files,
+            "parsed_fully": self.parsed_fully,
+            "parsed_partly": self.parsed_partly,
+            "not_parsed": self.not_parsed,
+            "shared_arrays": self.shared_arrays,
+            "arrays_with_analyzed_access": self.arrays_with_analyzed_access,
+            "accesses_analyzed": self.accesses_analyzed,
+            "accesses_unknown": self.accesses_unknown,
+            "unknown_reasons": list(&self.unknown_reasons),
+            "skipped_reasons": list(&self.skipped_reasons),
+        })
+    }
 }
 
 /// Groups reasons that differ only in names: "`n`" -> "`…`".
@@ -89,8 +172,8 @@ fn normalize(reason: &str) -> String {
     out
 }
 
-fn most_common(counts: BTreeMap<String, usize>) -> Vec<(String, usize)> {
-    let mut v: Vec<(String, usize)> = counts.into_iter().collect();
+fn most_common(counts: &BTreeMap<String, usize>) -> Vec<(String, usize)> {
+    let mut v: Vec<(String, usize)> = counts.iter().map(|(k, n)| (k.clone(), *n)).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v.truncate(10);
     v
@@ -101,54 +184,6 @@ fn percent(part: usize, whole: usize) -> String {
         "-".to_string()
     } else {
         format!("{:.1}%", 100.0 * part as f64 / whole as f64)
-    }
-}
-
-impl Coverage {
-    pub fn render(&self) -> String {
-        let mut s = String::new();
-        s.push_str("coverage:\n");
-        s.push_str(&format!(
-            "  files: {} ({} parsed fully, {} partly, {} not at all)\n",
-            self.files, self.parsed_fully, self.parsed_partly, self.not_parsed
-        ));
-        s.push_str(&format!(
-            "  shared arrays: {} found, {} ({}) with at least one analyzed access\n",
-            self.shared_arrays,
-            self.arrays_with_analyzed_access,
-            percent(self.arrays_with_analyzed_access, self.shared_arrays)
-        ));
-        s.push_str(&format!(
-            "  accesses: {} analyzed, {} unknown\n",
-            self.accesses_analyzed, self.accesses_unknown
-        ));
-        for (title, list) in [
-            ("unknown because", &self.unknown_reasons),
-            ("skipped because", &self.skipped_reasons),
-        ] {
-            if !list.is_empty() {
-                s.push_str(&format!("  {title}:\n"));
-                for (reason, n) in list {
-                    s.push_str(&format!("    {n:5}  {reason}\n"));
-                }
-            }
-        }
-        s
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({
-            "files": self.files,
-            "parsed_fully": self.parsed_fully,
-            "parsed_partly": self.parsed_partly,
-            "not_parsed": self.not_parsed,
-            "shared_arrays": self.shared_arrays,
-            "arrays_with_analyzed_access": self.arrays_with_analyzed_access,
-            "accesses_analyzed": self.accesses_analyzed,
-            "accesses_unknown": self.accesses_unknown,
-            "unknown_reasons": self.unknown_reasons.iter().map(|(r, n)| json!({"reason": r, "count": n})).collect::<Vec<_>>(),
-            "skipped_reasons": self.skipped_reasons.iter().map(|(r, n)| json!({"reason": r, "count": n})).collect::<Vec<_>>(),
-        })
     }
 }
 
@@ -163,5 +198,16 @@ mod tests {
             "it is data loaded from `…`"
         );
         assert_eq!(normalize("`a` and `b`"), "`…` and `…`");
+    }
+
+    #[test]
+    fn merging_adds_counts() {
+        let mut a = Coverage::default();
+        a.add_failed();
+        a.unknown_reasons.insert("x".into(), 2);
+        let mut b = Coverage::default();
+        b.merge(&a);
+        b.merge(&a);
+        assert_eq!((b.files, b.not_parsed, b.unknown_reasons["x"]), (2, 2, 4));
     }
 }
