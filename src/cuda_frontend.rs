@@ -153,6 +153,8 @@ pub enum ChunkKind {
 pub struct Chunk {
     pub span: Range<usize>,
     pub kind: ChunkKind,
+    /// Indices of its first and one-past-last token in `Prepared::tokens`.
+    pub tokens: Range<usize>,
 }
 
 /// A region the front end or the parser could not handle.
@@ -366,7 +368,7 @@ pub fn prepare_with_includes(
         load,
         src,
         &lexed.directives,
-        &lexed.tokens,
+        lexed.tokens,
         defines,
         &mut out,
         &mut blank,
@@ -693,7 +695,7 @@ fn run_directives(
     load: &mut IncludeLoader<'_>,
     src: &str,
     directives: &[Range<usize>],
-    tokens: &[Token],
+    tokens: Vec<Token>,
     defines: &Defines,
     out: &mut Prepared,
     blank: &mut Vec<Range<usize>>,
@@ -800,15 +802,16 @@ fn run_directives(
         disabled.push(from..src.len());
     }
     blank.extend(disabled.iter().cloned());
+    // Disabled regions are in file order and disjoint: one pass drops their tokens.
+    let mut tokens = tokens;
+    let mut r = 0;
+    tokens.retain(|t| {
+        while r < disabled.len() && disabled[r].end <= t.start {
+            r += 1;
+        }
+        !(r < disabled.len() && disabled[r].start <= t.start)
+    });
     tokens
-        .iter()
-        .filter(|t| {
-            !disabled
-                .iter()
-                .any(|r| r.start <= t.start && t.start < r.end)
-        })
-        .copied()
-        .collect()
 }
 
 fn split_word(s: &str) -> (&str, &str) {
@@ -1165,15 +1168,17 @@ fn rewrite_tokens(
         }
         i += 1;
     }
-    let mut kept = Vec::with_capacity(tokens.len());
-    for (t, k) in tokens.into_iter().zip(keep) {
-        if k {
-            kept.push(t);
-        } else {
+    let mut tokens = tokens;
+    let mut k = 0;
+    tokens.retain(|t| {
+        let kept = keep[k];
+        k += 1;
+        if !kept {
             blank.push(t.start..t.end);
         }
-    }
-    kept
+        kept
+    });
+    tokens
 }
 
 /// Function templates from CUDA's headers that kernels call with explicit arguments.
@@ -1591,6 +1596,7 @@ fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> V
         chunks.push(Chunk {
             span: chunk_start..tokens[last].end,
             kind,
+            tokens: start..last + 1,
         });
         i = last + 1;
     }
@@ -1606,10 +1612,7 @@ fn drop_deeply_nested(src: &str, tokens: &[Token], out: &mut Prepared) {
     out.chunks.retain(|c| {
         let mut depth = 0usize;
         let mut deepest = 0usize;
-        for t in tokens
-            .iter()
-            .filter(|t| t.start >= c.span.start && t.end <= c.span.end)
-        {
+        for t in &tokens[c.tokens.clone()] {
             match t.text(src) {
                 "(" | "[" | "{" => {
                     depth += 1;
@@ -1653,9 +1656,10 @@ fn strip_member_functions(
         .iter()
         .filter(|c| c.kind == ChunkKind::Declaration)
     {
-        let Some(first) = tokens.iter().position(|t| t.start >= chunk.span.start) else {
+        let first = chunk.tokens.start;
+        if first >= tokens.len() {
             continue;
-        };
+        }
         let mut k = first;
         if text(k) == "typedef" {
             k += 1;
@@ -1746,7 +1750,7 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
         if c.kind != ChunkKind::Declaration || !shared.iter().any(|at| c.span.contains(at)) {
             return true;
         }
-        let first = tokens.iter().position(|t| t.start >= c.span.start);
+        let first = Some(c.tokens.start).filter(|&k| k < tokens.len());
         let Some(k) = first else { return true };
         if !matches!(tokens[k].text(src), "struct" | "class")
             || !src[c.span.clone()].contains("extern")

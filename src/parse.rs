@@ -44,7 +44,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         unparsed: 0,
     };
     for chunk in &prepared.chunks {
-        if chunk.kind == ChunkKind::HostFunction {
+        if chunk.kind == ChunkKind::HostFunction || is_host_data(prepared, chunk) {
             continue;
         }
         let base = chunk.span.start;
@@ -140,6 +140,23 @@ fn prelude_for(text: &str, typenames: &[String]) -> String {
         }
     }
     prelude
+}
+
+/// A file-scope declaration that cannot affect shared memory: no `__shared__`, no type or
+/// constant definition, and long (a data table). Parsing those costs time and memory for
+/// nothing; short ones are parsed, since they may be integer constants.
+fn is_host_data(prepared: &Prepared, chunk: &Chunk) -> bool {
+    const SHORT: usize = 512;
+    if chunk.kind != ChunkKind::Declaration || chunk.span.len() <= SHORT {
+        return false;
+    }
+    let defines_something = prepared.tokens[chunk.tokens.clone()].iter().any(|t| {
+        matches!(
+            t.text(&prepared.text),
+            "struct" | "union" | "enum" | "typedef" | "class"
+        )
+    });
+    !defines_something && !is_relevant(prepared, chunk)
 }
 
 /// Device code and declarations of shared memory or types matter; host declarations do not.
