@@ -335,10 +335,18 @@ fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
     Ok(CheckOptions {
         target: Target::new(arch, bank_mode),
         block_dim,
-        defines: defines_from(
-            r.defines.iter().map(|d| d.value.as_str()),
-            r.undefines.iter().map(|d| d.value.clone()),
-        ),
+        defines: {
+            // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch. User
+            // -D/-U come after and win.
+            let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
+            let builtin = [arch_define.as_str(), "__CUDACC__"];
+            defines_from(
+                builtin
+                    .into_iter()
+                    .chain(r.defines.iter().map(|d| d.value.as_str())),
+                r.undefines.iter().map(|d| d.value.clone()),
+            )
+        },
         include_dirs: r.include_dirs.iter().map(|d| d.value.clone()).collect(),
     })
 }

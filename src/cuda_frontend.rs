@@ -315,6 +315,16 @@ pub const BUILTIN_TYPENAMES: &[&str] = &[
     "double2",
     "double3",
     "double4",
+    "clock_t",
+    "time_t",
+    "cudaTextureObject_t",
+    "cudaSurfaceObject_t",
+    "CUtexObject",
+    "CUsurfObject",
+    "curandState",
+    "curandState_t",
+    "cudaExtent",
+    "cufftComplex",
 ];
 
 /// Words blanked out (recorded in `keywords`) because lang-c does not know them.
@@ -361,6 +371,7 @@ pub fn prepare_with_includes(
     let mut blank: Vec<Range<usize>> = Vec::new();
     let lexed = lex(src);
     out.comments = lexed.comments;
+    blank.extend(lexed.splices);
     for c in &out.comments {
         blank.push(c.span.clone());
     }
@@ -502,6 +513,8 @@ fn substitute(body: &str, params: &[String], args: &[String]) -> String {
 struct Lexed {
     tokens: Vec<Token>,
     comments: Vec<Comment>,
+    /// Backslash-newline splices outside directives (lang-c does not join lines).
+    splices: Vec<Range<usize>>,
     /// Directive line spans (including continuations), in order.
     directives: Vec<Range<usize>>,
 }
@@ -511,6 +524,7 @@ fn lex(src: &str) -> Lexed {
     let mut tokens = Vec::new();
     let mut comments = Vec::new();
     let mut directives = Vec::new();
+    let mut splices = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     while i < b.len() {
@@ -523,6 +537,18 @@ fn lex(src: &str) -> Lexed {
         if c.is_ascii_whitespace() {
             i += 1;
             continue;
+        }
+        if c == b'\\' {
+            let next = if b.get(i + 1) == Some(&b'\r') {
+                i + 2
+            } else {
+                i + 1
+            };
+            if b.get(next) == Some(&b'\n') {
+                splices.push(i..next);
+                i = next + 1;
+                continue;
+            }
         }
         if c == b'#' && line_start {
             let start = i;
@@ -604,6 +630,7 @@ fn lex(src: &str) -> Lexed {
     Lexed {
         tokens,
         comments,
+        splices,
         directives,
     }
 }
@@ -1168,6 +1195,7 @@ fn rewrite_tokens(
         }
         i += 1;
     }
+    blank_default_arguments(src, &tokens, &mut keep);
     let mut tokens = tokens;
     let mut k = 0;
     tokens.retain(|t| {
@@ -1296,10 +1324,7 @@ fn cxx_rewrite(
         let expression_position = (tokens
             .get(i.wrapping_sub(1))
             .is_some_and(|p| p.kind == TokenKind::Punct)
-            && !matches!(
-                prev,
-                ")" | "]" | "}" | ";" | "{" | "*" | "&" | "<" | ">" | "::"
-            ))
+            && !matches!(prev, ")" | "]" | "}" | ";" | "{" | "<" | ">" | "::"))
             || prev == "return";
         if text(i + 1) == "(" && expression_position {
             patches.push((tokens[i].start, alias));
@@ -1311,7 +1336,8 @@ fn cxx_rewrite(
         let prev = &tokens[i - 1];
         let prev_is_type = TYPE_WORDS.contains(&text(i - 1))
             || BUILTIN_TYPENAMES.contains(&text(i - 1))
-            || (prev.kind == TokenKind::Ident && typenames.iter().any(|n| n == text(i - 1)));
+            || (prev.kind == TokenKind::Ident && typenames.iter().any(|n| n == text(i - 1)))
+            || (prev.kind == TokenKind::Ident && i >= 2 && text(i - 2) == "::");
         let next_is_name = tokens[i + 1].kind == TokenKind::Ident
             && matches!(text(i + 2), "," | ")" | "=" | ";" | "[");
         if prev_is_type && next_is_name {
@@ -1353,6 +1379,64 @@ fn cxx_rewrite(
 
 fn adjacent_tokens(tokens: &[Token], a: usize, b: usize) -> bool {
     tokens[a].end == tokens[b].start
+}
+
+/// C++ default arguments in function headers at file scope, `int *p = NULL)`: the `= ...`
+/// is blanked so lang-c reads the parameter.
+fn blank_default_arguments(src: &str, tokens: &[Token], keep: &mut [bool]) {
+    let mut brace = 0i32;
+    let mut i = 0;
+    while i < tokens.len() {
+        if !keep[i] {
+            i += 1;
+            continue;
+        }
+        match tokens[i].text(src) {
+            "{" => brace += 1,
+            "}" => brace -= 1,
+            "(" if brace == 0 && i > 0 && tokens[i - 1].kind == TokenKind::Ident => {
+                let Some(close) = matching(src, tokens, i) else {
+                    break;
+                };
+                let header = matches!(
+                    tokens.get(close + 1).map(|t| t.text(src)),
+                    Some("{" | ";" | "const")
+                );
+                if header {
+                    let mut depth = 0i32;
+                    let mut k = i + 1;
+                    while k < close {
+                        match tokens[k].text(src) {
+                            "(" | "[" | "{" | "<" => depth += 1,
+                            ")" | "]" | "}" | ">" => depth -= 1,
+                            "=" if depth == 0 => {
+                                let mut e = k;
+                                let mut d = 0i32;
+                                while e < close {
+                                    match tokens[e].text(src) {
+                                        "(" | "[" | "{" => d += 1,
+                                        ")" | "]" | "}" => d -= 1,
+                                        "," if d == 0 => break,
+                                        _ => {}
+                                    }
+                                    e += 1;
+                                }
+                                keep[k..e].iter_mut().for_each(|x| *x = false);
+                                k = e;
+                                continue;
+                            }
+                            _ => {}
+                        }
+                        k += 1;
+                    }
+                }
+                i = close + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
 }
 
 fn template_header(src: &str, params: &[Token], span: Range<usize>) -> TemplateHeader {
@@ -1767,7 +1851,113 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
     out.shared_memory_classes = names;
 }
 
+/// Words that are never type names for the declaration heuristics below.
+const NOT_TYPES: &[&str] = &[
+    "return",
+    "if",
+    "else",
+    "for",
+    "while",
+    "do",
+    "switch",
+    "case",
+    "goto",
+    "break",
+    "continue",
+    "sizeof",
+    "new",
+    "delete",
+    "throw",
+    "typedef",
+    "using",
+    "namespace",
+    "template",
+    "operator",
+    "struct",
+    "class",
+    "union",
+    "enum",
+    "const",
+    "volatile",
+    "static",
+    "extern",
+    "inline",
+    "register",
+    "unsigned",
+    "signed",
+    "int",
+    "float",
+    "double",
+    "char",
+    "short",
+    "long",
+    "void",
+    "bool",
+    "auto",
+    "typename",
+    "public",
+    "private",
+    "protected",
+    "virtual",
+    "friend",
+    "mutable",
+    "explicit",
+    "default",
+    "true",
+    "false",
+    "nullptr",
+    "this",
+];
+
+/// Type names the file uses without declaring (library types such as `cudaTextureObject_t`,
+/// `curandState`, `clock_t`), found from how declarations are written: a parameter
+/// `T name` or `T *name`, and a statement `T name = ...;` or `T *name;`.
+fn collect_declared_types(src: &str, tokens: &[Token], names: &mut Vec<String>) {
+    let text = |i: usize| tokens.get(i).map_or("", |t| t.text(src));
+    let is_ident = |i: usize| {
+        tokens.get(i).is_some_and(|t| t.kind == TokenKind::Ident) && !NOT_TYPES.contains(&text(i))
+    };
+    let mut brace = 0i32;
+    for i in 0..tokens.len() {
+        match text(i) {
+            "{" => brace += 1,
+            "}" => brace -= 1,
+            _ => {}
+        }
+        if !is_ident(i) || text(i.wrapping_sub(1)) == "::" || text(i + 1) == "::" {
+            continue;
+        }
+        let prev = if i == 0 { ";" } else { text(i - 1) };
+        // Skip qualifiers before the name: `T *const *p`.
+        let mut k = i + 1;
+        let mut pointers = 0;
+        while matches!(
+            text(k),
+            "*" | "&" | "const" | "volatile" | "__restrict__" | "__restrict"
+        ) {
+            pointers += usize::from(matches!(text(k), "*" | "&"));
+            k += 1;
+        }
+        if !is_ident(k) {
+            continue;
+        }
+        let after = text(k + 1);
+        // A parameter of a function declared at file scope: `(T name,` / `, T *name)`.
+        let parameter = brace == 0
+            && matches!(prev, "(" | "," | "const" | "volatile")
+            && matches!(after, "," | ")" | "=" | "[");
+        // A declaration statement: `; T name = ...` (with `*`, only at statement start).
+        let statement = matches!(prev, ";" | "{" | "}" | "const" | "static" | "volatile")
+            && matches!(after, "=" | ";" | "[" | ",")
+            && (pointers == 0 || matches!(prev, ";" | "{" | "}"));
+        if (parameter || statement) && !BUILTIN_TYPENAMES.contains(&text(i)) {
+            names.push(text(i).to_string());
+        }
+    }
+}
+
 fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
+    collect_declared_types(src, tokens, names);
     let text = |i: usize| tokens[i].text(src);
     for i in 0..tokens.len() {
         // `cg::thread_block b` declares with a qualified type, which the front end spells

@@ -141,7 +141,12 @@ pub struct FileRuns {
 }
 
 const MAX_TRIPS: u64 = 4096;
-const WORK_BUDGET: u64 = 40_000_000;
+/// Trips analyzed of a loop whose bound is warp-uniform but unknown (`size < n`): enough to
+/// show how a doubling stride's pattern changes up to 2^16.
+const ASSUMED_TRIPS: u64 = 16;
+/// Thread-statements a kernel may spend on enumerating loops trip by trip before the rest
+/// are analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
+const WORK_BUDGET: u64 = 8_000_000;
 const MAX_CALL_DEPTH: usize = 8;
 
 #[derive(Clone)]
@@ -941,27 +946,46 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             cont: vec![false; self.n],
         });
         let mut trips = 0u64;
+        // Set once the loop's bound turns out to be warp-uniform but unknown.
+        let mut assumed_bound = false;
         let ok = loop {
             let running = self.live(mask);
             if !(body_first && trips == 0)
                 && let Some(c) = cond
             {
                 let v = self.eval(c, &running);
-                let mut leaving = vec![false; self.n];
-                for t in 0..self.n {
-                    if running[t] {
-                        match v.get(t).as_const() {
-                            Some(0) => leaving[t] = true,
-                            Some(_) => {}
-                            None => break,
+                if v.is_uniform() && v.as_const().is_none() && !none(&running) {
+                    // `size < n` with `n` a kernel parameter: every warp runs the same trips,
+                    // how many is unknown. The first trips are analyzed, and the accesses say
+                    // so; per-block totals are not given.
+                    if trips >= ASSUMED_TRIPS || !self.bound_is_enumerable(&step_vars, &running) {
+                        break trips > 0 && assumed_bound;
+                    }
+                    if !assumed_bound {
+                        assumed_bound = true;
+                        self.symbolic_loops += 1;
+                        let text = self.source_text(c.span);
+                        self.assumptions.push(format!(
+                            "the bound `{text}` of the loop at line {line} is not known: its first {ASSUMED_TRIPS} trips (at most) were analyzed, so this is a lower bound"
+                        ));
+                    }
+                } else {
+                    let mut leaving = vec![false; self.n];
+                    for t in 0..self.n {
+                        if running[t] {
+                            match v.get(t).as_const() {
+                                Some(0) => leaving[t] = true,
+                                Some(_) => {}
+                                None => break,
+                            }
                         }
                     }
-                }
-                if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
-                    break false;
-                }
-                if let Some(l) = self.loops.last_mut() {
-                    l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
+                    if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
+                        break false;
+                    }
+                    if let Some(l) = self.loops.last_mut() {
+                        l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
+                    }
                 }
             }
             let running = self.live(mask);
@@ -985,7 +1009,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         };
         self.loops.pop();
+        if assumed_bound {
+            self.symbolic_loops -= 1;
+            self.assumptions.pop();
+        }
         ok
+    }
+
+    /// Whether a loop with an unknown bound can still be followed trip by trip: its step
+    /// changes only variables that hold one known value in every running thread.
+    fn bound_is_enumerable(&self, step_vars: &[String], running: &[bool]) -> bool {
+        let first = running.iter().position(|&r| r).unwrap_or(0);
+        !step_vars.is_empty()
+            && step_vars.iter().all(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) => {
+                    l.is_uniform() && l.get(first).as_const().is_some_and(|c| c.abs() < 1 << 24)
+                }
+                _ => false,
+            })
     }
 
     fn trip_label(&self, line: usize, trip: u64, vars: &[String], running: &[bool]) -> String {
@@ -1107,6 +1148,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
         match &e.node {
+            Expression::Identifier(id) if self.is_shared_scalar(&id.node.name) => {
+                // A `__shared__` scalar read: an access (every lane the same word).
+                self.shared_access(e, Op::Load, mask)
+            }
             Expression::Identifier(id) => self.identifier(&id.node.name, e.span, mask),
             Expression::Constant(c) => match &c.node {
                 Constant::Integer(i) => {
@@ -1236,15 +1281,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// A value read from memory or computed from non-integers: unknown, but uniform when its
     /// inputs were.
-    fn data_value(&self, from: &Lanes, what: &str) -> Lanes {
+    fn data_value(&mut self, from: &Lanes, what: &str) -> Lanes {
         if from.is_uniform() {
-            Lanes::unknown(format!("it is {what}"))
+            self.uniform_data(what)
         } else {
             Lanes::Each(Rc::new(vec![
                 Value::unknown(format!("it is {what}"));
                 self.n
             ]))
         }
+    }
+
+    /// A value that is the same in every thread but unknown (read from memory at a uniform
+    /// address, returned by a call with uniform arguments): a fresh warp-uniform symbol, so
+    /// `s[base + threadIdx.x]` is still a known pattern shifted by `base`.
+    fn uniform_data(&mut self, what: &str) -> Lanes {
+        Lanes::Same(Value::sym(self.syms.fresh(what.to_string())))
     }
 
     fn identifier(&mut self, name: &str, span: Span, mask: &[bool]) -> Lanes {
@@ -1449,7 +1501,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
-            Lanes::unknown(format!("the result of `{name}`"))
+            self.uniform_data(&format!("the result of `{name}`"))
         } else {
             Lanes::Each(Rc::new(vec![
                 Value::unknown(format!(
@@ -1527,6 +1579,46 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             frame.insert(p.name.clone(), binding);
         }
+        // Explicit template arguments at the call, `body<BS, T>(o)`, bound in the caller.
+        let saved_templates = (self.template_values.clone(), self.types.clone());
+        if let Some(header) = &f.template {
+            let at = self.span(call.callee.span).start;
+            let given = self
+                .unit
+                .prepared
+                .template_calls
+                .iter()
+                .find(|(off, _)| *off == at)
+                .map(|(_, a)| a.clone())
+                .unwrap_or_default();
+            for (k, param) in header.params.iter().enumerate() {
+                let text = given.get(k).cloned().or_else(|| param.default.clone());
+                if param.is_type {
+                    if let Some(ty) = text.as_deref().and_then(|t| type_from_text(&self.types, t)) {
+                        self.types.named.insert(param.name.clone(), ty);
+                    }
+                } else {
+                    let value = match text {
+                        Some(t) => {
+                            let v = self.eval_text(&t, call.callee.span, mask, &param.name);
+                            if v.as_const().is_some() {
+                                v
+                            } else {
+                                Lanes::unknown(format!(
+                                    "template argument `{t}` of `{}` is not a constant",
+                                    f.name
+                                ))
+                            }
+                        }
+                        None => Lanes::unknown(format!(
+                            "template parameter `{}` of `{}` has no value at this call",
+                            param.name, f.name
+                        )),
+                    };
+                    self.template_values.insert(param.name.clone(), value);
+                }
+            }
+        }
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
         let saved_item = std::mem::replace(&mut self.item, f.item);
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
@@ -1544,6 +1636,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.function = saved_fn;
         self.item = saved_item;
         self.scopes = saved_scopes;
+        (self.template_values, self.types) = saved_templates;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
 
@@ -1656,7 +1749,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let uniform = base.is_uniform() && idx.is_uniform();
                 let name = base_name(&b.lhs).unwrap_or_else(|| "memory".to_string());
                 return if uniform {
-                    Lanes::unknown(format!("it is data loaded from `{name}`"))
+                    self.uniform_data(&format!("a value loaded from `{name}`"))
                 } else {
                     Lanes::Each(Rc::new(vec![
                         Value::unknown(format!(
@@ -1901,7 +1994,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let rank = self.arrays[array].decl.dims.len();
         let complete =
             indices.len() == rank || (partial && !indices.is_empty() && indices.len() < rank);
-        (complete && rank > 0).then_some((array, indices, members))
+        (complete && (rank > 0 || indices.is_empty())).then_some((array, indices, members))
     }
 
     /// Records one shared-memory access (an array subscript or a pointer dereference) and
@@ -2149,10 +2242,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let _ = all_uniform;
         let uniform_index = indices.iter().all(Lanes::is_uniform);
         if uniform_index {
-            Lanes::unknown(format!(
-                "it is data loaded from `{}`",
-                self.arrays[array].decl.name
-            ))
+            let what = format!("a value loaded from `{}`", self.arrays[array].decl.name);
+            self.uniform_data(&what)
         } else {
             Lanes::Each(Rc::new(vec![
                 Value::unknown(format!(
@@ -2165,6 +2256,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     // ---- pointers into shared memory ----
+
+    /// Whether `name` is a `__shared__` scalar (rank 0): reading it is a shared access.
+    fn is_shared_scalar(&self, name: &str) -> bool {
+        matches!(self.lookup(name), Some(Binding::Shared(a)) if self.arrays[*a].decl.dims.is_empty())
+    }
 
     /// Rebinds a pointer variable where it is declared.
     fn bind_pointer(&mut self, name: &str, p: SharedPointer) {
@@ -2222,7 +2318,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn points_to_shared(&self, e: &Node<Expression>) -> bool {
         match &e.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                Some(Binding::Pointer(_)) | Some(Binding::Shared(_)) => true,
+                Some(Binding::Pointer(_)) => true,
+                Some(Binding::Shared(a)) => !self.arrays[*a].decl.dims.is_empty(),
                 Some(_) => false,
                 None => self.unit.file_shared.iter().any(|a| a.name == id.node.name),
             },

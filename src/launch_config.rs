@@ -24,6 +24,7 @@ pub fn shapes_for(
     unresolved: &mut Vec<UnresolvedLaunch>,
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
+    let mut templates_without_shape: Vec<Vec<(String, String)>> = Vec::new();
     if f.kernel {
         for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
             let Some(block) = launch.config.get(1) else {
@@ -55,40 +56,62 @@ pub fn shapes_for(
                         dims[0], dims[1], dims[2]
                     ),
                 }),
-                None => unresolved.push(UnresolvedLaunch {
-                    span: block.clone(),
-                    reason: format!(
-                        "the block shape `{}` is not a compile-time constant",
-                        text.trim()
-                    ),
-                }),
+                None => {
+                    unresolved.push(UnresolvedLaunch {
+                        span: block.clone(),
+                        reason: format!(
+                            "the block shape `{}` is not a compile-time constant",
+                            text.trim()
+                        ),
+                    });
+                    // Its template arguments still say which instantiation runs.
+                    if !template_args.is_empty()
+                        && !templates_without_shape.contains(&template_args)
+                    {
+                        templates_without_shape.push(template_args);
+                    }
+                }
             }
         }
     }
-    if shapes.is_empty()
-        && let Some(dims) = annotation(unit, f)
-    {
-        shapes.push(BlockShape {
+    // Instantiations seen only at launches whose shape is unknown get the fallback shape.
+    let fallback = fallback_shape(unit, f, cli);
+    for template_args in templates_without_shape {
+        if !shapes.iter().any(|s| s.template_args == template_args) {
+            shapes.push(BlockShape {
+                template_args,
+                ..fallback.clone()
+            });
+        }
+    }
+    if shapes.is_empty() {
+        shapes.push(fallback);
+    }
+    shapes
+}
+
+/// The shape for a kernel without a usable launch: its annotation, else --block-dim, else one
+/// warp of a block whose x extent is a multiple of 32.
+fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> BlockShape {
+    if let Some(dims) = annotation(unit, f) {
+        return BlockShape {
             dims: Some(dims),
             source: ShapeSource::Annotation,
             template_args: Vec::new(),
-        });
+        };
     }
-    if shapes.is_empty() {
-        shapes.push(match cli {
-            Some(dims) => BlockShape {
-                dims: Some(dims),
-                source: ShapeSource::Cli,
-                template_args: Vec::new(),
-            },
-            None => BlockShape {
-                dims: None,
-                source: ShapeSource::Default,
-                template_args: Vec::new(),
-            },
-        });
+    match cli {
+        Some(dims) => BlockShape {
+            dims: Some(dims),
+            source: ShapeSource::Cli,
+            template_args: Vec::new(),
+        },
+        None => BlockShape {
+            dims: None,
+            source: ShapeSource::Default,
+            template_args: Vec::new(),
+        },
     }
-    shapes
 }
 
 /// Pairs a launch's explicit template arguments with the kernel's parameters, in order.

@@ -169,7 +169,21 @@ fn normalize(reason: &str) -> String {
             out.push(ch);
         }
     }
-    out
+    // Line numbers and sizes differ between otherwise equal reasons.
+    let mut grouped = String::with_capacity(out.len());
+    let mut in_number = false;
+    for ch in out.chars() {
+        if ch.is_ascii_digit() {
+            if !in_number {
+                grouped.push('N');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            grouped.push(ch);
+        }
+    }
+    grouped
 }
 
 fn most_common(counts: &BTreeMap<String, usize>) -> Vec<(String, usize)> {
@@ -198,6 +212,7 @@ mod tests {
             "it is data loaded from `…`"
         );
         assert_eq!(normalize("`a` and `b`"), "`…` and `…`");
+        assert_eq!(normalize("the loop at line 12"), "the loop at line N");
     }
 
     #[test]

@@ -139,6 +139,15 @@ pub fn builtin(name: &str) -> Option<Type> {
             return scalar(name, 8, false);
         }
         "int32_t" | "uint32_t" | "uint" => return scalar(name, 4, false),
+        // CUDA runtime handles and C library types on 64-bit Linux.
+        "clock_t"
+        | "time_t"
+        | "cudaTextureObject_t"
+        | "cudaSurfaceObject_t"
+        | "CUtexObject"
+        | "CUsurfObject" => {
+            return scalar(name, 8, false);
+        }
         "int16_t" | "uint16_t" | "ushort" => return scalar(name, 2, false),
         "int8_t" | "uint8_t" | "uchar" => return scalar(name, 1, false),
         "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" => return scalar(name, 2, true),
