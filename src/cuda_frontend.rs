@@ -1352,8 +1352,14 @@ fn cxx_rewrite(
         && template_names.iter().any(|n| n == t)
     {
         let close = matching_angle(src, tokens, i + 1)?;
-        if !matches!(text(close + 1), "(" | "<")
-            || (text(close + 1) == "<" && text(close + 2) != "<")
+        // `Name<T> var;`: a variable of a class template type (the shared-memory wrapper).
+        let declares = tokens
+            .get(close + 1)
+            .is_some_and(|t| t.kind == TokenKind::Ident)
+            && matches!(text(close + 2), ";" | "=" | ",");
+        if !declares
+            && (!matches!(text(close + 1), "(" | "<")
+                || (text(close + 1) == "<" && text(close + 2) != "<"))
         {
             return None;
         }

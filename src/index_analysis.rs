@@ -157,6 +157,9 @@ enum Binding {
     Pointer(SharedPointer),
     /// A local array or struct: reads give data, not indices.
     Opaque,
+    /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
+    /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
+    MemoryClass(String),
 }
 
 /// Where a pointer into shared memory points, per thread.
@@ -680,6 +683,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         crate::extraction::register_types(&mut self.types, &d.node);
+        if let Some(arg) = self.memory_class_of(&d.node.specifiers) {
+            for init in &d.node.declarators {
+                if let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) {
+                    self.bind(&name, Binding::MemoryClass(arg.clone()));
+                }
+            }
+            return;
+        }
         let base = crate::extraction::base_type(&self.types, &d.node.specifiers);
         for init in &d.node.declarators {
             let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else {
@@ -1302,7 +1313,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn identifier(&mut self, name: &str, span: Span, mask: &[bool]) -> Lanes {
         match self.lookup(name) {
             Some(Binding::Value(v)) => return v.clone(),
-            Some(Binding::Shared(_)) | Some(Binding::Opaque) | Some(Binding::Pointer(_)) => {
+            Some(Binding::Shared(_))
+            | Some(Binding::Opaque)
+            | Some(Binding::Pointer(_))
+            | Some(Binding::MemoryClass(_)) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
             None => {}
@@ -2257,6 +2271,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     // ---- pointers into shared memory ----
 
+    /// The template argument when declaration specifiers name a shared-memory wrapper class.
+    fn memory_class_of(&self, specs: &[Node<DeclarationSpecifier>]) -> Option<String> {
+        specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => match &t.node {
+                TypeSpecifier::TypedefName(id)
+                    if self
+                        .unit
+                        .prepared
+                        .shared_memory_classes
+                        .contains(&id.node.name) =>
+                {
+                    let at = self.span(id.span).start;
+                    Some(
+                        self.unit
+                            .prepared
+                            .template_calls
+                            .iter()
+                            .find(|(off, _)| *off == at)
+                            .and_then(|(_, a)| a.first().cloned())
+                            .unwrap_or_default(),
+                    )
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
     /// Whether `name` is a `__shared__` scalar (rank 0): reading it is a shared access.
     fn is_shared_scalar(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Binding::Shared(a)) if self.arrays[*a].decl.dims.is_empty())
@@ -2346,8 +2388,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn is_shared_memory_class_call(&self, c: &Node<CallExpression>) -> bool {
-        matches!(&c.node.callee.node, Expression::Identifier(id)
-            if self.unit.prepared.shared_memory_classes.contains(&id.node.name))
+        match &c.node.callee.node {
+            Expression::Identifier(id) => self
+                .unit
+                .prepared
+                .shared_memory_classes
+                .iter()
+                .any(|n| *n == id.node.name),
+            // `smem.getPointer()` on a wrapper-class variable.
+            Expression::Member(m) => matches!(&m.node.expression.node, Expression::Identifier(v)
+                if matches!(self.lookup(&v.node.name), Some(Binding::MemoryClass(_)))),
+            _ => false,
+        }
     }
 
     /// Where `p[i]`, `*p`, `p->f` or `(*p).f` points.
@@ -2472,14 +2524,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
             Expression::Call(c) if self.is_shared_memory_class_call(c) => {
-                let at = self.span(c.node.callee.span).start;
-                let type_text = self
-                    .unit
-                    .prepared
-                    .template_calls
-                    .iter()
-                    .find(|(off, _)| *off == at)
-                    .and_then(|(_, args)| args.first().cloned())?;
+                let type_text = match &c.node.callee.node {
+                    Expression::Member(m) => match &m.node.expression.node {
+                        Expression::Identifier(v) => match self.lookup(&v.node.name) {
+                            Some(Binding::MemoryClass(arg)) => arg.clone(),
+                            _ => return None,
+                        },
+                        _ => return None,
+                    },
+                    _ => {
+                        let at = self.span(c.node.callee.span).start;
+                        self.unit
+                            .prepared
+                            .template_calls
+                            .iter()
+                            .find(|(off, _)| *off == at)
+                            .and_then(|(_, args)| args.first().cloned())?
+                    }
+                };
                 let elem = type_from_text(&self.types, &type_text)
                     .unwrap_or(Type::Unknown(type_text.clone()));
                 let span = self.span(e.span);

@@ -35,8 +35,10 @@ pub fn shapes_for(
                 continue;
             };
             let text = &unit.prepared.text[block.clone()];
-            let template_args = bind_template_args(f, &launch.template_args);
-            match block_dims(unit, text, block.start, 0) {
+            let dims_here = block_dims(unit, text, block.start, 0);
+            for written in host_instantiations(unit, launch) {
+                let template_args = bind_template_args(f, &written);
+                match dims_here {
                 Some(dims) if valid(dims) => {
                     if !shapes
                         .iter()
@@ -71,6 +73,7 @@ pub fn shapes_for(
                         templates_without_shape.push(template_args);
                     }
                 }
+            }
             }
         }
     }
@@ -112,6 +115,68 @@ fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> Block
             template_args: Vec::new(),
         },
     }
+}
+
+/// A launch's template arguments, with parameters of the enclosing host function template
+/// (`reduce0<T><<<...>>>` inside `template <class T> void reduce(...)`) replaced by each
+/// instantiation of that function the file names (`template void reduce<int>(...);`, or a
+/// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
+fn host_instantiations(unit: &Unit<'_>, launch: &crate::cuda_frontend::Launch) -> Vec<Vec<String>> {
+    let p = unit.prepared;
+    let written = vec![launch.template_args.clone()];
+    let Some(chunk) = p.chunks.iter().find(|c| {
+        c.kind == crate::cuda_frontend::ChunkKind::HostFunction
+            && c.span.contains(&launch.span.start)
+    }) else {
+        return written;
+    };
+    let Some(header) = p.templates.iter().rfind(|t| {
+        t.span.end <= chunk.span.start && p.text[t.span.end..chunk.span.start].trim().is_empty()
+    }) else {
+        return written;
+    };
+    let uses_param = launch
+        .template_args
+        .iter()
+        .any(|a| header.params.iter().any(|hp| hp.name == a.trim()));
+    if !uses_param {
+        return written;
+    }
+    // The host function's name: the identifier before its parameter list.
+    let tokens = &p.tokens[chunk.tokens.clone()];
+    let Some(open) = tokens.iter().position(|t| t.text(&p.text) == "(") else {
+        return written;
+    };
+    let Some(name_tok) = open.checked_sub(1).map(|k| tokens[k]) else {
+        return written;
+    };
+    let name = name_tok.text(&p.text);
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (at, args) in &p.template_calls {
+        if p.text.get(*at..*at + name.len()) != Some(name) || *at == name_tok.start {
+            continue;
+        }
+        let substituted: Vec<String> = launch
+            .template_args
+            .iter()
+            .map(|a| {
+                header
+                    .params
+                    .iter()
+                    .position(|hp| hp.name == a.trim())
+                    .and_then(|k| {
+                        args.get(k)
+                            .cloned()
+                            .or_else(|| header.params[k].default.clone())
+                    })
+                    .unwrap_or_else(|| a.clone())
+            })
+            .collect();
+        if !out.contains(&substituted) {
+            out.push(substituted);
+        }
+    }
+    if out.is_empty() { written } else { out }
 }
 
 /// Pairs a launch's explicit template arguments with the kernel's parameters, in order.
