@@ -1,0 +1,48 @@
+//! Fuzzes the whole check of one file, bytes in: loading (binary, non-UTF-8), the front
+//! end, parsing, analysis, findings, fixes and every output format must not panic.
+#![no_main]
+use banklint::arch::{Arch, BankMode, Target};
+use banklint::check::{check_source, CheckOptions};
+use banklint::diagnostics::{self, ReportOptions};
+use banklint::source::SourceFile;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let bytes = data.to_vec();
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || {
+        let path = std::path::Path::new("fuzz.cu");
+        let Ok(file) = SourceFile::from_bytes(path, bytes) else { return };
+        // The first byte picks the architecture family, so every engine is exercised.
+        let arch = match file.text.as_bytes().first().map(|b| b % 4) {
+            Some(0) => "sm_10",
+            Some(1) => "sm_20",
+            Some(2) => "sm_35",
+            _ => "sm_90",
+        };
+        let target = Target::new(Arch::parse(arch).expect("known arch"), BankMode::EightByte);
+        let options = CheckOptions {
+            target,
+            block_dim: None,
+            defines: Default::default(),
+            include_dirs: Vec::new(),
+        };
+        let report = check_source(file, &options);
+        let severity = Default::default();
+        let findings = diagnostics::findings(
+            &report,
+            ReportOptions {
+                target,
+                warn_unused_allow: true,
+                severity: &severity,
+            },
+        );
+        let _ = diagnostics::render_human(&report, &findings, false);
+        let _ = diagnostics::render_short(&report, &findings);
+        let _ = diagnostics::json_accesses(&report);
+        let _ = diagnostics::json_diagnostics(&report, &findings, target.arch);
+        let _ = banklint::sarif::results(&report, &findings);
+        let (fixed, _) = banklint::autofix::fixed_text(&report, target.arch);
+        assert!(fixed.len() >= report.file.text.len(), "fixes only add padding text");
+    });
+    worker.expect("spawn").join().expect("no panic");
+});
