@@ -2393,8 +2393,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .unit
                 .prepared
                 .shared_memory_classes
-                .iter()
-                .any(|n| *n == id.node.name),
+                .contains(&id.node.name),
             // `smem.getPointer()` on a wrapper-class variable.
             Expression::Member(m) => matches!(&m.node.expression.node, Expression::Identifier(v)
                 if matches!(self.lookup(&v.node.name), Some(Binding::MemoryClass(_)))),
