@@ -1081,7 +1081,7 @@ fn rewrite_tokens(
     patches: &mut Vec<(usize, &'static str)>,
 ) -> Vec<Token> {
     let mut keep = vec![true; tokens.len()];
-    let text = |i: usize| tokens[i].text(src);
+    let text = |i: usize| tokens.get(i).map_or("", |t| t.text(src));
     let adjacent = |a: usize, b: usize| tokens[a].end == tokens[b].start;
     let typenames = out.typenames.clone();
     let mut template_names = template_function_names(src, &tokens);
@@ -1740,7 +1740,7 @@ fn strip_member_functions(
     blank: &mut Vec<Range<usize>>,
     patches: &mut Vec<(usize, &'static str)>,
 ) {
-    let text = |k: usize| tokens[k].text(src);
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
     for chunk in out
         .chunks
         .iter()
@@ -1964,7 +1964,7 @@ fn collect_declared_types(src: &str, tokens: &[Token], names: &mut Vec<String>) 
 
 fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
     collect_declared_types(src, tokens, names);
-    let text = |i: usize| tokens[i].text(src);
+    let text = |i: usize| tokens.get(i).map_or("", |t| t.text(src));
     for i in 0..tokens.len() {
         // `cg::thread_block b` declares with a qualified type, which the front end spells
         // `cg__thread_block`.
@@ -1973,7 +1973,9 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
             while end + 2 < tokens.len() && text(end + 1) == "::" {
                 end += 2;
             }
-            let followed_by_name = tokens[end + 1].kind == TokenKind::Ident
+            let followed_by_name = tokens
+                .get(end + 1)
+                .is_some_and(|t| t.kind == TokenKind::Ident)
                 || (matches!(text(end + 1), "*" | "&")
                     && tokens
                         .get(end + 2)
@@ -2115,6 +2117,15 @@ mod tests {
         assert!(is_atomic_body("TILE"));
         assert!(!is_atomic_body("32 + 1"));
         assert!(!is_atomic_body("(a) + (b)"));
+    }
+
+    #[test]
+    fn qualified_name_at_end_of_file() {
+        // Found by fuzzing: a qualified name as the last tokens of the file.
+        for src in ["a::b::c", "x a::b::c", "::", "a::", "a::b::"] {
+            let p = prep(src);
+            assert_eq!(p.text.len(), src.len());
+        }
     }
 
     #[test]

@@ -1008,6 +1008,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 break false;
             }
             let label = self.trip_label(line, trips, &step_vars, &running);
+            let before = self.uniform_values(&step_vars, &running);
             self.labels.push(label);
             self.exec(body, &running);
             self.labels.pop();
@@ -1017,6 +1018,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if let Some(st) = step {
                 let running = self.live(mask);
                 self.eval(st, &running);
+            }
+            // `s *= 1`: the step changed nothing, so every trip would be this one again.
+            if before.is_some() && before == self.uniform_values(&step_vars, &running) {
+                break false;
             }
         };
         self.loops.pop();
@@ -1038,6 +1043,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 _ => false,
             })
+    }
+
+    /// The values of uniform integer variables, if every one has a single known value.
+    fn uniform_values(&self, vars: &[String], running: &[bool]) -> Option<Vec<i64>> {
+        let first = running.iter().position(|&r| r)?;
+        if vars.is_empty() {
+            return None;
+        }
+        vars.iter()
+            .map(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) if l.is_uniform() => l.get(first).as_const(),
+                _ => None,
+            })
+            .collect()
     }
 
     fn trip_label(&self, line: usize, trip: u64, vars: &[String], running: &[bool]) -> String {

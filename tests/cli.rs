@@ -759,3 +759,28 @@ fn compile_commands_give_per_file_flags() {
     let o = banklint_in(&dir, &["check", "k.cu", "--format", "short"]);
     assert!(stdout(&o).contains("[unanalyzed-access]"), "{}", stdout(&o));
 }
+
+#[test]
+fn a_loop_that_makes_no_progress_is_not_enumerated_forever() {
+    // Found by fuzzing: `s *= 1` never ends. banklint stops after one trip and analyzes the
+    // loop symbolically: the stride depends on `s`, so the access is unknown.
+    let dir = temp_dir("noprogress");
+    let f = write(
+        &dir,
+        "loop.cu",
+        "__global__ void k(int *o) {\n    __shared__ int s[256];\n    for (unsigned int d = 1; d < blockDim.x; d *= 1)\n        s[2 * d * threadIdx.x] = 0;\n}\nvoid h(int *o) { k<<<1, 256>>>(o); }\n",
+    );
+    let started = std::time::Instant::now();
+    let o = banklint(&["check", &f, "--format", "json"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(doc["accesses"][0]["status"], "unknown");
+    assert!(
+        doc["accesses"][0]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("`d`"),
+        "{}",
+        doc["accesses"][0]
+    );
+}
