@@ -68,6 +68,18 @@ pub struct Unit<'p> {
     pub constants: HashMap<String, NamedConstant>,
     pub file_shared: Vec<SharedArray>,
     pub functions: Vec<Function>,
+    /// Byte offset where each line starts, for line numbers in messages.
+    pub line_starts: Vec<usize>,
+}
+
+impl Unit<'_> {
+    /// 1-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
 }
 
 impl Unit<'_> {
@@ -94,6 +106,9 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         constants: HashMap::new(),
         file_shared: Vec::new(),
         functions: Vec::new(),
+        line_starts: std::iter::once(0)
+            .chain(prepared.text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect(),
     };
     for item_idx in 0..unit.items.len() {
         let decl_count = unit.items[item_idx].decls.len();

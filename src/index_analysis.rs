@@ -100,7 +100,7 @@ pub struct Site {
     pub array: usize,
     pub function: String,
     pub width: u32,
-    pub patterns: HashMap<Pattern, PatternStats>,
+    pub patterns: HashMap<Pattern, PatternStats, crate::layout::FastHash>,
     pub unknown: Option<String>,
     /// Some enclosing loop's trip count is unknown: no per-block totals.
     pub trips_unknown: bool,
@@ -542,12 +542,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn line_of(&self, s: Span) -> usize {
-        let off = self.span(s).start;
-        self.unit.prepared.text[..off.min(self.unit.prepared.text.len())]
-            .bytes()
-            .filter(|&b| b == b'\n')
-            .count()
-            + 1
+        self.unit.line_of(self.span(s).start)
     }
 
     /// Threads still running here: not returned, not broken out of or continuing the loop.
@@ -805,7 +800,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
         let c = self.eval(&i.condition, mask);
-        let line = self.line_of(i.condition.span);
+        let line_of_condition = |a: &Self| a.line_of(i.condition.span);
         match &c {
             Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_))
                 if c.as_const().is_none() =>
@@ -835,6 +830,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                 }
                 if unresolved {
+                    let line = line_of_condition(self);
                     let text = self.source_text(i.condition.span);
                     self.assumptions.push(format!(
                         "the condition `{text}` (line {line}) could not be resolved per lane; every lane was assumed to pass it"
@@ -1009,6 +1005,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             let label = self.trip_label(line, trips, &step_vars, &running);
             let before = self.uniform_values(&step_vars, &running);
+            let patterns_before = self.pattern_count();
             self.labels.push(label);
             self.exec(body, &running);
             self.labels.pop();
@@ -1023,6 +1020,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if before.is_some() && before == self.uniform_values(&step_vars, &running) {
                 break false;
             }
+            // With an unknown bound there are no totals to count: once a trip shows no new
+            // warp pattern, later trips only repeat the ones seen.
+            if assumed_bound && trips > 1 && self.pattern_count() == patterns_before {
+                break true;
+            }
         };
         self.loops.pop();
         if assumed_bound {
@@ -1030,6 +1032,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.assumptions.pop();
         }
         ok
+    }
+
+    /// Distinct warp patterns recorded so far, over every site.
+    fn pattern_count(&self) -> usize {
+        self.sites.values().map(|s| s.patterns.len()).sum()
     }
 
     /// Whether a loop with an unknown bound can still be followed trip by trip: its step
@@ -2124,7 +2131,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             array,
             function,
             width,
-            patterns: HashMap::new(),
+            patterns: HashMap::default(),
             unknown: None,
             trips_unknown: false,
             assumptions: BTreeSet::new(),
@@ -2151,128 +2158,122 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .map_or(1, |l| l.elem_size),
         );
         let warps = self.n.div_ceil(WARP_SIZE);
-        let mut all_uniform = true;
+        let rank = indices.len();
+        let key = SiteKey {
+            start: span.start,
+            end: span.end,
+            op,
+            sub,
+        };
         for w in 0..warps {
-            let mut lanes: Vec<Option<Vec<i64>>> = vec![None; WARP_SIZE];
-            let mut terms: Option<Vec<Vec<(u32, i64)>>> = None;
-            let mut shift = vec![0i64; indices.len()];
+            let mut pattern = Pattern {
+                active: 0,
+                rank,
+                indices: vec![0; WARP_SIZE * rank],
+                member_offset,
+                uniform_shift: vec![0; rank],
+            };
+            // Every active lane must have the first one's symbolic terms, so that they only
+            // shift the warp as a whole.
+            let mut first_thread: Option<usize> = None;
             let mut problem = None;
-            for (l, lane) in lanes.iter_mut().enumerate() {
+            'lanes: for l in 0..WARP_SIZE {
                 let t = w * WARP_SIZE + l;
                 if t >= self.n || !mask[t] {
                     continue;
                 }
-                let mut tuple = Vec::with_capacity(indices.len());
-                let mut lane_terms = Vec::with_capacity(indices.len());
                 for (d, idx) in indices.iter().enumerate() {
                     match idx.get(t) {
                         Value::Affine(a) => {
-                            tuple.push(a.constant);
-                            lane_terms.push(a.terms.clone());
-                            shift[d] = a
+                            pattern.indices[l * rank + d] = a.constant;
+                            pattern.uniform_shift[d] = a
                                 .terms
                                 .iter()
-                                .fold(shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
+                                .fold(pattern.uniform_shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
                         }
                         Value::Unknown(r) => {
                             problem = Some(format!(
                                 "the index {} cannot be resolved: {r}",
                                 index_texts.get(d).map_or("", String::as_str)
                             ));
-                            break;
+                            break 'lanes;
                         }
                     }
                 }
-                if problem.is_some() {
-                    break;
-                }
-                match &terms {
-                    None => terms = Some(lane_terms),
-                    Some(first) if *first != lane_terms => {
-                        let differing: Vec<String> = first
-                            .iter()
-                            .chain(lane_terms.iter())
-                            .flatten()
+                let terms = |thread: usize, d: usize| match indices[d].get(thread) {
+                    Value::Affine(a) => a.terms.as_slice(),
+                    Value::Unknown(_) => &[],
+                };
+                match first_thread {
+                    None => first_thread = Some(t),
+                    Some(f) if (0..rank).any(|d| terms(f, d) != terms(t, d)) => {
+                        let differing: BTreeSet<String> = (0..rank)
+                            .flat_map(|d| terms(f, d).iter().chain(terms(t, d).iter()))
                             .map(|(s, _)| format!("`{}`", self.syms.name(*s)))
-                            .collect::<BTreeSet<_>>()
-                            .into_iter()
                             .collect();
                         problem = Some(format!(
                             "the stride between lanes depends on {}",
-                            differing.join(", ")
+                            differing.into_iter().collect::<Vec<_>>().join(", ")
                         ));
-                        break;
+                        break 'lanes;
                     }
                     _ => {}
                 }
-                *lane = Some(tuple);
+                pattern.active |= 1 << l;
             }
             if let Some(p) = problem {
-                let site = self
-                    .sites
-                    .get_mut(&SiteKey {
-                        start: span.start,
-                        end: span.end,
-                        op,
-                        sub,
-                    })
-                    .expect("site inserted above");
-                site.unknown.get_or_insert(p);
+                if let Some(site) = self.sites.get_mut(&key) {
+                    site.unknown.get_or_insert(p);
+                }
                 return Lanes::unknown("shared data");
             }
-            let Some(first) = lanes.iter().flatten().next().cloned() else {
+            if pattern.active == 0 {
                 continue;
-            };
-            if terms
-                .as_ref()
-                .is_some_and(|t| t.iter().any(|d| !d.is_empty()))
-            {
-                all_uniform = false;
             }
+            let first_lane = pattern.active.trailing_zeros() as usize;
+            let first: Vec<i64> = pattern.indices[first_lane * rank..(first_lane + 1) * rank].to_vec();
             let origin = if normalize {
-                for lane in lanes.iter_mut().flatten() {
-                    for (v, f) in lane.iter_mut().zip(&first) {
-                        *v -= f;
+                for l in 0..WARP_SIZE {
+                    if pattern.active & (1 << l) != 0 {
+                        for (d, f) in first.iter().enumerate() {
+                            pattern.indices[l * rank + d] -= f;
+                        }
                     }
                 }
-                first.clone()
+                first
             } else {
-                vec![0; first.len()]
+                vec![0; rank]
             };
-            let label = {
-                let mut parts = vec![format!("warp {w}")];
-                parts.extend(self.labels.iter().cloned());
-                parts.join(", ")
-            };
-            let site = self
-                .sites
-                .get_mut(&SiteKey {
-                    start: span.start,
-                    end: span.end,
-                    op,
-                    sub,
-                })
-                .expect("site inserted above");
-            let site_patterns = &mut site.patterns;
+            let sequence = self.sequence;
+            let labels = &self.labels;
+            let Some(site) = self.sites.get_mut(&key) else { break };
             for &po in &piece_offsets {
-                let pattern = Pattern {
-                    lanes: lanes.clone(),
+                let piece = Pattern {
                     member_offset: member_offset + i64::from(po),
-                    uniform_shift: shift.clone(),
+                    ..pattern.clone()
                 };
-                site_patterns
-                    .entry(pattern)
-                    .and_modify(|s| s.count += 1)
-                    .or_insert(PatternStats {
+                if let Some(stats) = site.patterns.get_mut(&piece) {
+                    stats.count += 1;
+                    continue;
+                }
+                // Named only when first seen: most warps repeat a known pattern.
+                let label = if labels.is_empty() {
+                    format!("warp {w}")
+                } else {
+                    format!("warp {w}, {}", labels.join(", "))
+                };
+                site.patterns.insert(
+                    piece,
+                    PatternStats {
                         count: 1,
-                        first_seen: self.sequence,
-                        label: label.clone(),
+                        first_seen: sequence,
+                        label,
                         origin: origin.clone(),
-                    });
-                self.sequence += 1;
+                    },
+                );
             }
+            self.sequence += 1;
         }
-        let _ = all_uniform;
         let uniform_index = indices.iter().all(Lanes::is_uniform);
         if uniform_index {
             let what = format!("a value loaded from `{}`", self.arrays[array].decl.name);

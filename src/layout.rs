@@ -45,10 +45,13 @@ impl ArrayLayout {
 }
 
 /// One warp instruction's lanes, as index tuples into the array plus a byte offset inside
-/// the element (struct field, vector component).
+/// the element (struct field, vector component). Stored flat: lane `l`'s tuple is
+/// `indices[l * rank..(l + 1) * rank]`, meaningful when bit `l` of `active` is set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pattern {
-    pub lanes: Vec<Option<Vec<i64>>>,
+    pub active: u32,
+    pub rank: usize,
+    pub indices: Vec<i64>,
     pub member_offset: i64,
     /// Per dimension, the gcd of the coefficients of warp-uniform unknowns in the index
     /// (0 when the index is fully known). They shift every lane alike.
@@ -56,25 +59,80 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// Builds a pattern from per-lane tuples (`None` for inactive lanes).
+    pub fn from_lanes(lanes: &[Option<Vec<i64>>], member_offset: i64, uniform_shift: Vec<i64>) -> Pattern {
+        let rank = uniform_shift.len();
+        let mut p = Pattern {
+            active: 0,
+            rank,
+            indices: vec![0; WARP_SIZE * rank],
+            member_offset,
+            uniform_shift,
+        };
+        for (l, lane) in lanes.iter().enumerate().take(WARP_SIZE) {
+            if let Some(t) = lane {
+                p.active |= 1 << l;
+                p.indices[l * rank..(l + 1) * rank].copy_from_slice(&t[..rank]);
+            }
+        }
+        p
+    }
+
+    /// Lane `l`'s index tuple, if it takes part.
+    pub fn lane(&self, l: usize) -> Option<&[i64]> {
+        (self.active & (1 << l) != 0).then(|| &self.indices[l * self.rank..(l + 1) * self.rank])
+    }
+
     /// The pattern with `origin` added back to every lane's index tuple.
     pub fn with_origin(&self, origin: &[i64]) -> Pattern {
-        Pattern {
-            lanes: self
-                .lanes
-                .iter()
-                .map(|l| {
-                    l.as_ref().map(|t| {
-                        t.iter()
-                            .zip(origin.iter().chain(std::iter::repeat(&0)))
-                            .map(|(a, b)| a + b)
-                            .collect()
-                    })
-                })
-                .collect(),
-            ..self.clone()
+        let mut p = self.clone();
+        for l in 0..WARP_SIZE {
+            if p.active & (1 << l) != 0 {
+                for (k, o) in origin.iter().enumerate().take(p.rank) {
+                    p.indices[l * p.rank + k] += o;
+                }
+            }
         }
+        p
     }
 }
+
+/// A fast hasher for maps keyed by warp patterns (FxHash's multiply-rotate; SipHash's
+/// collision resistance buys nothing here and measured a few percent of a file's time).
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FastHash = std::hash::BuildHasherDefault<FxHasher>;
 
 /// Where the worst case of a pattern was found.
 #[derive(Clone, Debug)]
@@ -103,13 +161,13 @@ pub fn evaluate(
 ) -> Option<Evaluation> {
     let strides = layout.strides()?;
     let mut raw = [None; WARP_SIZE];
-    for (lane, idx) in pattern.lanes.iter().enumerate().take(WARP_SIZE) {
-        if let Some(idx) = idx {
+    for (lane, slot) in raw.iter_mut().enumerate() {
+        if let Some(idx) = pattern.lane(lane) {
             let mut off = pattern.member_offset;
             for (i, s) in idx.iter().zip(&strides) {
                 off = off.checked_add(i.checked_mul(*s)?)?;
             }
-            raw[lane] = Some(off);
+            *slot = Some(off);
         }
     }
     let shift_gcd = pattern
@@ -183,11 +241,8 @@ mod tests {
     use crate::arch::{Arch, BankMode};
 
     fn column_pattern(rows: i64) -> Pattern {
-        Pattern {
-            lanes: (0..32).map(|l| Some(vec![l % rows, 0])).collect(),
-            member_offset: 0,
-            uniform_shift: vec![0, 0],
-        }
+        let lanes: Vec<Option<Vec<i64>>> = (0..32).map(|l| Some(vec![l % rows, 0])).collect();
+        Pattern::from_lanes(&lanes, 0, vec![0, 0])
     }
 
     #[test]
@@ -222,11 +277,8 @@ mod tests {
         // char s[k + 4*tid] on sm_10: any k gives the same; but on Kepler 8-byte mode a
         // float stride-2 access depends on whether k is even.
         let kepler8 = Target::new(Arch::parse("sm_35").unwrap(), BankMode::EightByte);
-        let p = Pattern {
-            lanes: (0..32).map(|l| Some(vec![2 * l])).collect(),
-            member_offset: 0,
-            uniform_shift: vec![1],
-        };
+        let lanes: Vec<Option<Vec<i64>>> = (0..32).map(|l| Some(vec![2 * l])).collect();
+        let p = Pattern::from_lanes(&lanes, 0, vec![1]);
         let layout = ArrayLayout {
             elem_size: 4,
             dims: vec![Some(1024)],

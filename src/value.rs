@@ -155,6 +155,8 @@ impl Affine {
 pub struct Symbols {
     names: Vec<String>,
     memo: HashMap<(BinOp, Affine, Affine), Sym>,
+    /// Reasons already written, so a per-thread unknown is formatted once, not per thread.
+    reasons: HashMap<(BinOp, Vec<Sym>), Rc<str>>,
 }
 
 impl Symbols {
@@ -238,11 +240,17 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
         return Value::sym(syms.opaque(op, x, y));
     }
     let symbolic = if x.terms.is_empty() { y } else { x };
-    Value::unknown(format!(
+    let key = (op, symbolic.terms.iter().map(|t| t.0).collect::<Vec<_>>());
+    if let Some(r) = syms.reasons.get(&key) {
+        return Value::Unknown(r.clone());
+    }
+    let reason: Rc<str> = Rc::from(format!(
         "it combines the thread index with {} through `{}`",
         syms.describe(symbolic),
         op.spelling()
-    ))
+    ));
+    syms.reasons.insert(key, reason.clone());
+    Value::Unknown(reason)
 }
 
 fn fold(op: BinOp, p: i64, q: i64) -> Option<i64> {
