@@ -784,3 +784,37 @@ fn a_loop_that_makes_no_progress_is_not_enumerated_forever() {
         doc["accesses"][0]
     );
 }
+
+#[test]
+fn progress_is_shown_on_a_terminal_and_never_in_pipes() {
+    // A terminal for stderr comes from util-linux's `script`; without it the check is skipped
+    // (the piped case below still runs).
+    let dir = temp_dir("progress");
+    let kernel = "__global__ void k(float *o) {\n    __shared__ float t[256];\n    for (int i = 0; i < 16; ++i)\n        t[(threadIdx.x + i) % 256] = o[threadIdx.x];\n}\nvoid h(float *o) { k<<<1, 256>>>(o); }\n";
+    for i in 0..400 {
+        std::fs::write(dir.join(format!("k{i:03}.cu")), kernel).expect("write");
+    }
+    let piped = banklint(&["check", &dir.display().to_string(), "--format", "short"]);
+    assert!(
+        !stderr(&piped).contains("checking:"),
+        "no progress when stderr is not a terminal"
+    );
+    if !Path::new("/usr/bin/script").is_file() {
+        return;
+    }
+    let command = format!(
+        "{} check {} --format short > /dev/null",
+        env!("CARGO_BIN_EXE_banklint"),
+        dir.display()
+    );
+    let o = Command::new("/usr/bin/script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script runs");
+    let tty = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        tty.contains("checking: "),
+        "progress on a terminal: {tty:?}"
+    );
+    assert!(tty.contains("/400 files"), "{tty:?}");
+}
