@@ -1779,6 +1779,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) -> Lanes {
         let n = self.n;
+        if let Some(compound) = assignment_op(&b.operator.node) {
+            if self.macro_use(&b.lhs).is_some() {
+                // `AS(i, j) = v`: the left side is a macro; expand the whole assignment.
+                return self.eval_expanded(whole, mask);
+            }
+            return self.assign(&b.lhs, compound, &b.rhs, mask);
+        }
         let op = match b.operator.node {
             BinaryOperator::Index => {
                 if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
@@ -1798,41 +1805,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         n
                     ]))
                 };
-            }
-            _ if is_assignment(&b.operator.node) && self.macro_use(&b.lhs).is_some() => {
-                // `AS(i, j) = v`: the left side is a macro; expand the whole assignment.
-                return self.eval_expanded(whole, mask);
-            }
-            BinaryOperator::Assign => return self.assign(&b.lhs, None, &b.rhs, mask),
-            BinaryOperator::AssignMultiply => {
-                return self.assign(&b.lhs, Some(BinOp::Mul), &b.rhs, mask);
-            }
-            BinaryOperator::AssignDivide => {
-                return self.assign(&b.lhs, Some(BinOp::Div), &b.rhs, mask);
-            }
-            BinaryOperator::AssignModulo => {
-                return self.assign(&b.lhs, Some(BinOp::Rem), &b.rhs, mask);
-            }
-            BinaryOperator::AssignPlus => {
-                return self.assign(&b.lhs, Some(BinOp::Add), &b.rhs, mask);
-            }
-            BinaryOperator::AssignMinus => {
-                return self.assign(&b.lhs, Some(BinOp::Sub), &b.rhs, mask);
-            }
-            BinaryOperator::AssignShiftLeft => {
-                return self.assign(&b.lhs, Some(BinOp::Shl), &b.rhs, mask);
-            }
-            BinaryOperator::AssignShiftRight => {
-                return self.assign(&b.lhs, Some(BinOp::Shr), &b.rhs, mask);
-            }
-            BinaryOperator::AssignBitwiseAnd => {
-                return self.assign(&b.lhs, Some(BinOp::And), &b.rhs, mask);
-            }
-            BinaryOperator::AssignBitwiseXor => {
-                return self.assign(&b.lhs, Some(BinOp::Xor), &b.rhs, mask);
-            }
-            BinaryOperator::AssignBitwiseOr => {
-                return self.assign(&b.lhs, Some(BinOp::Or), &b.rhs, mask);
             }
             BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr => {
                 let and_op = b.operator.node == BinaryOperator::LogicalAnd;
@@ -1870,6 +1842,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             BinaryOperator::BitwiseAnd => BinOp::And,
             BinaryOperator::BitwiseXor => BinOp::Xor,
             BinaryOperator::BitwiseOr => BinOp::Or,
+            // Assignments returned above.
+            _ => return Lanes::unknown("an assignment"),
         };
         if self.precedence_hazard(&b.lhs) || self.precedence_hazard(&b.rhs) {
             return self.eval_expanded(whole, mask);
@@ -2186,10 +2160,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     match idx.get(t) {
                         Value::Affine(a) => {
                             pattern.indices[l * rank + d] = a.constant;
-                            pattern.uniform_shift[d] = a
-                                .terms
-                                .iter()
-                                .fold(pattern.uniform_shift[d], |g, (_, c)| crate::layout::gcd(g, *c));
+                            pattern.uniform_shift[d] =
+                                a.terms.iter().fold(pattern.uniform_shift[d], |g, (_, c)| {
+                                    crate::layout::gcd(g, *c)
+                                });
                         }
                         Value::Unknown(r) => {
                             problem = Some(format!(
@@ -2231,7 +2205,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             }
             let first_lane = pattern.active.trailing_zeros() as usize;
-            let first: Vec<i64> = pattern.indices[first_lane * rank..(first_lane + 1) * rank].to_vec();
+            let first: Vec<i64> =
+                pattern.indices[first_lane * rank..(first_lane + 1) * rank].to_vec();
             let origin = if normalize {
                 for l in 0..WARP_SIZE {
                     if pattern.active & (1 << l) != 0 {
@@ -2246,7 +2221,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             let sequence = self.sequence;
             let labels = &self.labels;
-            let Some(site) = self.sites.get_mut(&key) else { break };
+            let Some(site) = self.sites.get_mut(&key) else {
+                break;
+            };
             for &po in &piece_offsets {
                 let piece = Pattern {
                     member_offset: member_offset + i64::from(po),
@@ -2756,21 +2733,22 @@ fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) 
     }
 }
 
-fn is_assignment(op: &BinaryOperator) -> bool {
-    matches!(
-        op,
-        BinaryOperator::Assign
-            | BinaryOperator::AssignMultiply
-            | BinaryOperator::AssignDivide
-            | BinaryOperator::AssignModulo
-            | BinaryOperator::AssignPlus
-            | BinaryOperator::AssignMinus
-            | BinaryOperator::AssignShiftLeft
-            | BinaryOperator::AssignShiftRight
-            | BinaryOperator::AssignBitwiseAnd
-            | BinaryOperator::AssignBitwiseXor
-            | BinaryOperator::AssignBitwiseOr
-    )
+/// For an assignment operator, the operator it applies (`None` for plain `=`).
+fn assignment_op(op: &BinaryOperator) -> Option<Option<BinOp>> {
+    Some(match op {
+        BinaryOperator::Assign => None,
+        BinaryOperator::AssignMultiply => Some(BinOp::Mul),
+        BinaryOperator::AssignDivide => Some(BinOp::Div),
+        BinaryOperator::AssignModulo => Some(BinOp::Rem),
+        BinaryOperator::AssignPlus => Some(BinOp::Add),
+        BinaryOperator::AssignMinus => Some(BinOp::Sub),
+        BinaryOperator::AssignShiftLeft => Some(BinOp::Shl),
+        BinaryOperator::AssignShiftRight => Some(BinOp::Shr),
+        BinaryOperator::AssignBitwiseAnd => Some(BinOp::And),
+        BinaryOperator::AssignBitwiseXor => Some(BinOp::Xor),
+        BinaryOperator::AssignBitwiseOr => Some(BinOp::Or),
+        _ => return None,
+    })
 }
 
 /// Replaces a function-like macro's parameters in its body, token by token.

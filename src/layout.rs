@@ -60,7 +60,11 @@ pub struct Pattern {
 
 impl Pattern {
     /// Builds a pattern from per-lane tuples (`None` for inactive lanes).
-    pub fn from_lanes(lanes: &[Option<Vec<i64>>], member_offset: i64, uniform_shift: Vec<i64>) -> Pattern {
+    pub fn from_lanes(
+        lanes: &[Option<Vec<i64>>],
+        member_offset: i64,
+        uniform_shift: Vec<i64>,
+    ) -> Pattern {
         let rank = uniform_shift.len();
         let mut p = Pattern {
             active: 0,
