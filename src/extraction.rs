@@ -332,6 +332,18 @@ pub fn base_type(types: &TypeTable, specs: &[Node<DeclarationSpecifier>]) -> Typ
     type_from_specifiers(types, &ts)
 }
 
+/// The type named by the specifiers of a struct field, cast or `sizeof` (`const float`).
+pub fn type_from_qualifiers(types: &TypeTable, specs: &[Node<SpecifierQualifier>]) -> Type {
+    let ts: Vec<&TypeSpecifier> = specs
+        .iter()
+        .filter_map(|s| match &s.node {
+            SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
+            _ => None,
+        })
+        .collect();
+    type_from_specifiers(types, &ts)
+}
+
 pub fn type_from_specifiers(types: &TypeTable, ts: &[&TypeSpecifier]) -> Type {
     let mut words = Vec::new();
     for t in ts {
@@ -371,16 +383,7 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                 let StructDeclaration::Field(f) = &sd.node else {
                     continue;
                 };
-                let ts: Vec<&TypeSpecifier> = f
-                    .node
-                    .specifiers
-                    .iter()
-                    .filter_map(|s| match &s.node {
-                        SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
-                        _ => None,
-                    })
-                    .collect();
-                let base = type_from_specifiers(types, &ts);
+                let base = type_from_qualifiers(types, &f.node.specifiers);
                 for d in &f.node.declarators {
                     let Some(decl) = &d.node.declarator else {
                         continue;

@@ -112,34 +112,22 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
     for run in &runs.runs {
         for (key, site) in &run.sites {
             let entry = &runs.arrays[site.array];
-            let (status, worst, totals) = match (&site.unknown, &entry.layout) {
+            let layout_unknown = || {
+                Status::Unknown(
+                    entry
+                        .layout_problem
+                        .clone()
+                        .unwrap_or_else(|| "the array's layout is not known".into()),
+                )
+            };
+            let usable_layout = entry.layout.as_ref().filter(|l| l.strides().is_some());
+            let (status, worst, totals) = match (&site.unknown, usable_layout) {
                 (Some(reason), _) => (Status::Unknown(reason.clone()), None, None),
-                (None, None) => (
-                    Status::Unknown(
-                        entry
-                            .layout_problem
-                            .clone()
-                            .unwrap_or_else(|| "the array's layout is not known".into()),
-                    ),
-                    None,
-                    None,
-                ),
-                (None, Some(layout)) => match layout.strides() {
-                    None => (
-                        Status::Unknown(
-                            entry
-                                .layout_problem
-                                .clone()
-                                .unwrap_or_else(|| "the array's layout is not known".into()),
-                        ),
-                        None,
-                        None,
-                    ),
-                    Some(_) => {
-                        let (w, t) = evaluate_site(site, layout, target);
-                        (Status::Analyzed, w, t)
-                    }
-                },
+                (None, None) => (layout_unknown(), None, None),
+                (None, Some(layout)) => {
+                    let (w, t) = evaluate_site(site, layout, target);
+                    (Status::Analyzed, w, t)
+                }
             };
             by_site.entry(key.clone()).or_default().push(AccessFinding {
                 span: site.span.clone(),

@@ -258,8 +258,14 @@ pub fn analyze(
     FileRuns { runs, arrays }
 }
 
-/// Evaluates a file-scope constant expression (enumerator values) with no thread context.
-pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
+/// Evaluates a constant with no thread context (one thread, no arrays): file-scope
+/// enumerators when `host_at` is `None`, host-side launch arguments otherwise.
+fn eval_constant(
+    unit: &Unit<'_>,
+    expr: &Node<Expression>,
+    item: usize,
+    host_at: Option<usize>,
+) -> Option<i64> {
     let mut arrays = Vec::new();
     let mut reached = BTreeSet::new();
     let shape = BlockShape {
@@ -267,37 +273,25 @@ pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usi
         source: ShapeSource::Default,
         template_args: Vec::new(),
     };
-    let mut a = Analyzer::new(
-        unit,
-        Target::new(crate::arch::Arch::DEFAULT, Default::default()),
-        &shape,
-        &mut arrays,
-        &mut reached,
-    );
+    let target = Target::new(crate::arch::Arch::DEFAULT, Default::default());
+    let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
     a.item = item;
+    if let Some(at) = host_at {
+        a.span_override = Some(at..at);
+        a.host_at = Some(at);
+    }
     a.eval(expr, &[true]).as_const()
+}
+
+/// Evaluates a file-scope constant expression (enumerator values) with no thread context.
+pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
+    eval_constant(unit, expr, item, None)
 }
 
 /// Evaluates a host-side expression (a launch's block argument) to an integer.
 pub fn host_const_eval(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
     let expr = parse_expression_text(unit, text)?;
-    let mut arrays = Vec::new();
-    let mut reached = BTreeSet::new();
-    let shape = BlockShape {
-        dims: Some([1, 1, 1]),
-        source: ShapeSource::Default,
-        template_args: Vec::new(),
-    };
-    let mut a = Analyzer::new(
-        unit,
-        Target::new(crate::arch::Arch::DEFAULT, Default::default()),
-        &shape,
-        &mut arrays,
-        &mut reached,
-    );
-    a.span_override = Some(at..at);
-    a.host_at = Some(at);
-    a.eval(&expr, &[true]).as_const()
+    eval_constant(unit, &expr, 0, Some(at))
 }
 
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
@@ -1272,19 +1266,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 last
             }
             Expression::SizeOfTy(t) => {
-                let ts: Vec<&TypeSpecifier> = t
-                    .node
-                    .0
-                    .node
-                    .specifiers
-                    .iter()
-                    .filter_map(|s| match &s.node {
-                        SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
-                        _ => None,
-                    })
-                    .collect();
                 let pointer = t.node.0.node.declarator.is_some();
-                let ty = crate::extraction::type_from_specifiers(&self.types, &ts);
+                let ty =
+                    crate::extraction::type_from_qualifiers(&self.types, &t.node.0.node.specifiers);
                 match (pointer, ty.size()) {
                     (true, _) => Lanes::int(8),
                     (false, Some(s)) => Lanes::int(i64::from(s)),
@@ -2630,15 +2614,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return None;
         }
-        let ts: Vec<&TypeSpecifier> = t
-            .specifiers
-            .iter()
-            .filter_map(|s| match &s.node {
-                SpecifierQualifier::TypeSpecifier(t) => Some(&t.node),
-                _ => None,
-            })
-            .collect();
-        Some(crate::extraction::type_from_specifiers(&self.types, &ts))
+        Some(crate::extraction::type_from_qualifiers(
+            &self.types,
+            &t.specifiers,
+        ))
     }
 
     /// The byte view of an array, for accesses through pointers of another element type.
