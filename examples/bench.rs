@@ -21,7 +21,10 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/release/banklint"));
     if !banklint.is_file() {
-        eprintln!("build first: cargo build --release ({} not found)", banklint.display());
+        eprintln!(
+            "build first: cargo build --release ({} not found)",
+            banklint.display()
+        );
         std::process::exit(2);
     }
     let dir = std::env::temp_dir().join(format!("banklint-bench-{}", std::process::id()));
@@ -59,7 +62,10 @@ fn main() {
             .status()
             .expect("banklint runs");
         lint_times.push(t.elapsed());
-        assert!(status.code().is_some_and(|c| c <= 1), "banklint failed: {status}");
+        assert!(
+            status.code().is_some_and(|c| c <= 1),
+            "banklint failed: {status}"
+        );
     }
     let lint = *lint_times.iter().min().expect("three runs");
     let peak = peak_memory_kb(&banklint, &corpus);
@@ -98,7 +104,13 @@ fn main() {
     singles.sort();
 
     let secs = lint.as_secs_f64();
-    println!("banklint check (directory, {} threads): {:.3} s = {:.1} MB/s, {:.0} files/s", threads(), secs, mb / secs, FILES as f64 / secs);
+    println!(
+        "banklint check (directory, {} threads): {:.3} s = {:.1} MB/s, {:.0} files/s",
+        threads(),
+        secs,
+        mb / secs,
+        FILES as f64 / secs
+    );
     match peak {
         Some(kb) => println!("peak memory: {:.1} MB", kb as f64 / 1024.0),
         None => println!("peak memory: not measured (/usr/bin/time not found)"),
@@ -150,7 +162,12 @@ fn peak_memory_kb(banklint: &Path, corpus: &Path) -> Option<u64> {
         .stdout(Stdio::null())
         .output()
         .ok()?;
-    String::from_utf8_lossy(&out.stderr).lines().last()?.trim().parse().ok()
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// One file: four kernels of different kinds and sizes, their host launcher, and the
@@ -163,7 +180,9 @@ fn generate_file(f: usize) -> String {
     let tile = [8, 16, 32, 64][f % 4];
     let pad = f % 2;
     let ty = ["float", "double", "int", "float2"][(f / 2) % 4];
-    s.push_str(&format!("#define TILE_{f} {tile}\n#define PAD_{f} {pad}\n#define ROWS_{f} 8\n\n"));
+    s.push_str(&format!(
+        "#define TILE_{f} {tile}\n#define PAD_{f} {pad}\n#define ROWS_{f} 8\n\n"
+    ));
     for k in 0..KERNELS_PER_FILE {
         let id = f * KERNELS_PER_FILE + k;
         s.push_str(&doc_comment(id));
