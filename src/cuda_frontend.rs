@@ -80,10 +80,6 @@ impl MacroTable {
             .and_then(|(_, d)| d.as_ref())
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// Adds every definition of `other` as if made at offset `at` of this file.
     pub fn absorb(&mut self, other: &MacroTable, at: usize) {
         for (name, defs) in &other.entries {

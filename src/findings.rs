@@ -4,7 +4,7 @@
 
 use crate::arch::Target;
 use crate::bank_engine::Op;
-use crate::index_analysis::{ArrayEntry, BlockShape, FileRuns, Site, SiteKey};
+use crate::index_analysis::{BlockShape, FileRuns, Site, SiteKey};
 use crate::layout::{ArrayLayout, Evaluation, evaluate};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -176,9 +176,4 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
     }
     out.sort_by_key(|f| (f.span.start, f.span.end, f.op));
     out
-}
-
-/// The arrays the findings refer to.
-pub fn array<'r>(runs: &'r FileRuns, finding: &AccessFinding) -> &'r ArrayEntry {
-    &runs.arrays[finding.array]
 }

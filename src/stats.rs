@@ -22,17 +22,6 @@ pub struct Coverage {
     pub skipped_reasons: BTreeMap<String, usize>,
 }
 
-pub fn coverage(reports: &[FileReport], failed_files: usize) -> Coverage {
-    let mut c = Coverage::default();
-    for r in reports {
-        c.add_report(r);
-    }
-    for _ in 0..failed_files {
-        c.add_failed();
-    }
-    c
-}
-
 impl Coverage {
     /// A file that could not be read.
     pub fn add_failed(&mut self) {
