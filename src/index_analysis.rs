@@ -1719,9 +1719,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
                 );
                 if self.shared_ref(&u.operand).is_some() || self.is_pointer_access(&u.operand) {
-                    let v = self.shared_access(&u.operand, Op::Load, mask);
-                    self.shared_access(&u.operand, Op::Store, mask);
-                    return v;
+                    return self.shared_access_as(&u.operand, &[Op::Load, Op::Store], mask);
                 }
                 if let Expression::Identifier(id) = &u.operand.node
                     && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
@@ -1909,10 +1907,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let r = self.eval(rhs, mask);
         if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
-            if op.is_some() {
-                self.shared_access(lhs, Op::Load, mask);
-            }
-            self.shared_access(lhs, Op::Store, mask);
+            let ops: &[Op] = if op.is_some() {
+                &[Op::Load, Op::Store]
+            } else {
+                &[Op::Store]
+            };
+            self.shared_access_as(lhs, ops, mask);
             return r;
         }
         match &lhs.node {
@@ -1998,40 +1998,56 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Records one shared-memory access (an array subscript or a pointer dereference) and
     /// returns the (unknown) value it loads.
     fn shared_access(&mut self, e: &Node<Expression>, op: Op, mask: &[bool]) -> Lanes {
-        if let Some((array, index_exprs, members)) = self.shared_ref(e) {
-            let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-            let texts: Vec<String> = index_exprs
-                .iter()
-                .map(|x| self.index_text(x.span))
-                .collect();
-            let elem = self.arrays[array].decl.elem.clone();
-            return self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
-        }
-        if let Some((ptr, members)) = self.pointer_target(e, mask) {
-            let text = vec![format!("`{}`", self.source_text(e.span))];
-            return match ptr.place {
-                Place::Tuple(indices) => {
-                    let texts = vec![text[0].clone(); indices.len()];
-                    self.record_access(
-                        e.span, ptr.array, indices, texts, ptr.elem, &members, op, mask,
-                    )
-                }
-                Place::Bytes(offset) => {
-                    let view = self.byte_view(ptr.array);
-                    self.record_access(
-                        e.span,
-                        view,
+        self.shared_access_as(e, &[op], mask)
+    }
+
+    /// Records a shared-memory access as each of `ops` (a compound assignment or `++` is a
+    /// load and a store), evaluating its indices once, so their side effects happen once.
+    fn shared_access_as(&mut self, e: &Node<Expression>, ops: &[Op], mask: &[bool]) -> Lanes {
+        let (array, indices, texts, elem, members) =
+            if let Some((array, index_exprs, members)) = self.shared_ref(e) {
+                let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+                let texts: Vec<String> = index_exprs
+                    .iter()
+                    .map(|x| self.index_text(x.span))
+                    .collect();
+                let elem = self.arrays[array].decl.elem.clone();
+                (array, indices, texts, elem, members)
+            } else if let Some((ptr, members)) = self.pointer_target(e, mask) {
+                let text = format!("`{}`", self.source_text(e.span));
+                match ptr.place {
+                    Place::Tuple(indices) => {
+                        let texts = vec![text; indices.len()];
+                        (ptr.array, indices, texts, ptr.elem, members)
+                    }
+                    Place::Bytes(offset) => (
+                        self.byte_view(ptr.array),
                         vec![offset],
-                        text,
+                        vec![text],
                         ptr.elem,
-                        &members,
-                        op,
-                        mask,
-                    )
+                        members,
+                    ),
                 }
+            } else {
+                return Lanes::unknown("shared data");
             };
+        let mut loaded = Lanes::unknown("shared data");
+        for &op in ops {
+            let v = self.record_access(
+                e.span,
+                array,
+                indices.clone(),
+                texts.clone(),
+                elem.clone(),
+                &members,
+                op,
+                mask,
+            );
+            if op == Op::Load {
+                loaded = v;
+            }
         }
-        Lanes::unknown("shared data")
+        loaded
     }
 
     #[allow(clippy::too_many_arguments)]

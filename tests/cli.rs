@@ -818,3 +818,39 @@ fn progress_is_shown_on_a_terminal_and_never_in_pipes() {
     );
     assert!(tty.contains("/400 files"), "{tty:?}");
 }
+
+#[test]
+fn compound_assignment_evaluates_its_index_once() {
+    // `s[k++] += 1` is a load and a store of one element, and increments k once: afterwards
+    // k = 32 * tid + 1, so `s[k]` puts every lane in bank 1 (words 32 * tid + 1).
+    let dir = temp_dir("compound");
+    let f = write(
+        &dir,
+        "inc.cu",
+        "__global__ void k(float *o) {\n    __shared__ float s[1100];\n    int k = 32 * threadIdx.x;\n    s[k++] += 1.0f;\n    s[k] = 0.0f;\n}\nvoid h(float *o) { k<<<1, 32>>>(o); }\n",
+    );
+    let o = banklint(&["check", &f, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let kinds: Vec<(u64, &str)> = doc["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap_or(0),
+                a["kind"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(kinds, vec![(4, "load"), (4, "store"), (5, "store")]);
+    let o = banklint(&["check", &f, "--color", "never"]);
+    let out = stdout(&o);
+    let line5 = out
+        .split("warning[")
+        .find(|w| w.contains(":5:5"))
+        .expect("a finding on line 5");
+    assert!(
+        line5.contains("lanes 0-31 all hit bank 1, 32 different words"),
+        "{line5}"
+    );
+}
