@@ -558,7 +558,7 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
             f.shapes_analyzed
         ));
     }
-    if let (Some(t), Some(w)) = (f.totals, f.worst.as_ref()) {
+    if let Some(t) = f.totals {
         text.push_str(&format!(
             "; per block: {} instruction{}, {} wavefronts (ideal {})",
             t.instructions,
@@ -566,7 +566,6 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
             t.wavefronts,
             t.ideal
         ));
-        let _ = w;
     }
     if target.arch.rules_are_assumed() {
         text.push_str(&format!(

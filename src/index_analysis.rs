@@ -204,7 +204,6 @@ struct Analyzer<'a, 'p> {
     assumptions: Vec<String>,
     item: usize,
     span_override: Option<Range<usize>>,
-    sub_counter: usize,
     function: String,
     sites: HashMap<SiteKey, Site>,
     arrays: &'a mut Vec<ArrayEntry>,
@@ -417,7 +416,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             assumptions: Vec::new(),
             item: 0,
             span_override: None,
-            sub_counter: 0,
             function: String::new(),
             sites: HashMap::new(),
             arrays,
@@ -591,7 +589,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Statement::While(w) => self.exec_loop(
                 s.span,
-                None,
                 Some(&w.node.expression),
                 None,
                 &w.node.statement,
@@ -600,7 +597,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             ),
             Statement::DoWhile(d) => self.exec_loop(
                 s.span,
-                None,
                 Some(&d.node.expression),
                 None,
                 &d.node.statement,
@@ -618,7 +614,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 self.exec_loop(
                     s.span,
-                    Some(&f.node.initializer),
                     f.node.condition.as_deref(),
                     f.node.step.as_deref(),
                     &f.node.statement,
@@ -900,11 +895,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn exec_loop(
         &mut self,
         span: Span,
-        _init: Option<&Node<ForInitializer>>,
         cond: Option<&Node<Expression>>,
         step: Option<&Node<Expression>>,
         body: &Node<Statement>,
@@ -915,7 +908,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let saved_scopes = self.scopes.clone();
             let saved_exited = self.exited.clone();
             let saved_sites = std::mem::take(&mut self.sites);
-            let saved_sub = self.sub_counter;
             if self.run_concrete_loop(span, cond, step, body, body_first, mask) {
                 let new_sites = std::mem::replace(&mut self.sites, saved_sites);
                 merge_sites(&mut self.sites, new_sites);
@@ -924,7 +916,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.sites = saved_sites;
             self.scopes = saved_scopes;
             self.exited = saved_exited;
-            self.sub_counter = saved_sub;
         }
         self.run_symbolic_loop(span, cond, step, body, mask);
     }

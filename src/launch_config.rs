@@ -208,8 +208,6 @@ fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u
             if let Expression::Identifier(id) = &call.node.callee.node
                 && id.node.name == "dim3"
             {
-                let src = &unit.prepared.text;
-                let _ = src;
                 let parts = split_args(&text[text.find('(')? + 1..text.rfind(')')?]);
                 return components(unit, &parts, at);
             }
