@@ -481,6 +481,7 @@ def report(root, results, args):
     diag_codes = collections.Counter()
     files_with_shared = 0
     missing = []  # (path, decl)
+    unanalyzed = []  # (path, decl, [reasons]): accesses reported, none analyzed
     per_file = []
     total_seconds = 0.0
     slowest = (0.0, None)
@@ -574,6 +575,11 @@ def report(root, results, args):
                 decl_with_analyzed += 1
                 if decl["is_array"]:
                     arr_decl_with_analyzed += 1
+            elif how:
+                reasons = collections.Counter(
+                    a.get("reason") or "" for a in accesses
+                    if a.get("array") in decl["names"] or (how == "alias" and a.get("array") in alias_any))
+                unanalyzed.append((path, decl, reasons))
 
         status = "fully"
         why = ""
@@ -676,6 +682,16 @@ def report(root, results, args):
                 last = path
             where = f" in {decl['function']}" if decl["function"] else ""
             print(f"    {decl['line']:5}{where}: {decl['text']}")
+        print(f"\n__shared__ declarations with accesses, none analyzed ({len(unanalyzed)}):")
+        last = None
+        for path, decl, reasons in unanalyzed:
+            if path != last:
+                print(f"  {path}")
+                last = path
+            where = f" in {decl['function']}" if decl["function"] else ""
+            print(f"    {decl['line']:5}{where}: {decl['text']}")
+            for reason, n in reasons.most_common(2):
+                print(f"           {n} x {reason}")
     if args.per_file:
         print("\nPer file: status, __shared__ decls, accesses (analyzed), skipped regions, seconds")
         for path, status, why, nd, na, nana, ns, secs in per_file:

@@ -2,15 +2,18 @@
 //! findings and fixes. Pure apart from its input: a `SourceFile` in, a `FileReport` out.
 
 use crate::arch::Target;
-use crate::cuda_frontend::{Defines, Skipped, prepare_with_includes};
+use crate::cuda_frontend::{Defines, Skipped, prepare_in_context};
 use crate::extraction::extract;
 use crate::findings::{AccessFinding, collect};
 use crate::fix_suggestion::{PaddingFix, suggest};
+use crate::include_context::{Includer, IncluderIndex};
 use crate::index_analysis::{AnalysisOptions, ArrayEntry, analyze};
 use crate::launch_config::{UnresolvedLaunch, shapes_for};
 use crate::parse::parse_chunks;
 use crate::shared_budget::{KernelBudget, kernel_budgets};
 use crate::source::SourceFile;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct CheckOptions {
@@ -18,7 +21,10 @@ pub struct CheckOptions {
     pub block_dim: Option<[u32; 3]>,
     pub defines: Defines,
     /// Directories searched for `#include "x.h"` after the including file's own.
-    pub include_dirs: Vec<std::path::PathBuf>,
+    pub include_dirs: Vec<PathBuf>,
+    /// Who includes whom among the checked files and their directories; `None` analyzes each
+    /// file on its own.
+    pub includers: Option<Arc<IncluderIndex>>,
 }
 
 /// How much of a file the parser read.
@@ -45,6 +51,8 @@ pub struct FileReport {
     pub annotation_errors: Vec<(std::ops::Range<usize>, String)>,
     /// Kernels and device functions: name, span of the definition, kernel or not.
     pub functions: Vec<(String, std::ops::Range<usize>, bool)>,
+    /// The file that includes this one, whose definitions before its `#include` were in force.
+    pub context: Option<Includer>,
 }
 
 impl FileReport {
@@ -62,11 +70,11 @@ impl FileReport {
     }
 }
 
-/// Reads local headers next to the file, then in the `-I` directories; at most 64 files, so
-/// include cycles end.
-fn include_loader<'a>(
-    file: &'a SourceFile,
-    options: &'a CheckOptions,
+/// Reads local headers next to `file`, then in `include_dirs`; at most 64 files, so include
+/// cycles end.
+pub fn header_loader<'a>(
+    file: &'a Path,
+    include_dirs: &'a [PathBuf],
 ) -> impl FnMut(&str) -> Option<String> + 'a {
     let mut budget = 64;
     move |name: &str| {
@@ -74,9 +82,9 @@ fn include_loader<'a>(
             return None;
         }
         budget -= 1;
-        let here = file.path.parent().map(|p| p.join(name));
+        let here = file.parent().map(|p| p.join(name));
         here.into_iter()
-            .chain(options.include_dirs.iter().map(|d| d.join(name)))
+            .chain(include_dirs.iter().map(|d| d.join(name)))
             .find_map(|p| std::fs::read(&p).ok())
             .and_then(|bytes| String::from_utf8(bytes).ok())
     }
@@ -101,10 +109,22 @@ fn register_header_types(
 }
 
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
-    let prepared = prepare_with_includes(
+    let found = options
+        .includers
+        .as_ref()
+        .and_then(|index| index.context_for(&file.path, &options.defines, &options.include_dirs));
+    let (context, context_prepared) = match found {
+        Some((includer, prepared)) => {
+            let name = includer.path.display().to_string();
+            (Some(includer), Some((name, prepared)))
+        }
+        None => (None, None),
+    };
+    let prepared = prepare_in_context(
         &file.text,
         &options.defines,
-        &mut include_loader(&file, options),
+        &mut header_loader(&file.path, &options.include_dirs),
+        context_prepared,
     );
     let parsed = parse_chunks(&prepared);
     let parse_stats = ParseStats {
@@ -118,6 +138,9 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     for (_, header) in &prepared.headers {
         register_header_types(&mut unit.types, header);
     }
+    // Again, for macros that name a header's types (`#define real float4_t`).
+    unit.types
+        .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
     let mut unresolved = Vec::new();
     let mut shapes = std::collections::HashMap::new();
     for f in &unit.functions {
@@ -154,6 +177,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         annotations,
         annotation_errors,
         functions,
+        context,
         file,
     }
 }

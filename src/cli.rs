@@ -117,6 +117,11 @@ pub struct CheckArgs {
     /// Search a directory for `#include "..."` headers (after the file's own directory).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Analyze every file on its own. By default a file that another file includes (a
+    /// checked one, or one in its directory) is analyzed after what that includer defines
+    /// before its `#include` line, as the compiler sees it.
+    #[arg(long)]
+    pub no_includer_context: bool,
 }
 
 /// Runs the command line and returns the exit status.
@@ -348,6 +353,7 @@ fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
             )
         },
         include_dirs: r.include_dirs.iter().map(|d| d.value.clone()).collect(),
+        includers: None,
     })
 }
 
@@ -364,6 +370,16 @@ fn defines_from<'a>(
             .collect(),
         undefined: undefined.collect(),
     }
+}
+
+/// Lets the analysis of each of `files` see what its includer defines first (see
+/// `include_context`): indexes who includes whom among them and their directories.
+pub fn add_includer_index(options: &mut CheckOptions, files: &[PathBuf]) {
+    let mut files = files.to_vec();
+    files.sort();
+    options.includers = Some(std::sync::Arc::new(
+        crate::include_context::IncluderIndex::build(&files, &options.include_dirs),
+    ));
 }
 
 /// Options for one file: the global ones plus its compile command's flags.
@@ -485,6 +501,19 @@ fn run_check(args: &CheckArgs) -> i32 {
         } else {
             inputs.push(crate::runner::Input::File(path));
         }
+    }
+    let mut options = options;
+    if !args.no_includer_context {
+        let paths: Vec<PathBuf> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                crate::runner::Input::File(p) | crate::runner::Input::Stdin(p, _) => {
+                    Some(p.clone())
+                }
+                crate::runner::Input::Failed(_) => None,
+            })
+            .collect();
+        add_includer_index(&mut options, &paths);
     }
     let color = match args.color {
         ColorChoice::Always => true,

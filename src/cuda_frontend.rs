@@ -363,7 +363,38 @@ pub fn prepare_with_includes(
     defines: &Defines,
     load: &mut IncludeLoader<'_>,
 ) -> Prepared {
+    prepare_in_context(src, defines, load, None)
+}
+
+/// Like [`prepare_with_includes`], for a file that another file includes: `context` is what
+/// the includer's front end found before its `#include` line (see `include_context`). Its
+/// macros are in force from the first byte, and its type names and declarations count as
+/// those of a header.
+pub fn prepare_in_context(
+    src: &str,
+    defines: &Defines,
+    load: &mut IncludeLoader<'_>,
+    context: Option<(String, Prepared)>,
+) -> Prepared {
     let mut out = Prepared::default();
+    for (name, value) in &defines.defined {
+        out.macros.define(MacroDef {
+            name: name.clone(),
+            params: None,
+            body: value.clone(),
+            defined_at: 0,
+        });
+    }
+    for name in &defines.undefined {
+        out.macros.undefine(name, 0);
+    }
+    if let Some((_, ctx)) = &context {
+        // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
+        out.macros.absorb(&ctx.macros, 0);
+        out.typenames.extend(ctx.typenames.iter().cloned());
+        out.shared_memory_classes
+            .extend(ctx.shared_memory_classes.iter().cloned());
+    }
     let mut blank: Vec<Range<usize>> = Vec::new();
     let lexed = lex(src);
     out.comments = lexed.comments;
@@ -376,10 +407,10 @@ pub fn prepare_with_includes(
         src,
         &lexed.directives,
         lexed.tokens,
-        defines,
         &mut out,
         &mut blank,
     );
+    out.headers.extend(context);
     // Type names first: the C++ rewrites need them to tell `T &x` from `a & b`.
     collect_typenames(src, &active_tokens, &mut out.typenames);
     let mut patches: Vec<(usize, &'static str)> = Vec::new();
@@ -719,21 +750,9 @@ fn run_directives(
     src: &str,
     directives: &[Range<usize>],
     tokens: Vec<Token>,
-    defines: &Defines,
     out: &mut Prepared,
     blank: &mut Vec<Range<usize>>,
 ) -> Vec<Token> {
-    for (name, value) in &defines.defined {
-        out.macros.define(MacroDef {
-            name: name.clone(),
-            params: None,
-            body: value.clone(),
-            defined_at: 0,
-        });
-    }
-    for name in &defines.undefined {
-        out.macros.undefine(name, 0);
-    }
     // Stack of (this branch active, some branch already taken, parent active).
     let mut stack: Vec<(bool, bool, bool)> = Vec::new();
     let mut disabled: Vec<Range<usize>> = Vec::new();

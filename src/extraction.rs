@@ -110,6 +110,9 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
             .chain(prepared.text.match_indices('\n').map(|(i, _)| i + 1))
             .collect(),
     };
+    // `#define fp float` before `struct { fp x; }`: macro-named types first.
+    unit.types
+        .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
     for item_idx in 0..unit.items.len() {
         let decl_count = unit.items[item_idx].decls.len();
         for d in 0..decl_count {

@@ -19,6 +19,7 @@ pub mod diagnostics;
 pub mod extraction;
 pub mod findings;
 pub mod fix_suggestion;
+pub mod include_context;
 pub mod index_analysis;
 pub mod launch_config;
 pub mod layout;

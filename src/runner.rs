@@ -70,6 +70,7 @@ pub fn run(run: &Run<'_>, inputs: Vec<Input>) -> i32 {
     let (tx, rx) = mpsc::channel::<(usize, FileOutput)>();
     let stdout = std::io::stdout();
     let progress = std::io::stderr().is_terminal() && total > 1;
+    let progress_after = progress_delay();
     let start = Instant::now();
     let mut totals = FileOutput::default();
     let mut files_json = Vec::new();
@@ -115,7 +116,7 @@ pub fn run(run: &Run<'_>, inputs: Vec<Input>) -> i32 {
                 absorb(&mut totals, out);
                 printed += 1;
             }
-            if progress && start.elapsed() > Duration::from_millis(300) && printed < total {
+            if progress && start.elapsed() >= progress_after && printed < total {
                 eprint!("\rchecking: {printed}/{total} files");
                 shown_progress = true;
             }
@@ -125,6 +126,15 @@ pub fn run(run: &Run<'_>, inputs: Vec<Input>) -> i32 {
         }
     });
     finish(run, totals, files_json)
+}
+
+/// How long a run goes before it shows progress: 300 ms, so quick runs stay quiet.
+/// `BANKLINT_PROGRESS_AFTER_MS` changes it (the tests set 0 to see the line on any machine).
+fn progress_delay() -> Duration {
+    std::env::var("BANKLINT_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_millis(300), Duration::from_millis)
 }
 
 fn absorb(totals: &mut FileOutput, out: FileOutput) {
@@ -311,9 +321,12 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
         }
         Format::Sarif => out.sarif_results = crate::sarif::results(&report, &findings),
     }
-    out.json_file = Some(
-        json!({"path": report.file.path.display().to_string(), "status": "ok", "message": null}),
-    );
+    out.json_file = Some(json!({
+        "path": report.file.path.display().to_string(),
+        "status": "ok",
+        "message": null,
+        "context": report.context.as_ref().map(|c| c.path.display().to_string()),
+    }));
     out.accesses = report.findings.len();
     for f in &findings {
         if f.code == diagnostics::BANK_CONFLICT {
@@ -331,7 +344,7 @@ fn failed(e: &LoadError) -> FileOutput {
     let mut out = FileOutput {
         stderr: format!("error: {e}\n"),
         json_file: Some(
-            json!({"path": e.path.display().to_string(), "status": "error", "message": e.message}),
+            json!({"path": e.path.display().to_string(), "status": "error", "message": e.message, "context": null}),
         ),
         failed_to_read: true,
         ..FileOutput::default()

@@ -248,6 +248,28 @@ impl TypeTable {
     pub fn lookup(&self, name: &str) -> Option<Type> {
         self.named.get(name).cloned().or_else(|| builtin(name))
     }
+
+    /// Object-like macros that name a type, `#define fp float` or `#define real float4`,
+    /// used where a type goes (the parser saw `fp` as a type name). Names already declared
+    /// as types keep their declaration.
+    pub fn add_macro_types(&mut self, macros: &[(String, String)]) {
+        for (name, body) in macros {
+            if self.lookup(name).is_some() {
+                continue;
+            }
+            let words: Vec<&str> = body
+                .split_whitespace()
+                .filter(|w| !matches!(*w, "const" | "volatile"))
+                .collect();
+            let ty = match words.as_slice() {
+                [one] => self.lookup(one).or_else(|| scalar_from_words(&words)),
+                _ => scalar_from_words(&words),
+            };
+            if let Some(ty) = ty {
+                self.named.insert(name.clone(), ty);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -269,6 +291,25 @@ mod tests {
         let s2 = builtin("short2").unwrap();
         assert_eq!((s2.size(), s2.align()), (Some(4), Some(4)));
         assert_eq!(s2.field("y").map(|f| f.offset), Some(2));
+    }
+
+    #[test]
+    fn macros_that_name_types_are_types() {
+        let mut t = TypeTable::default();
+        let m = |n: &str, b: &str| (n.to_string(), b.to_string());
+        t.add_macro_types(&[
+            m("fp", "float"),
+            m("u32", "unsigned  int"),
+            m("real4", "float4"),
+            m("N", "16"),
+            m("bool", "int"),
+        ]);
+        assert_eq!(t.lookup("fp").and_then(|t| t.size()), Some(4));
+        assert_eq!(t.lookup("u32").map(|t| t.is_float()), Some(false));
+        assert_eq!(t.lookup("real4").and_then(|t| t.size()), Some(16));
+        assert!(!t.named.contains_key("N"));
+        // `bool` is a type already and keeps its size.
+        assert_eq!(t.lookup("bool").and_then(|t| t.size()), Some(1));
     }
 
     #[test]

@@ -809,6 +809,7 @@ fn progress_is_shown_on_a_terminal_and_never_in_pipes() {
     );
     let o = Command::new("/usr/bin/script")
         .args(["-qec", &command, "/dev/null"])
+        .env("BANKLINT_PROGRESS_AFTER_MS", "0")
         .output()
         .expect("script runs");
     let tty = String::from_utf8_lossy(&o.stdout);
@@ -852,5 +853,65 @@ fn compound_assignment_evaluates_its_index_once() {
     assert!(
         line5.contains("lanes 0-31 all hit bank 1, 32 different words"),
         "{line5}"
+    );
+}
+
+/// A kernel file that only compiles after its includer's definitions.
+const INCLUDED_KERNEL: &str = "__global__ void k(real *out) {\n    __shared__ real s[ROWS][32];\n    s[threadIdx.x][0] = 1;\n    out[threadIdx.x] = s[0][threadIdx.x];\n}\n";
+
+#[test]
+fn included_files_are_analyzed_after_their_includers_definitions() {
+    let dir = temp_dir("includer");
+    std::fs::create_dir_all(dir.join("kernels")).expect("dir");
+    // main.cu -> kernels/all.cuh -> kernels/k.cu: `real` comes from main.cu, ROWS from all.cuh.
+    let main = write(
+        &dir,
+        "main.cu",
+        "#define real float\n#include \"kernels/all.cuh\"\nvoid go(real *o) { k<<<1, 32>>>(o); }\n",
+    );
+    write(
+        &dir,
+        "kernels/all.cuh",
+        "#define ROWS 32\n#include \"k.cu\"\n",
+    );
+    let kernel = write(&dir, "kernels/k.cu", INCLUDED_KERNEL);
+
+    // Checked alone: the includer chain is found through the file's directory and the checked
+    // files; the column store is 32-way (4-byte words, rows of 32 words).
+    let o = banklint(&["check", &kernel, &main, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let files = doc["files"].as_array().expect("files");
+    let k = files
+        .iter()
+        .find(|f| f["path"] == kernel.as_str())
+        .expect("kernel file listed");
+    let header = dir.join("kernels").join("all.cuh").display().to_string();
+    assert_eq!(k["context"], header.as_str());
+    let accesses = doc["accesses"].as_array().expect("accesses");
+    let ways: Vec<u64> = accesses
+        .iter()
+        .filter(|a| a["file"] == kernel.as_str())
+        .map(|a| a["conflict_ways"].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(ways, vec![32, 1], "{accesses:?}");
+
+    // Without the context, `real` and ROWS are unknown.
+    let o = banklint(&[
+        "check",
+        &kernel,
+        "--format",
+        "json",
+        "--no-includer-context",
+    ]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(doc["files"][0]["context"], Value::Null);
+    assert!(
+        doc["accesses"]
+            .as_array()
+            .expect("accesses")
+            .iter()
+            .all(|a| a["status"] == "unknown"),
+        "{doc}"
     );
 }

@@ -6,7 +6,7 @@
 
 use banklint::bank_engine::Op;
 use banklint::check::{FileReport, check_source};
-use banklint::cli::{Cli, Command, options_from};
+use banklint::cli::{Cli, Command, add_includer_index, options_from};
 use banklint::findings::Status;
 use banklint::source::SourceFile;
 use clap::Parser;
@@ -85,7 +85,10 @@ fn run(path: &Path) -> FileReport {
     let Command::Check(args) = cli.command else {
         panic!("not a check command")
     };
-    let options = options_from(&args).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut options = options_from(&args).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if !args.no_includer_context {
+        add_includer_index(&mut options, &[path.to_path_buf()]);
+    }
     check_source(SourceFile::new(path, text), &options)
 }
 

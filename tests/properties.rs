@@ -106,6 +106,7 @@ proptest! {
             block_dim: None,
             defines: Default::default(),
             include_dirs: Vec::new(),
+            includers: None,
         };
         let report = check_source(SourceFile::new("p.cu", text.clone()), &options);
         for fix in report.fixes.iter().filter(|f| f.conflict_free) {

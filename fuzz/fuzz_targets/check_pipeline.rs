@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
             block_dim: None,
             defines: Default::default(),
             include_dirs: Vec::new(),
+            includers: None,
         };
         let report = check_source(file, &options);
         let severity = Default::default();

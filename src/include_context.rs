@@ -1,0 +1,198 @@
+//! Includer context: a file that another file `#include`s is compiled as part of that file,
+//! after whatever the includer defined first. Rodinia's `reduce_kernel.cu` uses `fp`, which
+//! `main.cu` defines just before `#include "reduce_kernel.cu"`; a header of NVIDIA's samples
+//! uses a block size its `.cu` file sets. Read alone, such a file has unknown types and
+//! sizes. This module finds each file's includer, among the files being checked and the
+//! file's own directory, and rebuilds what the includer's front end had seen by its
+//! `#include` line, as clangd does for headers.
+
+use crate::cuda_frontend::{Defines, Prepared, prepare_in_context};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Extensions of files that may include a checked file (host sources and headers too).
+const INCLUDER_EXTENSIONS: &[&str] = &[
+    "cu", "cuh", "c", "cc", "cpp", "cxx", "h", "hh", "hpp", "hxx", "inl",
+];
+
+/// Files larger than this are not scanned for includes (generated sources, data tables).
+const MAX_SCANNED_BYTES: u64 = 8 << 20;
+
+/// How many includers deep a context is rebuilt (`a.cu` includes `b.cuh` includes `c.cuh`).
+const MAX_DEPTH: usize = 8;
+
+/// Where a file is included: the includer and the byte offset of its `#include` directive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Includer {
+    pub path: PathBuf,
+    pub directive_at: usize,
+}
+
+/// For each included file (canonical path), its first includer in path order.
+#[derive(Clone, Debug, Default)]
+pub struct IncluderIndex {
+    includers: HashMap<PathBuf, Includer>,
+}
+
+impl IncluderIndex {
+    /// Scans `files` and every source file in their directories for local includes, resolved
+    /// like the front end does: next to the includer, then in `include_dirs`.
+    pub fn build(files: &[PathBuf], include_dirs: &[PathBuf]) -> IncluderIndex {
+        let mut candidates: Vec<PathBuf> = files.to_vec();
+        let mut dirs_seen = HashSet::new();
+        for f in files {
+            let dir = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            if dirs_seen.insert(dir.clone()) {
+                candidates.extend(source_files_in(&dir));
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        let mut index = IncluderIndex::default();
+        for includer in candidates {
+            let Some(text) = read_small(&includer) else {
+                continue;
+            };
+            for (name, directive_at) in local_includes(&text) {
+                let Some(target) = resolve(&includer, &name, include_dirs) else {
+                    continue;
+                };
+                index.includers.entry(target).or_insert_with(|| Includer {
+                    path: includer.clone(),
+                    directive_at,
+                });
+            }
+        }
+        index
+    }
+
+    pub fn includer_of(&self, path: &Path) -> Option<&Includer> {
+        let key = std::fs::canonicalize(path).ok()?;
+        self.includers.get(&key).filter(|i| {
+            // A file that includes itself has no context to take.
+            std::fs::canonicalize(&i.path).ok().as_deref() != Some(key.as_path())
+        })
+    }
+
+    /// What the includer of `path` had seen at its `#include` line, as a header named after
+    /// the includer; `None` when nothing includes `path`. Chains of includers are followed
+    /// (each prefix in its own includer's context) up to `MAX_DEPTH`, cycles cut.
+    pub fn context_for(
+        &self,
+        path: &Path,
+        defines: &Defines,
+        include_dirs: &[PathBuf],
+    ) -> Option<(Includer, Prepared)> {
+        let mut chain: Vec<Includer> = Vec::new();
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        seen.insert(std::fs::canonicalize(path).ok()?);
+        let mut at = path.to_path_buf();
+        while chain.len() < MAX_DEPTH {
+            let Some(inc) = self.includer_of(&at) else {
+                break;
+            };
+            let Ok(key) = std::fs::canonicalize(&inc.path) else {
+                break;
+            };
+            if !seen.insert(key) {
+                break;
+            }
+            at = inc.path.clone();
+            chain.push(inc.clone());
+        }
+        // Outermost includer first: each prefix is prepared in the context of the one before.
+        let mut context: Option<(String, Prepared)> = None;
+        for inc in chain.iter().rev() {
+            let text = read_small(&inc.path)?;
+            let prefix = text.get(..inc.directive_at)?;
+            let mut load = crate::check::header_loader(&inc.path, include_dirs);
+            let prepared = prepare_in_context(prefix, defines, &mut load, context.take());
+            context = Some((inc.path.display().to_string(), prepared));
+        }
+        let (_, prepared) = context?;
+        Some((chain.first()?.clone(), prepared))
+    }
+}
+
+fn source_files_in(dir: &Path) -> Vec<PathBuf> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| INCLUDER_EXTENSIONS.contains(&e))
+        })
+        .map(|p| {
+            // Keep the spelling of the checked paths (`dir/x.cu`, not `./dir/x.cu`).
+            if dir == Path::new(".") {
+                p.strip_prefix("./").map(Path::to_path_buf).unwrap_or(p)
+            } else {
+                p
+            }
+        })
+        .collect()
+}
+
+fn read_small(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SCANNED_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `#include "name"` directives: the name and the offset of the `#`. A plain line scan;
+/// conditional compilation is not evaluated (an include in a disabled branch still says
+/// which file the includer means to compile).
+pub fn local_includes(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let Some(quoted) = rest.trim_start().strip_prefix('"') else {
+            continue;
+        };
+        if let Some(name) = quoted.split('"').next().filter(|n| !n.is_empty()) {
+            out.push((name.to_string(), start + (line.len() - trimmed.len())));
+        }
+    }
+    out
+}
+
+fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let here = includer.parent().map(|p| p.join(name));
+    here.into_iter()
+        .chain(include_dirs.iter().map(|d| d.join(name)))
+        .find(|p| p.is_file())
+        .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_include_directives_with_their_offsets() {
+        let text = "int a;\n  #  include \"k.cu\"\n#include <stdio.h>\n#include \"\"\n";
+        assert_eq!(local_includes(text), vec![("k.cu".to_string(), 9)]);
+    }
+}
