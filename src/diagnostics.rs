@@ -386,9 +386,10 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         span: f.span.clone(),
         message,
         label: format!(
-            "{} of {} bytes per lane, {ways}-way conflict",
+            "{} of {} byte{} per lane, {ways}-way conflict",
             f.op.name(),
-            f.width
+            f.width,
+            if f.width == 1 { "" } else { "s" }
         ),
         secondary: Some((
             entry.decl.decl_span.clone(),
@@ -552,6 +553,10 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
     if !template.is_empty() {
         text.push_str(&format!(", instantiated with {template}"));
     }
+    let arguments = shape.describe_arguments();
+    if !arguments.is_empty() {
+        text.push_str(&format!(", with arguments {arguments} from the launch"));
+    }
     if f.shapes_analyzed > 1 {
         text.push_str(&format!(
             ", the worst of {} launch shapes",
@@ -686,6 +691,7 @@ pub fn json_accesses(report: &FileReport) -> Vec<Json> {
                 "access_bytes": f.width,
                 "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
                 "block_dim_source": f.shape.source.name(),
+                "launch_arguments": f.shape.arguments.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
             });
             let map = obj.as_object_mut().expect("object");
             match &f.status {

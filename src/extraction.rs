@@ -44,6 +44,8 @@ pub enum NamedConstant {
 pub struct Param {
     pub name: String,
     pub ty: Type,
+    /// Position in the parameter list (unnamed parameters count).
+    pub index: usize,
 }
 
 /// A `__global__` or `__device__` function definition.
@@ -474,7 +476,7 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
     let mut out = Vec::new();
     for derived in &d.derived {
         if let DerivedDeclarator::Function(f) = &derived.node {
-            for p in &f.node.parameters {
+            for (index, p) in f.node.parameters.iter().enumerate() {
                 let Some(decl) = &p.node.declarator else {
                     continue;
                 };
@@ -490,7 +492,7 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
                         ty = Type::Pointer(Box::new(ty));
                     }
                 }
-                out.push(Param { name, ty });
+                out.push(Param { name, ty, index });
             }
         }
     }

@@ -49,6 +49,8 @@ pub struct BlockShape {
     pub source: ShapeSource,
     /// Template arguments of this instantiation, by parameter name, as written.
     pub template_args: Vec<(String, String)>,
+    /// Integer kernel arguments that are compile-time constants at the launch, by parameter.
+    pub arguments: Vec<(String, i64)>,
 }
 
 impl BlockShape {
@@ -63,6 +65,15 @@ impl BlockShape {
     /// `BLOCK = 16, T = float`, or empty.
     pub fn describe_template(&self) -> String {
         self.template_args
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// `width = 80, pitch = 384`, or empty.
+    pub fn describe_arguments(&self) -> String {
+        self.arguments
             .iter()
             .map(|(n, v)| format!("{n} = {v}"))
             .collect::<Vec<_>>()
@@ -218,6 +229,8 @@ struct Analyzer<'a, 'p> {
     /// The file's types plus this instantiation's template type arguments.
     types: crate::types::TypeTable,
     template_args: Vec<(String, String)>,
+    /// Kernel arguments known at the launch being analyzed.
+    arguments: Vec<(String, i64)>,
     /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
     footprint: BTreeSet<usize>,
 }
@@ -271,6 +284,7 @@ fn eval_constant(
         dims: Some([1, 1, 1]),
         source: ShapeSource::Default,
         template_args: Vec::new(),
+        arguments: Vec::new(),
     };
     let target = Target::new(crate::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
@@ -428,6 +442,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
+            arguments: shape.arguments.clone(),
             footprint: BTreeSet::new(),
         }
     }
@@ -475,7 +490,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.template_values.insert(param.name.clone(), value);
         }
         for p in &f.params {
-            let v = if f.kernel {
+            let known = self
+                .arguments
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .map(|(_, v)| *v);
+            let v = if let (true, Some(v)) = (f.kernel, known) {
+                Lanes::int(v)
+            } else if f.kernel {
                 self.uniform(&p.name)
             } else {
                 Lanes::Each(Rc::new(vec![
@@ -1346,7 +1368,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         if let Some(at) = self.host_at
             && let Some(crate::launch_config::HostDef::Value(v)) =
-                crate::launch_config::host_definition(&self.unit.prepared.text, name, at)
+                crate::launch_config::host_constant(self.unit.prepared, name, at)
         {
             return self.eval_text(&v, span, mask, name);
         }

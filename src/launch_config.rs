@@ -5,6 +5,7 @@
 
 use crate::extraction::{Function, Unit};
 use crate::index_analysis::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
+use crate::types::Type;
 use lang_c::ast::Expression;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
@@ -17,6 +18,10 @@ pub struct UnresolvedLaunch {
     pub reason: String,
 }
 
+/// Template arguments and constant kernel arguments, by parameter name.
+type TemplateArgs = Vec<(String, String)>;
+type Arguments = Vec<(String, i64)>;
+
 pub fn shapes_for(
     unit: &Unit<'_>,
     f: &Function,
@@ -24,7 +29,8 @@ pub fn shapes_for(
     unresolved: &mut Vec<UnresolvedLaunch>,
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
-    let mut templates_without_shape: Vec<Vec<(String, String)>> = Vec::new();
+    // Instantiations and arguments of launches whose block shape is not known.
+    let mut without_shape: Vec<(TemplateArgs, Arguments)> = Vec::new();
     if f.kernel {
         for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
             let Some(block) = launch.config.get(1) else {
@@ -36,53 +42,60 @@ pub fn shapes_for(
             };
             let text = &unit.prepared.text[block.clone()];
             let dims_here = block_dims(unit, text, block.start, 0);
+            let arguments = launch_arguments(unit, f, launch);
             for written in host_instantiations(unit, launch) {
                 let template_args = bind_template_args(f, &written);
                 match dims_here {
-                Some(dims) if valid(dims) => {
-                    if !shapes
-                        .iter()
-                        .any(|s| s.dims == Some(dims) && s.template_args == template_args)
-                    {
-                        shapes.push(BlockShape {
-                            dims: Some(dims),
-                            source: ShapeSource::Launch(launch.span.clone()),
-                            template_args,
-                        });
+                    Some(dims) if valid(dims) => {
+                        if !shapes.iter().any(|s| {
+                            s.dims == Some(dims)
+                                && s.template_args == template_args
+                                && s.arguments == arguments
+                        }) {
+                            shapes.push(BlockShape {
+                                dims: Some(dims),
+                                source: ShapeSource::Launch(launch.span.clone()),
+                                template_args,
+                                arguments: arguments.clone(),
+                            });
+                        }
                     }
-                }
-                Some(dims) => unresolved.push(UnresolvedLaunch {
-                    span: block.clone(),
-                    reason: format!(
-                        "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
-                        dims[0], dims[1], dims[2]
-                    ),
-                }),
-                None => {
-                    unresolved.push(UnresolvedLaunch {
+                    Some(dims) => unresolved.push(UnresolvedLaunch {
                         span: block.clone(),
                         reason: format!(
-                            "the block shape `{}` is not a compile-time constant",
-                            text.trim()
+                            "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
+                            dims[0], dims[1], dims[2]
                         ),
-                    });
-                    // Its template arguments still say which instantiation runs.
-                    if !template_args.is_empty()
-                        && !templates_without_shape.contains(&template_args)
-                    {
-                        templates_without_shape.push(template_args);
+                    }),
+                    None => {
+                        unresolved.push(UnresolvedLaunch {
+                            span: block.clone(),
+                            reason: format!(
+                                "the block shape `{}` is not a compile-time constant",
+                                text.trim()
+                            ),
+                        });
+                        // Its template and kernel arguments still say what runs.
+                        let key = (template_args, arguments.clone());
+                        if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key)
+                        {
+                            without_shape.push(key);
+                        }
                     }
                 }
-            }
             }
         }
     }
-    // Instantiations seen only at launches whose shape is unknown get the fallback shape.
+    // Launches whose shape is unknown get the fallback shape, with what they did say.
     let fallback = fallback_shape(unit, f, cli);
-    for template_args in templates_without_shape {
-        if !shapes.iter().any(|s| s.template_args == template_args) {
+    for (template_args, arguments) in without_shape {
+        if !shapes
+            .iter()
+            .any(|s| s.template_args == template_args && s.arguments == arguments)
+        {
             shapes.push(BlockShape {
                 template_args,
+                arguments,
                 ..fallback.clone()
             });
         }
@@ -93,6 +106,52 @@ pub fn shapes_for(
     shapes
 }
 
+/// The integer arguments of a launch that are compile-time constants there
+/// (`k<<<g, b>>>(out, 80, PITCH)`), by the kernel's parameter names. Host variables count only
+/// when their function never assigns them again (see [`host_constant`]).
+fn launch_arguments(
+    unit: &Unit<'_>,
+    f: &Function,
+    launch: &crate::cuda_frontend::Launch,
+) -> Vec<(String, i64)> {
+    let text = &unit.prepared.text;
+    let rest = &text[launch.span.end.min(text.len())..];
+    let Some(open) = rest.find(|c: char| !c.is_whitespace()) else {
+        return Vec::new();
+    };
+    if !rest[open..].starts_with('(') {
+        return Vec::new();
+    }
+    let mut depth = 0usize;
+    let mut close = None;
+    for (i, c) in rest[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return Vec::new();
+    };
+    let args = split_args(&rest[open + 1..close]);
+    f.params
+        .iter()
+        .filter(|p| matches!(p.ty, Type::Scalar { float: false, .. }))
+        .filter_map(|p| {
+            let arg = args.get(p.index)?;
+            let v = host_const_eval(unit, arg, launch.span.start)?;
+            Some((p.name.clone(), v))
+        })
+        .collect()
+}
+
 /// The shape for a kernel without a usable launch: its annotation, else --block-dim, else one
 /// warp of a block whose x extent is a multiple of 32.
 fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> BlockShape {
@@ -101,6 +160,7 @@ fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> Block
             dims: Some(dims),
             source: ShapeSource::Annotation,
             template_args: Vec::new(),
+            arguments: Vec::new(),
         };
     }
     match cli {
@@ -108,11 +168,13 @@ fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> Block
             dims: Some(dims),
             source: ShapeSource::Cli,
             template_args: Vec::new(),
+            arguments: Vec::new(),
         },
         None => BlockShape {
             dims: None,
             source: ShapeSource::Default,
             template_args: Vec::new(),
+            arguments: Vec::new(),
         },
     }
 }
@@ -215,7 +277,7 @@ fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u
         }
         Expression::Identifier(id) => {
             let name = &id.node.name;
-            if let Some(def) = host_definition(&unit.prepared.text, name, at) {
+            if let Some(def) = host_constant(unit.prepared, name, at) {
                 return match def {
                     HostDef::Args(args) => components(unit, &split_args(&args), at),
                     HostDef::Value(v) => block_dims(unit, &v, at, depth + 1),
@@ -276,6 +338,11 @@ pub enum HostDef {
 /// The last definition of a host variable before `before`, found in the text: host code is
 /// scanned, not parsed, since it is often C++ that banklint's C parser does not read.
 pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef> {
+    host_definition_at(text, name, before).map(|(_, d)| d)
+}
+
+/// [`host_definition`] with the offset of the defined name.
+fn host_definition_at(text: &str, name: &str, before: usize) -> Option<(usize, HostDef)> {
     let hay = &text[..before.min(text.len())];
     let mut search_end = hay.len();
     while let Some(pos) = hay[..search_end].rfind(name) {
@@ -294,13 +361,13 @@ pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef>
         let stmt_end = rest.find(';')?;
         let stmt = &rest[..stmt_end];
         if let Some(args) = stmt.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
-            return Some(HostDef::Args(args.to_string()));
+            return Some((pos, HostDef::Args(args.to_string())));
         }
         if let Some(args) = stmt
             .strip_prefix('{')
             .and_then(|s| s.trim_end().strip_suffix('}'))
         {
-            return Some(HostDef::Args(args.to_string()));
+            return Some((pos, HostDef::Args(args.to_string())));
         }
         if let Some(value) = stmt.strip_prefix('=').filter(|v| !v.starts_with('=')) {
             let value = value.trim();
@@ -310,15 +377,74 @@ pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef>
                 .and_then(|v| v.strip_prefix('('))
                 .and_then(|v| v.strip_suffix(')'))
             {
-                return Some(HostDef::Args(args.to_string()));
+                return Some((pos, HostDef::Args(args.to_string())));
             }
             if let Some(args) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
-                return Some(HostDef::Args(args.to_string()));
+                return Some((pos, HostDef::Args(args.to_string())));
             }
-            return Some(HostDef::Value(value.to_string()));
+            return Some((pos, HostDef::Value(value.to_string())));
         }
     }
     None
+}
+
+/// Like [`host_definition`], for a variable used as a constant: `None` when the host function
+/// around `before` assigns it again anywhere after its definition (`s *= 2` in a loop that
+/// launches once per value, `n++`, `&n` handed to a function), since the value at the launch
+/// is then not the one written at the definition.
+pub fn host_constant(
+    prepared: &crate::cuda_frontend::Prepared,
+    name: &str,
+    before: usize,
+) -> Option<HostDef> {
+    let text = &prepared.text;
+    let (at, def) = host_definition_at(text, name, before)?;
+    let end = prepared
+        .chunks
+        .iter()
+        .find(|c| c.span.contains(&before))
+        .map_or(text.len(), |c| c.span.end);
+    // Past the definition's own `=` or `(...)`: from the end of its statement.
+    let from = text[at..end].find(';').map_or(end, |k| at + k + 1);
+    let tokens = crate::cuda_frontend::tokenize(&text[from..end]);
+    let words: Vec<&str> = tokens.iter().map(|t| t.text(&text[from..end])).collect();
+    for (k, w) in words.iter().enumerate() {
+        if *w != name {
+            continue;
+        }
+        let before_tok = k.checked_sub(1).map(|j| words[j]);
+        let after = words.get(k + 1).copied();
+        let after_member = if after == Some(".") {
+            words.get(k + 3).copied()
+        } else {
+            after
+        };
+        let assigned = after_member.is_some_and(|a| {
+            matches!(
+                a,
+                "=" | "+="
+                    | "-="
+                    | "*="
+                    | "/="
+                    | "%="
+                    | "<<="
+                    | ">>="
+                    | "&="
+                    | "|="
+                    | "^="
+                    | "++"
+                    | "--"
+            )
+        });
+        let address_taken = before_tok == Some("&")
+            && k.checked_sub(2).map(|j| words[j]).is_none_or(|p| {
+                !(p == ")" || p == "]" || p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            });
+        if assigned || matches!(before_tok, Some("++" | "--")) || address_taken {
+            return None;
+        }
+    }
+    Some(def)
 }
 
 /// `// banklint: block(32, 8)` on the line before the kernel (or its template header).
@@ -390,6 +516,22 @@ pub fn parse_block_dim(text: &str) -> Result<[u32; 3], String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_variables_assigned_again_are_not_constants() {
+        let src = "void h(int *o) {\n  int a = 4; int b = 8; int c = 16; int d = 32; dim3 t(8, 8);\n  b += 1; f(&c); e = a & d; t.x = 2;\n  k<<<1, 32>>>(o);\n}\n";
+        let p = crate::cuda_frontend::prepare(src, &Default::default());
+        let at = src.find("k<<<").expect("launch");
+        let value = |name: &str| match host_constant(&p, name, at) {
+            Some(HostDef::Value(v)) => Some(v),
+            _ => None,
+        };
+        assert_eq!(value("a").as_deref(), Some("4"), "`a & d` is a bitwise and");
+        assert_eq!(value("d").as_deref(), Some("32"));
+        assert_eq!(value("b"), None, "compound assignment");
+        assert_eq!(value("c"), None, "address taken");
+        assert!(host_constant(&p, "t", at).is_none(), "member assigned");
+    }
 
     #[test]
     fn parses_shapes() {

@@ -124,6 +124,7 @@ fn json_follows_the_schema_and_lists_every_access() {
         "access_bytes",
         "block_dim",
         "block_dim_source",
+        "launch_arguments",
         "status",
         "reason",
         "wavefronts",
