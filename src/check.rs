@@ -8,7 +8,7 @@ use crate::findings::{AccessFinding, collect};
 use crate::fix_suggestion::{PaddingFix, suggest};
 use crate::include_context::{Includer, IncluderIndex};
 use crate::index_analysis::{AnalysisOptions, ArrayEntry, analyze};
-use crate::launch_config::{UnresolvedLaunch, shapes_for};
+use crate::launch_config::{IncluderLaunches, UnresolvedLaunch, shapes_for};
 use crate::parse::parse_chunks;
 use crate::shared_budget::{KernelBudget, kernel_budgets};
 use crate::source::SourceFile;
@@ -141,12 +141,38 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     // Again, for macros that name a header's types (`#define real float4_t`).
     unit.types
         .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
+    // The includer's launches, for kernels this file does not launch itself.
+    let includer_prepared = context.as_ref().and_then(|inc| {
+        let text = String::from_utf8(std::fs::read(&inc.path).ok()?).ok()?;
+        Some(prepare_in_context(
+            &text,
+            &options.defines,
+            &mut header_loader(&inc.path, &options.include_dirs),
+            None,
+        ))
+    });
+    let includer_unit = includer_prepared
+        .as_ref()
+        .map(|p| extract(p, parse_chunks(p)));
+    let includer_launches = includer_unit
+        .as_ref()
+        .zip(context.as_ref())
+        .map(|(unit, inc)| IncluderLaunches {
+            unit,
+            file: inc.path.display().to_string(),
+        });
     let mut unresolved = Vec::new();
     let mut shapes = std::collections::HashMap::new();
     for f in &unit.functions {
         shapes.insert(
             f.name.clone(),
-            shapes_for(&unit, f, options.block_dim, &mut unresolved),
+            shapes_for(
+                &unit,
+                f,
+                options.block_dim,
+                &mut unresolved,
+                includer_launches.as_ref(),
+            ),
         );
     }
     let analysis = AnalysisOptions {

@@ -537,6 +537,9 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
             "from the launch at line {}",
             report.file.line_col(span.start).0
         ),
+        ShapeSource::IncluderLaunch { file, line } => {
+            format!("from the launch at {file}:{line}")
+        }
         ShapeSource::Annotation => "from the `// banklint: block(...)` annotation".to_string(),
         ShapeSource::Cli => "from --block-dim".to_string(),
         ShapeSource::Default => {

@@ -25,6 +25,11 @@ use std::rc::Rc;
 pub enum ShapeSource {
     /// A launch site, by its span.
     Launch(Range<usize>),
+    /// A launch in the file that includes this one (see `include_context`), by file and line.
+    IncluderLaunch {
+        file: String,
+        line: usize,
+    },
     Annotation,
     Cli,
     /// No shape known: one warp, blockDim.x assumed a multiple of 32.
@@ -35,6 +40,7 @@ impl ShapeSource {
     pub fn name(&self) -> &'static str {
         match self {
             ShapeSource::Launch(_) => "launch",
+            ShapeSource::IncluderLaunch { .. } => "includer-launch",
             ShapeSource::Annotation => "annotation",
             ShapeSource::Cli => "cli",
             ShapeSource::Default => "default",

@@ -22,68 +22,46 @@ pub struct UnresolvedLaunch {
 type TemplateArgs = Vec<(String, String)>;
 type Arguments = Vec<(String, i64)>;
 
+/// The launches of another file that includes this one: its unit and its path as reported.
+pub struct IncluderLaunches<'u, 'p> {
+    pub unit: &'u Unit<'p>,
+    pub file: String,
+}
+
 pub fn shapes_for(
     unit: &Unit<'_>,
     f: &Function,
     cli: Option<[u32; 3]>,
     unresolved: &mut Vec<UnresolvedLaunch>,
+    includer: Option<&IncluderLaunches<'_, '_>>,
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
     // Instantiations and arguments of launches whose block shape is not known.
     let mut without_shape: Vec<(TemplateArgs, Arguments)> = Vec::new();
     if f.kernel {
-        for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
-            let Some(block) = launch.config.get(1) else {
-                unresolved.push(UnresolvedLaunch {
-                    span: launch.span.clone(),
-                    reason: "the launch has no block argument".into(),
-                });
-                continue;
-            };
-            let text = &unit.prepared.text[block.clone()];
-            let dims_here = block_dims(unit, text, block.start, 0);
-            let arguments = launch_arguments(unit, f, launch);
-            for written in host_instantiations(unit, launch) {
-                let template_args = bind_template_args(f, &written);
-                match dims_here {
-                    Some(dims) if valid(dims) => {
-                        if !shapes.iter().any(|s| {
-                            s.dims == Some(dims)
-                                && s.template_args == template_args
-                                && s.arguments == arguments
-                        }) {
-                            shapes.push(BlockShape {
-                                dims: Some(dims),
-                                source: ShapeSource::Launch(launch.span.clone()),
-                                template_args,
-                                arguments: arguments.clone(),
-                            });
-                        }
-                    }
-                    Some(dims) => unresolved.push(UnresolvedLaunch {
-                        span: block.clone(),
-                        reason: format!(
-                            "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
-                            dims[0], dims[1], dims[2]
-                        ),
-                    }),
-                    None => {
-                        unresolved.push(UnresolvedLaunch {
-                            span: block.clone(),
-                            reason: format!(
-                                "the block shape `{}` is not a compile-time constant",
-                                text.trim()
-                            ),
-                        });
-                        // Its template and kernel arguments still say what runs.
-                        let key = (template_args, arguments.clone());
-                        if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key)
-                        {
-                            without_shape.push(key);
-                        }
-                    }
-                }
-            }
+        launch_shapes(
+            unit,
+            f,
+            &|l| ShapeSource::Launch(l.span.clone()),
+            unresolved,
+            &mut shapes,
+            &mut without_shape,
+        );
+        // A kernel this file never launches may be launched by its includer (Rodinia's
+        // `main.cu` includes each kernel file, then launches its kernels). Problems with those
+        // launches are the includer's to report.
+        if let Some(inc) = includer.filter(|_| shapes.is_empty() && without_shape.is_empty()) {
+            launch_shapes(
+                inc.unit,
+                f,
+                &|l| ShapeSource::IncluderLaunch {
+                    file: inc.file.clone(),
+                    line: inc.unit.line_of(l.span.start),
+                },
+                &mut Vec::new(),
+                &mut shapes,
+                &mut without_shape,
+            );
         }
     }
     // Launches whose shape is unknown get the fallback shape, with what they did say.
@@ -104,6 +82,70 @@ pub fn shapes_for(
         shapes.push(fallback);
     }
     shapes
+}
+
+/// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
+/// arguments of launches whose shape is not a constant into `without_shape`.
+fn launch_shapes(
+    unit: &Unit<'_>,
+    f: &Function,
+    source: &dyn Fn(&crate::cuda_frontend::Launch) -> ShapeSource,
+    unresolved: &mut Vec<UnresolvedLaunch>,
+    shapes: &mut Vec<BlockShape>,
+    without_shape: &mut Vec<(TemplateArgs, Arguments)>,
+) {
+    for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
+        let Some(block) = launch.config.get(1) else {
+            unresolved.push(UnresolvedLaunch {
+                span: launch.span.clone(),
+                reason: "the launch has no block argument".into(),
+            });
+            continue;
+        };
+        let text = &unit.prepared.text[block.clone()];
+        let dims_here = block_dims(unit, text, block.start, 0);
+        let arguments = launch_arguments(unit, f, launch);
+        for written in host_instantiations(unit, launch) {
+            let template_args = bind_template_args(f, &written);
+            match dims_here {
+                Some(dims) if valid(dims) => {
+                    if !shapes.iter().any(|s| {
+                        s.dims == Some(dims)
+                            && s.template_args == template_args
+                            && s.arguments == arguments
+                    }) {
+                        shapes.push(BlockShape {
+                            dims: Some(dims),
+                            source: source(launch),
+                            template_args,
+                            arguments: arguments.clone(),
+                        });
+                    }
+                }
+                Some(dims) => unresolved.push(UnresolvedLaunch {
+                    span: block.clone(),
+                    reason: format!(
+                        "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
+                        dims[0], dims[1], dims[2]
+                    ),
+                }),
+                None => {
+                    unresolved.push(UnresolvedLaunch {
+                        span: block.clone(),
+                        reason: format!(
+                            "the block shape `{}` is not a compile-time constant",
+                            text.trim()
+                        ),
+                    });
+                    // Its template and kernel arguments still say what runs.
+                    let key = (template_args, arguments.clone());
+                    if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key) {
+                        without_shape.push(key);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The integer arguments of a launch that are compile-time constants there
