@@ -1360,6 +1360,12 @@ fn cxx_rewrite(
             return Some(i + 1);
         }
     }
+    // A class template's specialization as a declared type, `cg::thread_block_tile<32> t = ...`
+    // or `cuda::barrier<cuda::thread_scope_block> &bar`: the arguments go (recorded like a
+    // call's, at the name), a reference becomes a pointer, and the name is a type name.
+    if let Some(next) = template_type_declaration(src, tokens, i, typenames, out, patches, keep) {
+        return Some(next);
+    }
     // Explicit template arguments at a call of a template: f<16>(x) -> f    (x).
     if tokens[i].kind == TokenKind::Ident
         && text(i + 1) == "<"
@@ -1396,6 +1402,70 @@ fn cxx_rewrite(
         return Some(close + 1);
     }
     None
+}
+
+/// See [`cxx_rewrite`]. Only names that are qualified (`cg::`, `cuda::`) or known type names
+/// qualify, so that `i<n && j>k` stays a comparison.
+fn template_type_declaration(
+    src: &str,
+    tokens: &[Token],
+    i: usize,
+    typenames: &[String],
+    out: &mut Prepared,
+    patches: &mut Vec<(usize, &'static str)>,
+    keep: &mut [bool],
+) -> Option<usize> {
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
+    if tokens[i].kind != TokenKind::Ident
+        || text(i + 1) != "<"
+        || !adjacent_tokens(tokens, i, i + 1)
+    {
+        return None;
+    }
+    // The whole name, `cg::thread_block_tile` -> `cg__thread_block_tile` (as `::` is rewritten).
+    let mut first = i;
+    while first >= 2 && text(first - 1) == "::" && tokens[first - 2].kind == TokenKind::Ident {
+        first -= 2;
+    }
+    let joined: String = (first..=i)
+        .map(|k| if text(k) == "::" { "__" } else { text(k) })
+        .collect();
+    if first == i && !typenames.iter().any(|n| n == text(i)) {
+        return None;
+    }
+    let before = first.checked_sub(1).map_or(";", text);
+    let declaration_start = matches!(before, "(" | "," | ";" | "{" | "}" | "const" | "static")
+        || BLANKED_WORDS.iter().any(|(w, _)| *w == before);
+    if !declaration_start {
+        return None;
+    }
+    let close = matching_angle(src, tokens, i + 1)?;
+    let mut j = close + 1;
+    let mut reference = None;
+    while matches!(text(j), "&" | "*" | "const") {
+        if text(j) == "&" {
+            reference = Some(j);
+        }
+        j += 1;
+    }
+    if tokens.get(j).is_none_or(|t| t.kind != TokenKind::Ident)
+        || !matches!(text(j + 1), "," | ")" | "=" | ";" | "[" | "{")
+    {
+        return None;
+    }
+    let args = split_top_level(src, &tokens[i + 2..close])
+        .iter()
+        .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+        .collect();
+    out.template_calls.push((tokens[i].start, args));
+    keep[i + 1..=close].iter_mut().for_each(|k| *k = false);
+    if let Some(r) = reference {
+        patches.push((tokens[r].start, "*"));
+    }
+    if !out.typenames.contains(&joined) {
+        out.typenames.push(joined);
+    }
+    Some(close + 1)
 }
 
 fn adjacent_tokens(tokens: &[Token], a: usize, b: usize) -> bool {

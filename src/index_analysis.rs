@@ -177,6 +177,16 @@ enum Binding {
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
     /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
     MemoryClass(String),
+    /// A cooperative-groups handle.
+    Group(Group),
+}
+
+/// What a cooperative-groups handle covers: the block, or a tile of threads
+/// (`cg::tiled_partition<32>(block)`, `cg::thread_block_tile<32>`) whose size is known or not.
+#[derive(Clone, Debug, PartialEq)]
+enum Group {
+    Block,
+    Tile(Result<u32, String>),
 }
 
 /// Where a pointer into shared memory points, per thread.
@@ -708,6 +718,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else {
                 continue;
             };
+            let init_expr = match &init.node.initializer {
+                Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) => Some(&**e),
+                _ => None,
+            };
+            if let Some(group) = self.group_of(&d.node.specifiers, init_expr) {
+                self.bind(&name, Binding::Group(group));
+                continue;
+            }
             let is_array = init
                 .node
                 .declarator
@@ -1348,6 +1369,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             | Some(Binding::MemoryClass(_)) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
+            Some(Binding::Group(_)) => {
+                return Lanes::unknown(format!("`{name}` is a thread group, not an integer"));
+            }
             None => {}
         }
         if let Some(v) = self.template_values.get(name) {
@@ -1495,11 +1519,49 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return self.eval_text(&expanded, whole.span, mask, name);
             }
         }
-        let args: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
+        let callee = name.as_deref().and_then(|n| self.unit.function(n));
+        let args: Vec<Lanes> = call
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                // A `__shared__` object handed to a reference parameter (a pointer once the
+                // front end has rewritten `T &p`) is not read at the call.
+                let by_reference = callee
+                    .and_then(|f| f.params.iter().find(|p| p.index == k))
+                    .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
+                match &a.node {
+                    Expression::Identifier(id)
+                        if by_reference
+                            && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_))) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
+                    _ => self.eval(a, mask),
+                }
+            })
+            .collect();
         if let Expression::Member(m) = &call.callee.node {
-            // Cooperative groups: `block.thread_rank()`, `cg::this_thread_block().thread_rank()`.
-            if let Some(v) = self.group_method(&m.node.identifier.node.name) {
+            // Cooperative groups: `tile.thread_rank()`, `block.thread_rank()`,
+            // `cg::this_thread_block().thread_rank()`.
+            let method = &m.node.identifier.node.name;
+            if let Expression::Identifier(id) = &m.node.expression.node
+                && let Some(Binding::Group(Group::Tile(tile))) = self.lookup(&id.node.name)
+            {
+                return match tile.clone() {
+                    Ok(tile) => self.tile_method(method, tile),
+                    Err(why) => Lanes::unknown(why),
+                };
+            }
+            if let Some(v) = self.group_method(method) {
                 return v;
+            }
+            // A method of a `__shared__` object (`bar.arrive()` on a `cuda::barrier`): library
+            // code touches the object, not an access banklint can place.
+            if let Expression::Identifier(id) = &m.node.expression.node
+                && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_)))
+            {
+                return self.uniform_data("the result of a method call");
             }
             let base = self.eval(&m.node.expression, mask);
             return self.data_value(&base, "the result of a method call");
@@ -1576,6 +1638,103 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// Methods of a tile of `tile` threads: ranks within the tile and of the tile in the block.
+    fn tile_method(&mut self, method: &str, tile: u32) -> Lanes {
+        let n = self.n;
+        let size = Lanes::int(i64::from(tile));
+        match method {
+            "thread_rank" | "meta_group_rank" => {
+                let rank = self
+                    .group_method("thread_rank")
+                    .unwrap_or_else(|| Lanes::int(0));
+                let op = if method == "thread_rank" {
+                    BinOp::Rem
+                } else {
+                    BinOp::Div
+                };
+                Lanes::binary(op, &rank, &size, n, &mut self.syms)
+            }
+            "size" | "num_threads" => size,
+            "meta_group_size" => {
+                let block = self.group_method("size").unwrap_or_else(|| Lanes::int(0));
+                let rounded = Lanes::binary(
+                    BinOp::Add,
+                    &block,
+                    &Lanes::int(i64::from(tile) - 1),
+                    n,
+                    &mut self.syms,
+                );
+                Lanes::binary(BinOp::Div, &rounded, &size, n, &mut self.syms)
+            }
+            _ => self.uniform_data("the result of a method call"),
+        }
+    }
+
+    /// The group a declaration's initializer or type names: `cg::this_thread_block()` or
+    /// `cg::thread_block` (the block), `cg::tiled_partition<32>(b)` or
+    /// `cg::thread_block_tile<32>` (a tile of 32).
+    fn group_of(
+        &mut self,
+        specs: &[Node<DeclarationSpecifier>],
+        init: Option<&Node<Expression>>,
+    ) -> Option<Group> {
+        // The arguments are recorded at the last part of a qualified name (`cg::tiled_partition`).
+        let tile_size = |a: &mut Self, span: Span| -> Result<u32, String> {
+            let name = a.span(span);
+            let text = a
+                .unit
+                .prepared
+                .template_calls
+                .iter()
+                .find(|(off, _)| name.contains(off))
+                .and_then(|(_, args)| args.first().cloned())
+                .ok_or_else(|| "a thread group's tile size is not written".to_string())?;
+            a.eval_text(&text, span, &[true], "the tile size")
+                .as_const()
+                .and_then(|t| u32::try_from(t).ok())
+                .filter(|&t| t > 0)
+                .ok_or_else(|| format!("the tile size `{text}` is not a compile-time constant"))
+        };
+        if let Some(Node {
+            node: Expression::Call(c),
+            ..
+        }) = init
+            && let Expression::Identifier(id) = &c.node.callee.node
+        {
+            let name = id.node.name.as_str();
+            if name.ends_with("tiled_partition") && c.node.arguments.len() == 2 {
+                // The run-time form, `cg::tiled_partition(block, 16)`.
+                let size = self.eval(&c.node.arguments[1], &vec![true; self.n]);
+                return Some(Group::Tile(
+                    size.as_const()
+                        .and_then(|t| u32::try_from(t).ok())
+                        .filter(|&t| t > 0)
+                        .ok_or_else(|| "the tile size is not a compile-time constant".to_string()),
+                ));
+            }
+            if name.ends_with("tiled_partition") {
+                return Some(Group::Tile(tile_size(self, c.node.callee.span)));
+            }
+            if name.ends_with("this_thread_block") {
+                return Some(Group::Block);
+            }
+        }
+        for spec in specs {
+            if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
+                && let TypeSpecifier::TypedefName(id) = &ts.node
+            {
+                let name = id.node.name.as_str();
+                if name.ends_with("thread_block_tile") {
+                    return Some(Group::Tile(tile_size(self, ts.span)));
+                }
+                if name == "thread_block" || name.ends_with("__thread_block") {
+                    return Some(Group::Block);
+                }
+            }
+        }
+        None
+    }
+
     fn raw_text(&self, s: Span) -> String {
         let r = match self.unit.items.get(self.item) {
             Some(item) if self.span_override.is_none() => item.span(s),
@@ -1609,7 +1768,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
                 _ => None,
             };
+            let group = arg_expr.and_then(|a| match &a.node {
+                Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Group(g)) => Some(g.clone()),
+                    _ => None,
+                },
+                _ => None,
+            });
             let binding = match (shared, args.get(k)) {
+                _ if group.is_some() => Binding::Group(group.clone().expect("checked")),
                 (Some(s), _) => Binding::Shared(s),
                 (None, _) if pointer.is_some() => {
                     Binding::Pointer(pointer.clone().expect("checked"))

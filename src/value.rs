@@ -145,6 +145,28 @@ impl Affine {
 
     /// Whether every symbolic coefficient is a multiple of `m` and the constant lies in
     /// `[0, m)` after splitting: then `self = m*q + r` with `r = constant mod m`.
+    /// The greatest common divisor of the constant and every coefficient (at least 1).
+    fn content(&self) -> i64 {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
+        let g = self
+            .terms
+            .iter()
+            .fold(self.constant.unsigned_abs(), |g, &(_, c)| {
+                gcd(g, c.unsigned_abs())
+            });
+        i64::try_from(g).unwrap_or(1).max(1)
+    }
+
+    /// Every coefficient and the constant divided by `g`, which divides them all.
+    fn divide_exact(&self, g: i64) -> Affine {
+        Affine {
+            constant: self.constant / g,
+            terms: self.terms.iter().map(|&(s, c)| (s, c / g)).collect(),
+        }
+    }
+
     fn splits_by(&self, m: i64) -> bool {
         m > 0 && self.constant >= 0 && self.terms.iter().all(|&(_, c)| c % m == 0)
     }
@@ -237,6 +259,16 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
         return Value::Affine(v);
     }
     if uniform {
+        if op == BinOp::Mul {
+            // Keep common factors outside the new unknown: `(32*W) * H` is `32 * (W * H)`, so
+            // a later `% 32` or `/ 32` still resolves.
+            let (gx, gy) = (x.content(), y.content());
+            let p = syms.opaque(op, &x.divide_exact(gx), &y.divide_exact(gy));
+            return Value::Affine(Affine {
+                constant: 0,
+                terms: vec![(p, gx.wrapping_mul(gy))],
+            });
+        }
         return Value::sym(syms.opaque(op, x, y));
     }
     let symbolic = if x.terms.is_empty() { y } else { x };
@@ -470,6 +502,26 @@ mod tests {
         let p1 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         let p2 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         assert_eq!(p1, p2);
+    }
+
+    #[test]
+    fn products_of_unknowns_keep_their_common_factor() {
+        let mut syms = Symbols::default();
+        // rank = (32 * W) * H + lane, as a block's thread rank with blockDim.x = 32 * W.
+        let w = Value::sym(syms.fresh("W"));
+        let h = Value::sym(syms.fresh("H"));
+        let wide = binary(BinOp::Mul, &w, &Value::int(32), true, &mut syms);
+        let product = binary(BinOp::Mul, &wide, &h, true, &mut syms);
+        let rank = binary(BinOp::Add, &product, &Value::int(5), false, &mut syms);
+        assert_eq!(
+            binary(BinOp::Rem, &rank, &Value::int(32), false, &mut syms).as_const(),
+            Some(5)
+        );
+        let tile = binary(BinOp::Div, &rank, &Value::int(8), false, &mut syms);
+        assert!(
+            tile.as_affine()
+                .is_some_and(|a| a.constant == 0 && a.terms.len() == 1)
+        );
     }
 
     #[test]
