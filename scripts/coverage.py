@@ -15,13 +15,14 @@ directory:
     and for skipped code (reason text normalized so that similar ones group).
 
 `--list-missing` lists, per file, the `__shared__` declarations for which
-banklint reported no access at all.
+banklint reported no access at all, then those whose accesses are all unknown (with reasons).
 
 Notes on the figures:
   * The JSON format does not carry the reason of a skipped-code region, so a
     file with skipped code is run a second time in the human format to read it.
-  * The text scan does not evaluate `#if`: declarations in disabled regions
-    count as declared. Scalars count too; "arrays only" leaves them out.
+  * Declarations in code that conditional compilation leaves out (as banklint evaluates
+    `#if` with its defaults: `__CUDA_ARCH__` of --arch, no -D) are not counted; the table
+    says how many. Scalars count; "arrays only" leaves them out.
   * An access is matched to a declaration by array name (and function). Accesses
     under a name that no `__shared__` declaration has (a pointer banklint could
     not trace to its array, e.g. SharedMemory<T>) are credited to the file's
@@ -463,7 +464,7 @@ def report(root, results, args):
     files = len(results)
     fully = partly = not_at_all = 0
     crashes, timeouts, errors, empty = [], [], [], []
-    decl_total = decl_arrays = 0
+    decl_total = decl_arrays = decl_inactive = 0
     decl_with_access = decl_with_analyzed = decl_via_alias = 0
     alias_arrays = set()
     whole_functions = 0
@@ -492,6 +493,14 @@ def report(root, results, args):
         if r["seconds"] > slowest[0]:
             slowest = (r["seconds"], path)
         decls = r["decls"]
+        # Declarations in code that conditional compilation leaves out (banklint reports
+        # those regions, evaluated with its -D/-U and __CUDA_ARCH__) are not compiled.
+        inactive = []
+        for f in (r["json"] or {}).get("files", []):
+            inactive.extend(f.get("inactive_lines") or [])
+        live = [d for d in decls if not any(a <= d["line"] <= b for a, b in inactive)]
+        decl_inactive += len(decls) - len(live)
+        decls = live
         decl_total += len(decls)
         if decls:
             files_with_shared += 1
@@ -623,6 +632,7 @@ def report(root, results, args):
         ("      of which only scalars or unused arrays", len(empty_trivial)),
         ("files declaring __shared__", files_with_shared),
         ("__shared__ declarations in the text", decl_total),
+        ("  not counted: in #if-disabled code", decl_inactive),
         ("  of which arrays (declarator has [])", decl_arrays),
         ("shared arrays with accesses reported (file, array)", len(accessed_arrays)),
         ("  of which with >= 1 analyzed access", len(analyzed_arrays)),

@@ -53,6 +53,8 @@ pub struct FileReport {
     pub functions: Vec<(String, std::ops::Range<usize>, bool)>,
     /// The file that includes this one, whose definitions before its `#include` were in force.
     pub context: Option<Includer>,
+    /// Byte ranges conditional compilation leaves out.
+    pub inactive: Vec<std::ops::Range<usize>>,
 }
 
 impl FileReport {
@@ -204,6 +206,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         annotation_errors,
         functions,
         context,
+        inactive: prepared.inactive.clone(),
         file,
     }
 }

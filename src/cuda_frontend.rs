@@ -223,6 +223,8 @@ pub struct Prepared {
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
     pub shared_memory_classes: Vec<String>,
     pub skipped: Vec<Skipped>,
+    /// Regions that conditional compilation leaves out (`#if 0` ... `#endif`), in file order.
+    pub inactive: Vec<Range<usize>>,
 }
 
 /// Command-line `-D`/`-U` settings for conditional compilation.
@@ -844,6 +846,7 @@ fn run_directives(
         disabled.push(from..src.len());
     }
     blank.extend(disabled.iter().cloned());
+    out.inactive.extend(disabled.iter().cloned());
     // Disabled regions are in file order and disjoint: one pass drops their tokens.
     let mut tokens = tokens;
     let mut r = 0;

@@ -326,6 +326,15 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
         "status": "ok",
         "message": null,
         "context": report.context.as_ref().map(|c| c.path.display().to_string()),
+        "inactive_lines": report.inactive.iter().map(|r| {
+            // A region starts at the end of its directive's line.
+            let text = &report.file.text;
+            let region = text.get(r.clone()).unwrap_or("");
+            let start = r.start + region.len() - region.trim_start_matches(['\r', '\n']).len();
+            let (first, _) = report.file.line_col(start.min(r.end));
+            let (last, _) = report.file.line_col(r.end.saturating_sub(1).max(r.start));
+            json!([first, last])
+        }).collect::<Vec<_>>(),
     }));
     out.accesses = report.findings.len();
     for f in &findings {
@@ -344,7 +353,7 @@ fn failed(e: &LoadError) -> FileOutput {
     let mut out = FileOutput {
         stderr: format!("error: {e}\n"),
         json_file: Some(
-            json!({"path": e.path.display().to_string(), "status": "error", "message": e.message, "context": null}),
+            json!({"path": e.path.display().to_string(), "status": "error", "message": e.message, "context": null, "inactive_lines": []}),
         ),
         failed_to_read: true,
         ..FileOutput::default()

@@ -916,3 +916,21 @@ fn included_files_are_analyzed_after_their_includers_definitions() {
         "{doc}"
     );
 }
+
+#[test]
+fn json_lists_the_lines_conditional_compilation_leaves_out() {
+    let dir = temp_dir("inactive");
+    let f = write(
+        &dir,
+        "k.cu",
+        "#define WIDE 0\n#if WIDE\n__global__ void wide(float *o) {\n    __shared__ float s[64];\n}\n#endif\n#ifdef __CUDA_ARCH__\nint arch_only;\n#else\nint host_only;\n#endif\n",
+    );
+    let o = banklint(&["check", &f, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    // Lines 3-5 (`#if WIDE` is false) and 10 (the host side of `#ifdef __CUDA_ARCH__`).
+    assert_eq!(
+        doc["files"][0]["inactive_lines"],
+        serde_json::json!([[3, 5], [10, 10]])
+    );
+}
