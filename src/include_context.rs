@@ -149,30 +149,35 @@ fn read_small(path: &Path) -> Option<String> {
         return None;
     }
     let bytes = std::fs::read(path).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    Some(
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
 }
 
-/// `#include "name"` directives: the name and the offset of the `#`. A plain line scan;
-/// conditional compilation is not evaluated (an include in a disabled branch still says
-/// which file the includer means to compile).
+/// `#include "name"` directives: the name and the offset of the `#`. A plain text scan (by
+/// the word `include`, so files without one cost one pass of a substring search);
+/// conditional compilation is not evaluated (an include in a disabled branch still says which
+/// file the includer means to compile).
 pub fn local_includes(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let trimmed = line.trim_start();
-        let Some(rest) = trimmed.strip_prefix('#') else {
+    for (at, _) in text.match_indices("include") {
+        let line_start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+        let Some(before) = text[line_start..at].trim().strip_prefix('#') else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+        if !before.trim().is_empty() {
             continue;
-        };
-        let Some(quoted) = rest.trim_start().strip_prefix('"') else {
+        }
+        let rest = &text[at + "include".len()..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let Some(quoted) = line.trim_start().strip_prefix('"') else {
             continue;
         };
         if let Some(name) = quoted.split('"').next().filter(|n| !n.is_empty()) {
-            out.push((name.to_string(), start + (line.len() - trimmed.len())));
+            let hash =
+                line_start + (text[line_start..].len() - text[line_start..].trim_start().len());
+            out.push((name.to_string(), hash));
         }
     }
     out
@@ -192,7 +197,10 @@ mod tests {
 
     #[test]
     fn finds_include_directives_with_their_offsets() {
-        let text = "int a;\n  #  include \"k.cu\"\n#include <stdio.h>\n#include \"\"\n";
-        assert_eq!(local_includes(text), vec![("k.cu".to_string(), 9)]);
+        let text = "int a;\n  #  include \"k.cu\"\n#include <stdio.h>\n#include \"\"\nint include = 1; // #include \"no.h\"\n#include\"b.cuh\"\n";
+        assert_eq!(
+            local_includes(text),
+            vec![("k.cu".to_string(), 9), ("b.cuh".to_string(), 94)]
+        );
     }
 }
