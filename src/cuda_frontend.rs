@@ -6,6 +6,7 @@
 //! (annotations), `#define`s, the positions of `__shared__`/`__global__`/`__device__`,
 //! launch sites `k<<<grid, block>>>`, and the top-level items ("chunks") to parse one by one.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -225,6 +226,67 @@ pub struct Prepared {
     pub skipped: Vec<Skipped>,
     /// Regions that conditional compilation leaves out (`#if 0` ... `#endif`), in file order.
     pub inactive: Vec<Range<usize>>,
+    /// `typedef`s inside class templates and their specializations (this file's and its
+    /// headers'): `template <> struct vec4<float> { typedef float4 Type; };`.
+    pub member_typedefs: Vec<MemberTypedef>,
+    /// Dependent member types written `typename vec4<T>::Type`, each rewritten in place to
+    /// one identifier of the same length (`vec4_T___Type`) that the analysis resolves once `T`
+    /// is bound.
+    pub dependent_types: Vec<DependentType>,
+}
+
+/// `typedef TYPE MEMBER;` inside `struct CLASS` (the primary template, `args` `None`) or
+/// `struct CLASS<ARGS>` (a specialization).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberTypedef {
+    pub class: String,
+    pub args: Option<Vec<String>>,
+    pub member: String,
+    pub ty: String,
+}
+
+/// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependentType {
+    pub name: String,
+    pub class: String,
+    pub args: Vec<String>,
+    pub member: String,
+}
+
+impl Prepared {
+    /// The type a dependent member type names once template type parameters are bound
+    /// (`bound`: parameter name -> type as written): the matching specialization's typedef,
+    /// else the primary template's.
+    pub fn resolve_dependent(
+        &self,
+        dep: &DependentType,
+        bound: &HashMap<String, String>,
+    ) -> Option<String> {
+        let subst = |t: &str| {
+            bound
+                .get(t.trim())
+                .cloned()
+                .unwrap_or_else(|| t.trim().to_string())
+        };
+        let args: Vec<String> = dep.args.iter().map(|a| subst(a)).collect();
+        let same = |written: &[String]| {
+            written.len() == args.len()
+                && written
+                    .iter()
+                    .zip(&args)
+                    .all(|(w, a)| w.split_whitespace().eq(a.split_whitespace()))
+        };
+        let of_class = self
+            .member_typedefs
+            .iter()
+            .filter(|m| m.class == dep.class && m.member == dep.member);
+        let found = of_class
+            .clone()
+            .find(|m| m.args.as_deref().is_some_and(same))
+            .or_else(|| of_class.clone().find(|m| m.args.is_none()))?;
+        Some(subst(&found.ty))
+    }
 }
 
 /// Command-line `-D`/`-U` settings for conditional compilation.
@@ -394,6 +456,8 @@ pub fn prepare_in_context(
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         out.macros.absorb(&ctx.macros, 0);
         out.typenames.extend(ctx.typenames.iter().cloned());
+        out.member_typedefs
+            .extend(ctx.member_typedefs.iter().cloned());
         out.shared_memory_classes
             .extend(ctx.shared_memory_classes.iter().cloned());
     }
@@ -415,7 +479,7 @@ pub fn prepare_in_context(
     out.headers.extend(context);
     // Type names first: the C++ rewrites need them to tell `T &x` from `a & b`.
     collect_typenames(src, &active_tokens, &mut out.typenames);
-    let mut patches: Vec<(usize, &'static str)> = Vec::new();
+    let mut patches: Vec<(usize, Cow<'static, str>)> = Vec::new();
     let tokens = rewrite_tokens(src, active_tokens, &mut out, &mut blank, &mut patches);
     out.chunks = split_chunks(src, &tokens, &out.keywords);
     take_shared_memory_classes(src, &tokens, &mut out);
@@ -819,6 +883,8 @@ fn run_directives(
                         let header = prepare_with_includes(&text, &inherited, load);
                         out.macros.absorb(&header.macros, d.start);
                         out.typenames.extend(header.typenames.iter().cloned());
+                        out.member_typedefs
+                            .extend(header.member_typedefs.iter().cloned());
                         out.shared_memory_classes
                             .extend(header.shared_memory_classes.iter().cloned());
                         out.headers.push((name.to_string(), header));
@@ -1096,7 +1162,7 @@ fn rewrite_tokens(
     tokens: Vec<Token>,
     out: &mut Prepared,
     blank: &mut Vec<Range<usize>>,
-    patches: &mut Vec<(usize, &'static str)>,
+    patches: &mut Vec<(usize, Cow<'static, str>)>,
 ) -> Vec<Token> {
     let mut keep = vec![true; tokens.len()];
     let text = |i: usize| tokens.get(i).map_or("", |t| t.text(src));
@@ -1129,7 +1195,7 @@ fn rewrite_tokens(
                 && tokens[i - 1].kind == TokenKind::Ident
                 && tokens[i + 1].kind == TokenKind::Ident;
             if joined {
-                patches.push((tokens[i].start, "__"));
+                patches.push((tokens[i].start, "__".into()));
             } else {
                 keep[i] = false;
             }
@@ -1189,6 +1255,13 @@ fn rewrite_tokens(
                 i = j + 1;
                 continue;
             }
+            "struct" | "class" => record_member_typedefs(src, &tokens, i, out),
+            "typename" => {
+                if let Some(next) = dependent_type(src, &tokens, i, out, &mut keep, patches) {
+                    i = next;
+                    continue;
+                }
+            }
             "template" if tokens.get(i + 1).map(|_| text(i + 1)) == Some("<") => {
                 if let Some(close) = matching_angle(src, &tokens, i + 1) {
                     out.templates.push(template_header(
@@ -1225,6 +1298,129 @@ fn rewrite_tokens(
         kept
     });
     tokens
+}
+
+/// `typedef`s in the body of `struct NAME { ... }` or `struct NAME<ARGS> { ... }` at `i`.
+fn record_member_typedefs(src: &str, tokens: &[Token], i: usize, out: &mut Prepared) {
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
+    if tokens.get(i + 1).is_none_or(|t| t.kind != TokenKind::Ident) {
+        return;
+    }
+    let class = text(i + 1).to_string();
+    let (args, open) = if text(i + 2) == "<" {
+        let Some(close) = matching_angle(src, tokens, i + 2) else {
+            return;
+        };
+        let args = split_top_level(src, &tokens[i + 3..close])
+            .iter()
+            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+            .collect();
+        (Some(args), close + 1)
+    } else {
+        (None, i + 2)
+    };
+    if text(open) != "{" {
+        return;
+    }
+    let Some(end) = matching(src, tokens, open) else {
+        return;
+    };
+    let mut depth = 0;
+    let mut k = open + 1;
+    while k < end {
+        match text(k) {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            "typedef" if depth == 0 => {
+                let semi = (k..end).find(|&j| text(j) == ";").unwrap_or(end);
+                if semi > k + 2 && tokens[semi - 1].kind == TokenKind::Ident {
+                    out.member_typedefs.push(MemberTypedef {
+                        class: class.clone(),
+                        args: args.clone(),
+                        member: text(semi - 1).to_string(),
+                        ty: (k + 1..semi - 1).map(text).collect::<Vec<_>>().join(" "),
+                    });
+                }
+                k = semi;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+}
+
+/// The identifier the front end writes for `typename CLASS<ARGS>::MEMBER` written as text
+/// (a template argument), or `None` if `text` is not of that form.
+pub fn dependent_type_name(text: &str) -> Option<String> {
+    let rest = text.trim().strip_prefix("typename")?;
+    let (class, rest) = rest.split_once('<')?;
+    let (args, member) = rest.rsplit_once('>')?;
+    let member = member.trim().strip_prefix("::")?.trim();
+    let ident = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let words: Vec<String> = args
+        .split(',')
+        .map(|a| a.split_whitespace().collect::<Vec<_>>().join("_"))
+        .collect();
+    (ident(class.trim()) && ident(member) && words.iter().all(|w| ident(w)))
+        .then(|| format!("{}_{}___{member}", class.trim(), words.join("_")))
+}
+
+/// `typename CLASS<ARGS>::MEMBER` at `i` -> one identifier of the same length, e.g.
+/// `vec4_T___Type`, recorded in `dependent_types` and declared a type name. Returns the token
+/// after it, or `None` when the form is another one or the name would not fit.
+fn dependent_type(
+    src: &str,
+    tokens: &[Token],
+    i: usize,
+    out: &mut Prepared,
+    keep: &mut [bool],
+    patches: &mut Vec<(usize, Cow<'static, str>)>,
+) -> Option<usize> {
+    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
+    if tokens.get(i + 1)?.kind != TokenKind::Ident || text(i + 2) != "<" {
+        return None;
+    }
+    let close = matching_angle(src, tokens, i + 2)?;
+    if text(close + 1) != "::" || tokens.get(close + 2)?.kind != TokenKind::Ident {
+        return None;
+    }
+    let parts = split_top_level(src, &tokens[i + 3..close]);
+    let args: Vec<String> = parts
+        .iter()
+        .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+        .collect();
+    if args.is_empty()
+        || parts
+            .iter()
+            .any(|p| p.iter().any(|t| t.kind != TokenKind::Ident))
+    {
+        return None;
+    }
+    let class = text(i + 1);
+    let member = text(close + 2);
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| a.split_whitespace().collect::<Vec<_>>().join("_"))
+        .collect();
+    let name = format!("{class}_{}___{member}", words.join("_"));
+    let span = tokens[i + 1].start..tokens[close + 2].end;
+    if name.len() > span.len() {
+        return None;
+    }
+    keep[i..=close + 2].iter_mut().for_each(|k| *k = false);
+    patches.push((span.start, Cow::Owned(name.clone())));
+    if !out.typenames.contains(&name) {
+        out.typenames.push(name.clone());
+    }
+    if !out.dependent_types.iter().any(|d| d.name == name) {
+        out.dependent_types.push(DependentType {
+            name,
+            class: class.to_string(),
+            args,
+            member: member.to_string(),
+        });
+    }
+    Some(close + 3)
 }
 
 /// Function templates from CUDA's headers that kernels call with explicit arguments.
@@ -1315,7 +1511,7 @@ fn cxx_rewrite(
     template_names: &[String],
     typenames: &[String],
     out: &mut Prepared,
-    patches: &mut Vec<(usize, &'static str)>,
+    patches: &mut Vec<(usize, Cow<'static, str>)>,
     keep: &mut [bool],
 ) -> Option<usize> {
     let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
@@ -1327,13 +1523,13 @@ fn cxx_rewrite(
             return None;
         }
         keep[i] = false;
-        patches.push((tokens[i + 1].start, "("));
-        patches.push((tokens[close].start, ")"));
+        patches.push((tokens[i + 1].start, "(".into()));
+        patches.push((tokens[close].start, ")".into()));
         return Some(close + 1);
     }
     // auto -> int, same length.
     if t == "auto" {
-        patches.push((tokens[i].start, "int "));
+        patches.push((tokens[i].start, "int ".into()));
         return Some(i + 1);
     }
     // Functional casts in expression position: float(x) -> _f___(x).
@@ -1345,7 +1541,7 @@ fn cxx_rewrite(
             && !matches!(prev, ")" | "]" | "}" | ";" | "{" | "<" | ">" | "::"))
             || prev == "return";
         if text(i + 1) == "(" && expression_position {
-            patches.push((tokens[i].start, alias));
+            patches.push((tokens[i].start, (*alias).into()));
             return Some(i + 1);
         }
     }
@@ -1359,7 +1555,7 @@ fn cxx_rewrite(
         let next_is_name = tokens[i + 1].kind == TokenKind::Ident
             && matches!(text(i + 2), "," | ")" | "=" | ";" | "[");
         if prev_is_type && next_is_name {
-            patches.push((tokens[i].start, "*"));
+            patches.push((tokens[i].start, "*".into()));
             return Some(i + 1);
         }
     }
@@ -1415,7 +1611,7 @@ fn template_type_declaration(
     i: usize,
     typenames: &[String],
     out: &mut Prepared,
-    patches: &mut Vec<(usize, &'static str)>,
+    patches: &mut Vec<(usize, Cow<'static, str>)>,
     keep: &mut [bool],
 ) -> Option<usize> {
     let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
@@ -1463,7 +1659,7 @@ fn template_type_declaration(
     out.template_calls.push((tokens[i].start, args));
     keep[i + 1..=close].iter_mut().for_each(|k| *k = false);
     if let Some(r) = reference {
-        patches.push((tokens[r].start, "*"));
+        patches.push((tokens[r].start, "*".into()));
     }
     if !out.typenames.contains(&joined) {
         out.typenames.push(joined);
@@ -1826,7 +2022,7 @@ fn strip_member_functions(
     tokens: &[Token],
     out: &mut Prepared,
     blank: &mut Vec<Range<usize>>,
-    patches: &mut Vec<(usize, &'static str)>,
+    patches: &mut Vec<(usize, Cow<'static, str>)>,
 ) {
     let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
     for chunk in out
@@ -1853,7 +2049,7 @@ fn strip_member_functions(
             continue;
         };
         if is_class {
-            patches.push((tokens[k].start, "union"));
+            patches.push((tokens[k].start, "union".into()));
             if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
                 out.class_names.push(name.text(src).to_string());
             }
@@ -2132,6 +2328,30 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dependent_member_types_become_one_name_resolved_by_specialization() {
+        let src = "template <typename T> struct vec4 { typedef float Type; };\ntemplate <> struct vec4<double> { typedef double2 Type; };\ntemplate <typename T> __global__ void k(typename vec4<T>::Type *p) {}\n";
+        let p = prepare(src, &Defines::default());
+        assert_eq!(p.text.len(), src.len());
+        assert!(p.text.contains("vec4_T___Type *p"), "{}", p.text);
+        assert_eq!(p.dependent_types.len(), 1);
+        let dep = &p.dependent_types[0];
+        let bound = |t: &str| HashMap::from([("T".to_string(), t.to_string())]);
+        assert_eq!(
+            p.resolve_dependent(dep, &bound("double")).as_deref(),
+            Some("double2")
+        );
+        assert_eq!(
+            p.resolve_dependent(dep, &bound("int")).as_deref(),
+            Some("float")
+        );
+        assert_eq!(
+            dependent_type_name(" typename vec4< T >::Type").as_deref(),
+            Some("vec4_T___Type")
+        );
+        assert_eq!(dependent_type_name("vec4<T>::Type"), None);
+    }
 
     fn prep(src: &str) -> Prepared {
         prepare(src, &Defines::default())

@@ -245,6 +245,9 @@ struct Analyzer<'a, 'p> {
     /// The file's types plus this instantiation's template type arguments.
     types: crate::types::TypeTable,
     template_args: Vec<(String, String)>,
+    /// Template type parameters bound so far, as written (`T` -> `float`), for dependent
+    /// member types (`typename vec4<T>::Type`).
+    type_args: HashMap<String, String>,
     /// Kernel arguments known at the launch being analyzed.
     arguments: Vec<(String, i64)>,
     /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
@@ -459,6 +462,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
             arguments: shape.arguments.clone(),
+            type_args: HashMap::new(),
             footprint: BTreeSet::new(),
         }
     }
@@ -489,6 +493,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 {
                     self.types.named.insert(param.name.clone(), ty);
                 }
+                if let Some(t) = given {
+                    self.type_args.insert(param.name.clone(), t);
+                }
                 continue;
             }
             let value = given
@@ -505,6 +512,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 );
             self.template_values.insert(param.name.clone(), value);
         }
+        self.bind_dependent_types();
         for p in &f.params {
             let known = self
                 .arguments
@@ -530,6 +538,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.returns.push(None);
         self.exec(&def.statement, &mask);
         self.returns.pop();
+    }
+
+    /// Gives each dependent member type (`typename vec4<T>::Type`, spelled `vec4_T___Type`)
+    /// the type it names under the current template bindings; one that does not resolve is
+    /// left unknown.
+    fn bind_dependent_types(&mut self) {
+        let p = self.unit.prepared;
+        for dep in &p.dependent_types {
+            let ty = p
+                .resolve_dependent(dep, &self.type_args)
+                .and_then(|t| type_from_text(&self.types, &t));
+            match ty {
+                Some(ty) => {
+                    self.types.named.insert(dep.name.clone(), ty);
+                }
+                None => {
+                    self.types.named.remove(&dep.name);
+                }
+            }
+        }
     }
 
     /// A warp-uniform unknown, one per name.
@@ -1790,7 +1818,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             frame.insert(p.name.clone(), binding);
         }
         // Explicit template arguments at the call, `body<BS, T>(o)`, bound in the caller.
-        let saved_templates = (self.template_values.clone(), self.types.clone());
+        let saved_templates = (
+            self.template_values.clone(),
+            self.types.clone(),
+            self.type_args.clone(),
+        );
         if let Some(header) = &f.template {
             let at = self.span(call.callee.span).start;
             let given = self
@@ -1806,6 +1838,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 if param.is_type {
                     if let Some(ty) = text.as_deref().and_then(|t| type_from_text(&self.types, t)) {
                         self.types.named.insert(param.name.clone(), ty);
+                    }
+                    // `f<T>(...)` inside a template: the caller's binding of `T`.
+                    if let Some(t) = text {
+                        let t = self.type_args.get(t.trim()).cloned().unwrap_or(t);
+                        self.type_args.insert(param.name.clone(), t);
                     }
                 } else {
                     let value = match text {
@@ -1829,6 +1866,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
         }
+        self.bind_dependent_types();
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
         let saved_item = std::mem::replace(&mut self.item, f.item);
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
@@ -1846,7 +1884,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.function = saved_fn;
         self.item = saved_item;
         self.scopes = saved_scopes;
-        (self.template_values, self.types) = saved_templates;
+        (self.template_values, self.types, self.type_args) = saved_templates;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
 
@@ -2855,6 +2893,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::types::TypeTable, text: &str) -> Option<Type> {
+    if let Some(name) = crate::cuda_frontend::dependent_type_name(text) {
+        return types.lookup(&name);
+    }
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
     if let [one] = words.as_slice()
         && let Some(t) = types.lookup(one)
