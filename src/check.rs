@@ -110,6 +110,37 @@ fn register_header_types(
     }
 }
 
+/// Units of the local headers (and the includer context) that define device functions, so a
+/// kernel's call of one is analyzed in the kernel's context. Nested headers come first.
+fn header_units(
+    prepared: &crate::cuda_frontend::Prepared,
+) -> Vec<(String, crate::extraction::Unit<'_>)> {
+    fn walk<'p>(
+        p: &'p crate::cuda_frontend::Prepared,
+        out: &mut Vec<(String, crate::extraction::Unit<'p>)>,
+    ) {
+        for (name, header) in &p.headers {
+            walk(header, out);
+            let has_device_code = header.chunks.iter().any(|c| {
+                matches!(
+                    c.kind,
+                    crate::cuda_frontend::ChunkKind::DeviceFunction { .. }
+                )
+            });
+            if has_device_code {
+                let mut unit = extract(header, parse_chunks(header));
+                for (_, nested) in &header.headers {
+                    register_header_types(&mut unit.types, nested);
+                }
+                out.push((name.clone(), unit));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(prepared, &mut out);
+    out
+}
+
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let found = options
         .includers
@@ -180,7 +211,8 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let analysis = AnalysisOptions {
         target: options.target,
     };
-    let runs = analyze(&unit, &analysis, &|f| {
+    let headers = header_units(&prepared);
+    let runs = analyze(&unit, &headers, &analysis, &|f| {
         shapes.get(&f.name).cloned().unwrap_or_default()
     });
     let findings = collect(&runs, options.target);

@@ -252,7 +252,13 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
                     message: format!("could not analyze this {} of `{array}`", f.op.name()),
                     label: reason.clone(),
                     secondary: None,
-                    notes: vec![format!("because {reason}")],
+                    notes: std::iter::once(format!("because {reason}"))
+                        .chain(
+                            f.origin
+                                .as_ref()
+                                .map(|o| format!("the access is in {o}, called here")),
+                        )
+                        .collect(),
                     conflict_ways: None,
                     fix: None,
                 });
@@ -361,6 +367,9 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     }
     if v.merged {
         notes.push("lanes n and n^1 (or n^2) share addresses, so this wide load is served in merged phases".to_string());
+    }
+    if let Some(origin) = &f.origin {
+        notes.push(format!("the access is in {origin}, called here"));
     }
     notes.push(context_note(report, f, target));
     for a in &f.assumptions {
@@ -728,6 +737,9 @@ pub fn json_accesses(report: &FileReport) -> Vec<Json> {
             }
             if !f.assumptions.is_empty() {
                 map.insert("assumptions".into(), json!(f.assumptions));
+            }
+            if let Some(origin) = &f.origin {
+                map.insert("written_in".into(), json!(origin));
             }
             obj
         })

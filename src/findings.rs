@@ -47,6 +47,8 @@ pub struct AccessFinding {
     pub assumptions: Vec<String>,
     /// Shapes analyzed for this site (several launch shapes).
     pub shapes_analyzed: usize,
+    /// Where the access is written when it is in a header's function called here.
+    pub origin: Option<String>,
 }
 
 impl AccessFinding {
@@ -141,6 +143,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 totals,
                 assumptions: site.assumptions.iter().cloned().collect(),
                 shapes_analyzed: 1,
+                origin: site.origin.clone(),
             });
         }
     }

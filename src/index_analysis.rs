@@ -122,6 +122,9 @@ pub struct Site {
     /// Some enclosing loop's trip count is unknown: no per-block totals.
     pub trips_unknown: bool,
     pub assumptions: BTreeSet<String>,
+    /// For an access in a header's device function, reported at the call: where it is written
+    /// (`` `load_row` at strided_access.cuh:12 ``).
+    pub origin: Option<String>,
 }
 
 /// A `__shared__` array seen during analysis, with its evaluated layout.
@@ -214,6 +217,13 @@ struct LoopCtl {
 
 struct Analyzer<'a, 'p> {
     unit: &'a Unit<'p>,
+    /// The analyzed file's unit, while `unit` is a header's during one of its functions.
+    home_unit: &'a Unit<'p>,
+    /// Local headers with device functions (see `check::header_units`), callable by name.
+    headers: &'a [(String, Unit<'p>)],
+    /// Inside a function from a header: the call site in the analyzed file where its accesses
+    /// are reported, and the header's name.
+    home_call: Option<(Range<usize>, String)>,
     target: Target,
     syms: Symbols,
     n: usize,
@@ -256,8 +266,9 @@ struct Analyzer<'a, 'p> {
 
 /// Runs every kernel under each of its block shapes, and every device function no kernel
 /// reaches on its own.
-pub fn analyze(
-    unit: &Unit<'_>,
+pub fn analyze<'p>(
+    unit: &Unit<'p>,
+    headers: &[(String, Unit<'p>)],
     options: &AnalysisOptions,
     shapes_for: &dyn Fn(&Function) -> Vec<BlockShape>,
 ) -> FileRuns {
@@ -276,6 +287,7 @@ pub fn analyze(
         }
         for shape in shapes_for(f) {
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
+            a.headers = headers;
             a.run_function(f);
             runs.push(ShapeRun {
                 function: f.name.clone(),
@@ -433,6 +445,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         Analyzer {
             unit,
+            home_unit: unit,
+            headers: &[],
+            home_call: None,
             target,
             syms,
             n,
@@ -1632,6 +1647,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return self.inline_call(&f, call, args, mask);
         }
+        if self.call_depth < MAX_CALL_DEPTH
+            && let Some((header, unit, f)) = self.header_function(&name)
+        {
+            let saved = (self.unit, self.home_call.clone());
+            if self.home_call.is_none() {
+                self.home_call = Some((self.span(whole.span), header));
+            }
+            let v = self.inline_call_in(unit, &f, call, args, mask);
+            (self.unit, self.home_call) = saved;
+            return v;
+        }
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
             self.uniform_data(&format!("the result of `{name}`"))
@@ -1771,6 +1797,36 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.unit.prepared.text.get(r).unwrap_or("").to_string()
     }
 
+    /// A device function of a local header (or of the includer before its `#include`), by
+    /// name: the header's name, its unit, the function. Not one that declares `__shared__`
+    /// memory of its own, whose declaration would be in another file than the report's.
+    fn header_function(&self, name: &str) -> Option<(String, &'a Unit<'p>, Function)> {
+        let units = std::iter::once(("", self.home_unit))
+            .chain(self.headers.iter().map(|(n, u)| (n.as_str(), u)));
+        for (header, unit) in units {
+            if std::ptr::eq(unit, self.unit) {
+                continue;
+            }
+            let Some(f) = unit.function(name).filter(|f| !f.kernel) else {
+                continue;
+            };
+            let declares_shared =
+                unit.prepared.keywords.iter().any(|(k, at)| {
+                    *k == crate::cuda_frontend::Keyword::Shared && f.span.contains(at)
+                });
+            if declares_shared {
+                return None;
+            }
+            let header = if std::ptr::eq(unit, self.home_unit) {
+                String::new()
+            } else {
+                header.to_string()
+            };
+            return Some((header, unit, f.clone()));
+        }
+        None
+    }
+
     fn inline_call(
         &mut self,
         f: &Function,
@@ -1778,7 +1834,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         args: Vec<Lanes>,
         mask: &[bool],
     ) -> Lanes {
-        let Some(def) = self.unit.definition(f) else {
+        self.inline_call_in(self.unit, f, call, args, mask)
+    }
+
+    /// Inlines `f`, defined in `unit` (the caller's, or a header's).
+    fn inline_call_in(
+        &mut self,
+        unit: &'a Unit<'p>,
+        f: &Function,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Lanes {
+        let Some(def) = unit.definition(f) else {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
         self.reached_functions.insert(f.name.clone());
@@ -1867,6 +1935,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         self.bind_dependent_types();
+        let saved_unit = std::mem::replace(&mut self.unit, unit);
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
         let saved_item = std::mem::replace(&mut self.item, f.item);
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
@@ -1885,6 +1954,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.item = saved_item;
         self.scopes = saved_scopes;
         (self.template_values, self.types, self.type_args) = saved_templates;
+        self.unit = saved_unit;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
 
@@ -2288,11 +2358,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> Lanes {
         self.footprint
             .insert(self.arrays[array].byte_view_of.unwrap_or(array));
-        let span = self.span(at);
-        let sub = if self.span_override.is_some() {
-            at.start
-        } else {
-            0
+        let (span, sub) = match &self.home_call {
+            // Accesses in a header's function are reported at the call in the analyzed file,
+            // one site per access of the function.
+            Some((call, _)) => (call.clone(), self.span(at).start + 1),
+            None if self.span_override.is_some() => (self.span(at), at.start),
+            None => (self.span(at), 0),
         };
         let key = SiteKey {
             start: span.start,
@@ -2323,6 +2394,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let assumptions: Vec<String> = self.assumptions.clone();
         let trips_unknown = self.symbolic_loops > 0;
         let layout_problem = self.arrays[array].layout_problem.clone();
+        let origin = self.home_call.as_ref().map(|(_, header)| {
+            let line = self.unit.line_of(self.span(at).start);
+            if header.is_empty() {
+                format!("`{function}` at line {line}")
+            } else {
+                format!("`{function}` at {header}:{line}")
+            }
+        });
         let site = self.sites.entry(key).or_insert_with(|| Site {
             span: span.clone(),
             op,
@@ -2333,6 +2412,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             unknown: None,
             trips_unknown: false,
             assumptions: BTreeSet::new(),
+            origin,
         });
         site.trips_unknown |= trips_unknown;
         if none(mask) {

@@ -934,3 +934,38 @@ fn json_lists_the_lines_conditional_compilation_leaves_out() {
         serde_json::json!([[3, 5], [10, 10]])
     );
 }
+
+#[test]
+fn accesses_in_header_functions_are_reported_at_the_call_with_their_origin() {
+    let o = banklint(&[
+        "check",
+        "fixtures/76_header_device_functions.cu",
+        "-I",
+        "fixtures/include",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let first = &doc["accesses"][0];
+    assert_eq!(first["line"], 14);
+    assert_eq!(first["conflict_ways"], 32);
+    assert_eq!(
+        first["written_in"],
+        "`store_strided` at strided_access.cuh:7"
+    );
+    let human = banklint(&[
+        "check",
+        "fixtures/76_header_device_functions.cu",
+        "-I",
+        "fixtures/include",
+        "--color",
+        "never",
+    ]);
+    assert!(
+        stdout(&human)
+            .contains("the access is in `store_strided` at strided_access.cuh:7, called here"),
+        "{}",
+        stdout(&human)
+    );
+}
