@@ -1311,10 +1311,7 @@ fn record_member_typedefs(src: &str, tokens: &[Token], i: usize, out: &mut Prepa
         let Some(close) = matching_angle(src, tokens, i + 2) else {
             return;
         };
-        let args = split_top_level(src, &tokens[i + 3..close])
-            .iter()
-            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
-            .collect();
+        let args = argument_texts(src, &tokens[i + 3..close]);
         (Some(args), close + 1)
     } else {
         (None, i + 2)
@@ -1384,15 +1381,11 @@ fn dependent_type(
     if text(close + 1) != "::" || tokens.get(close + 2)?.kind != TokenKind::Ident {
         return None;
     }
-    let parts = split_top_level(src, &tokens[i + 3..close]);
-    let args: Vec<String> = parts
-        .iter()
-        .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
-        .collect();
+    let args = argument_texts(src, &tokens[i + 3..close]);
     if args.is_empty()
-        || parts
+        || tokens[i + 3..close]
             .iter()
-            .any(|p| p.iter().any(|t| t.kind != TokenKind::Ident))
+            .any(|t| !matches!(t.kind, TokenKind::Ident) && t.text(src) != ",")
     {
         return None;
     }
@@ -1590,10 +1583,7 @@ fn cxx_rewrite(
             }
             return Some(close + 1);
         }
-        let args = split_top_level(src, &tokens[i + 2..close])
-            .iter()
-            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
-            .collect();
+        let args = argument_texts(src, &tokens[i + 2..close]);
         out.template_calls.push((tokens[i].start, args));
         for k in keep.iter_mut().take(close + 1).skip(i + 1) {
             *k = false;
@@ -1652,10 +1642,7 @@ fn template_type_declaration(
     {
         return None;
     }
-    let args = split_top_level(src, &tokens[i + 2..close])
-        .iter()
-        .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
-        .collect();
+    let args = argument_texts(src, &tokens[i + 2..close]);
     out.template_calls.push((tokens[i].start, args));
     keep[i + 1..=close].iter_mut().for_each(|k| *k = false);
     if let Some(r) = reference {
@@ -1665,6 +1652,14 @@ fn template_type_declaration(
         out.typenames.push(joined);
     }
     Some(close + 1)
+}
+
+/// The text of each top-level, comma-separated argument in `tokens` (`16`, `float`).
+fn argument_texts(src: &str, tokens: &[Token]) -> Vec<String> {
+    split_top_level(src, tokens)
+        .iter()
+        .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
+        .collect()
 }
 
 fn adjacent_tokens(tokens: &[Token], a: usize, b: usize) -> bool {
@@ -1858,10 +1853,7 @@ fn launch_at(src: &str, tokens: &[Token], open: usize) -> Option<Launch> {
             }
             k = k.checked_sub(1)?;
         }
-        template_args = split_top_level(src, &tokens[k + 1..name_idx])
-            .iter()
-            .filter_map(|p| Some(src[p.first()?.start..p.last()?.end].to_string()))
-            .collect();
+        template_args = argument_texts(src, &tokens[k + 1..name_idx]);
         name_idx = k.checked_sub(1)?;
     }
     let name = tokens[name_idx];
