@@ -2,7 +2,8 @@
 //! findings and fixes. Pure apart from its input: a `SourceFile` in, a `FileReport` out.
 
 use crate::arch::Target;
-use crate::cuda_frontend::{Defines, Skipped, prepare_in_context};
+use crate::cuda_frontend::{Defines, Prepared, Skipped, prepare_in_context};
+use crate::extraction::Unit;
 use crate::extraction::extract;
 use crate::findings::{AccessFinding, collect};
 use crate::fix_suggestion::{PaddingFix, suggest};
@@ -92,16 +93,12 @@ pub fn header_loader<'a>(
     }
 }
 
-/// Struct and typedef layouts from an included header (and what it includes).
-fn register_header_types(
-    types: &mut crate::types::TypeTable,
-    header: &crate::cuda_frontend::Prepared,
-) {
-    for (_, nested) in &header.headers {
-        register_header_types(types, nested);
-    }
-    types.classes.extend(header.class_names.iter().cloned());
-    for item in parse_chunks(header).items {
+/// Registers the types a unit declares (structs, typedefs, classes) in `types`.
+fn register_unit_types(types: &mut crate::types::TypeTable, unit: &Unit<'_>) {
+    types
+        .classes
+        .extend(unit.prepared.class_names.iter().cloned());
+    for item in &unit.items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {
                 crate::extraction::register_types(types, &decl.node);
@@ -110,30 +107,24 @@ fn register_header_types(
     }
 }
 
-/// Units of the local headers (and the includer context) that define device functions, so a
-/// kernel's call of one is analyzed in the kernel's context. Nested headers come first.
-fn header_units(
-    prepared: &crate::cuda_frontend::Prepared,
-) -> Vec<(String, crate::extraction::Unit<'_>)> {
-    fn walk<'p>(
-        p: &'p crate::cuda_frontend::Prepared,
-        out: &mut Vec<(String, crate::extraction::Unit<'p>)>,
-    ) {
+/// Every local header (and the includer context), parsed once, nested headers first: their
+/// types count for the file, and a kernel's call of one of their device functions is analyzed
+/// in the kernel's context. Each header's unit also knows the types of what it includes.
+fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
+    fn walk<'p>(p: &'p Prepared, out: &mut Vec<(String, Unit<'p>)>) {
         for (name, header) in &p.headers {
+            let nested_from = out.len();
             walk(header, out);
-            let has_device_code = header.chunks.iter().any(|c| {
-                matches!(
-                    c.kind,
-                    crate::cuda_frontend::ChunkKind::DeviceFunction { .. }
-                )
-            });
-            if has_device_code {
-                let mut unit = extract(header, parse_chunks(header));
-                for (_, nested) in &header.headers {
-                    register_header_types(&mut unit.types, nested);
-                }
-                out.push((name.clone(), unit));
+            let mut unit = extract(header, parse_chunks(header));
+            // Nested types first, then the header's own again over them, so that a struct
+            // with a field of a nested header's type is laid out.
+            let mut types = std::mem::take(&mut unit.types);
+            for (_, nested) in &out[nested_from..] {
+                register_unit_types(&mut types, nested);
             }
+            register_unit_types(&mut types, &unit);
+            unit.types = types;
+            out.push((name.clone(), unit));
         }
     }
     let mut out = Vec::new();
@@ -168,14 +159,20 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let mut skipped = prepared.skipped.clone();
     skipped.extend(parsed.skipped.iter().cloned());
     let mut unit = extract(&prepared, parsed);
-    for (_, header) in &prepared.headers {
-        register_header_types(&mut unit.types, header);
+    let headers = header_units(&prepared);
+    for (_, header) in &headers {
+        register_unit_types(&mut unit.types, header);
     }
     // Again, for macros that name a header's types (`#define real float4_t`).
     unit.types
         .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
-    // The includer's launches, for kernels this file does not launch itself.
-    let includer_prepared = context.as_ref().and_then(|inc| {
+    // The includer's launches, for kernels this file does not launch itself (parsed only if
+    // there is such a kernel).
+    let unlaunched = unit
+        .functions
+        .iter()
+        .any(|f| f.kernel && !prepared.launches.iter().any(|l| l.kernel == f.name));
+    let includer_prepared = context.as_ref().filter(|_| unlaunched).and_then(|inc| {
         let text = String::from_utf8(std::fs::read(&inc.path).ok()?).ok()?;
         Some(prepare_in_context(
             &text,
@@ -211,7 +208,6 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let analysis = AnalysisOptions {
         target: options.target,
     };
-    let headers = header_units(&prepared);
     let runs = analyze(&unit, &headers, &analysis, &|f| {
         shapes.get(&f.name).cloned().unwrap_or_default()
     });
