@@ -70,21 +70,22 @@ impl BlockShape {
 
     /// `BLOCK = 16, T = float`, or empty.
     pub fn describe_template(&self) -> String {
-        self.template_args
-            .iter()
-            .map(|(n, v)| format!("{n} = {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        bindings(&self.template_args)
     }
 
     /// `width = 80, pitch = 384`, or empty.
     pub fn describe_arguments(&self) -> String {
-        self.arguments
-            .iter()
-            .map(|(n, v)| format!("{n} = {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        bindings(&self.arguments)
     }
+}
+
+/// `name = value, ...`.
+fn bindings<V: std::fmt::Display>(pairs: &[(String, V)]) -> String {
+    pairs
+        .iter()
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Identifies one access site: its span, the kind, and an ordinal for several accesses that
@@ -1871,14 +1872,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 },
                 _ => None,
             });
-            let binding = match (shared, args.get(k)) {
-                _ if group.is_some() => Binding::Group(group.clone().expect("checked")),
-                (Some(s), _) => Binding::Shared(s),
-                (None, _) if pointer.is_some() => {
+            let binding = match (group, shared, args.get(k)) {
+                (Some(g), _, _) => Binding::Group(g),
+                (None, Some(s), _) => Binding::Shared(s),
+                (None, None, _) if pointer.is_some() => {
                     Binding::Pointer(pointer.clone().expect("checked"))
                 }
-                (None, Some(v)) => Binding::Value(v.clone()),
-                (None, None) => Binding::Value(Lanes::unknown(format!(
+                (None, None, Some(v)) => Binding::Value(v.clone()),
+                (None, None, None) => Binding::Value(Lanes::unknown(format!(
                     "parameter `{}` was not passed",
                     p.name
                 ))),

@@ -377,13 +377,9 @@ pub enum HostDef {
     Value(String),
 }
 
-/// The last definition of a host variable before `before`, found in the text: host code is
-/// scanned, not parsed, since it is often C++ that banklint's C parser does not read.
-pub fn host_definition(text: &str, name: &str, before: usize) -> Option<HostDef> {
-    host_definition_at(text, name, before).map(|(_, d)| d)
-}
-
-/// [`host_definition`] with the offset of the defined name.
+/// The last definition of a host variable before `before`, and the offset of its name, found
+/// in the text: host code is scanned, not parsed, since it is often C++ that banklint's C
+/// parser does not read.
 fn host_definition_at(text: &str, name: &str, before: usize) -> Option<(usize, HostDef)> {
     let hay = &text[..before.min(text.len())];
     let mut search_end = hay.len();
@@ -430,7 +426,7 @@ fn host_definition_at(text: &str, name: &str, before: usize) -> Option<(usize, H
     None
 }
 
-/// Like [`host_definition`], for a variable used as a constant: `None` when the host function
+/// Like [`host_definition_at`], for a variable used as a constant: `None` when the host function
 /// around `before` assigns it again anywhere after its definition (`s *= 2` in a loop that
 /// launches once per value, `n++`, `&n` handed to a function), since the value at the launch
 /// is then not the one written at the definition.
@@ -595,11 +591,11 @@ mod tests {
     #[test]
     fn finds_host_definitions() {
         let text = "dim3 threads(16, 16);\nint n = 256;\nk<<<g, threads>>>();";
-        match host_definition(text, "threads", text.len()) {
+        match host_definition_at(text, "threads", text.len()).map(|(_, d)| d) {
             Some(HostDef::Args(a)) => assert_eq!(a, "16, 16"),
             _ => panic!("no definition"),
         }
-        match host_definition(text, "n", text.len()) {
+        match host_definition_at(text, "n", text.len()).map(|(_, d)| d) {
             Some(HostDef::Value(v)) => assert_eq!(v, "256"),
             _ => panic!("no definition"),
         }
