@@ -465,7 +465,7 @@ def report(root, results, args):
     fully = partly = not_at_all = 0
     crashes, timeouts, errors, empty = [], [], [], []
     decl_total = decl_arrays = decl_inactive = 0
-    decl_with_access = decl_with_analyzed = decl_via_alias = 0
+    decl_with_access = decl_with_analyzed = decl_via_alias = decl_via_other = 0
     alias_arrays = set()
     whole_functions = 0
     suspects = collections.Counter()
@@ -486,6 +486,19 @@ def report(root, results, args):
     per_file = []
     total_seconds = 0.0
     slowest = (0.0, None)
+
+    # Declarations that accesses in other files reach: a header's wrapper class
+    # (`SharedMemory<float>` hands out its `extern __shared__ float s_float[]`), named
+    # by the access's JSON `declared_in`. Keyed by (file, array name) with lines.
+    reached_any = collections.defaultdict(set)
+    reached_ana = collections.defaultdict(set)
+    for r in results:
+        for a in (r["json"] or {}).get("accesses", []):
+            for d in a.get("declared_in") or []:
+                key = (os.path.normpath(d["file"]), d["array"])
+                reached_any[key].add(d["line"])
+                if a.get("status") == "analyzed":
+                    reached_ana[key].add(d["line"])
 
     for r in results:
         path = r["path"]
@@ -547,8 +560,12 @@ def report(root, results, args):
         for nm in alias_any:
             alias_arrays.add((path, nm))
 
-        def matched(table, decl, aliases):
+        def matched(table, decl, aliases, reached):
             for nm in decl["names"]:
+                # The name is on the `__shared__` line or a line or two below it.
+                lines = reached.get((os.path.normpath(path), nm), ())
+                if any(0 <= ln - decl["line"] <= 2 for ln in lines):
+                    return "declared_in"
                 kernels = table.get(nm)
                 if not kernels:
                     continue
@@ -573,14 +590,16 @@ def report(root, results, args):
             if decl["is_array"] and any(len(re.findall(r"\b%s\b" % re.escape(nm), code_by_path[path])) > 1
                                         for nm in decl["names"]):
                 file_has_live_array = True
-            how = matched(acc_by_name, decl, alias_any)
+            how = matched(acc_by_name, decl, alias_any, reached_any)
             if how:
                 decl_with_access += 1
                 if how == "alias":
                     decl_via_alias += 1
+                elif how == "declared_in":
+                    decl_via_other += 1
             else:
                 missing.append((path, decl))
-            if matched(ana_by_name, decl, alias_ana):
+            if matched(ana_by_name, decl, alias_ana, reached_ana):
                 decl_with_analyzed += 1
                 if decl["is_array"]:
                     arr_decl_with_analyzed += 1
@@ -640,6 +659,7 @@ def report(root, results, args):
         ("__shared__ declarations with >= 1 access reported",
          f"{decl_with_access} / {decl_total} ({pct(decl_with_access, decl_total)})"),
         ("  extern ones credited through pointer accesses", decl_via_alias),
+        ("  credited through accesses in other files", decl_via_other),
         ("__shared__ declarations with >= 1 analyzed access",
          f"{decl_with_analyzed} / {decl_total} ({pct(decl_with_analyzed, decl_total)})"),
         ("  arrays only",

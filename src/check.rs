@@ -73,12 +73,12 @@ impl FileReport {
     }
 }
 
-/// Reads local headers next to `file`, then in `include_dirs`; at most 64 files, so include
-/// cycles end.
+/// Reads local headers next to `file`, then in `include_dirs`, giving each one's path and
+/// text; at most 64 files, so include cycles end.
 pub fn header_loader<'a>(
     file: &'a Path,
     include_dirs: &'a [PathBuf],
-) -> impl FnMut(&str) -> Option<String> + 'a {
+) -> impl FnMut(&str) -> Option<(String, String)> + 'a {
     let mut budget = 64;
     move |name: &str| {
         if budget == 0 {
@@ -88,8 +88,10 @@ pub fn header_loader<'a>(
         let here = file.parent().map(|p| p.join(name));
         here.into_iter()
             .chain(include_dirs.iter().map(|d| d.join(name)))
-            .find_map(|p| std::fs::read(&p).ok())
-            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .find_map(|p| {
+                let text = String::from_utf8(std::fs::read(&p).ok()?).ok()?;
+                Some((p.display().to_string(), text))
+            })
     }
 }
 

@@ -223,6 +223,8 @@ pub struct Prepared {
     /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
     pub shared_memory_classes: Vec<String>,
+    /// The `extern __shared__` array each of those classes (or specialization) declares.
+    pub shared_memory_arrays: Vec<WrapperArray>,
     pub skipped: Vec<Skipped>,
     /// Regions that conditional compilation leaves out (`#if 0` ... `#endif`), in file order.
     pub inactive: Vec<Range<usize>>,
@@ -243,6 +245,20 @@ pub struct MemberTypedef {
     pub args: Option<Vec<String>>,
     pub member: String,
     pub ty: String,
+}
+
+/// The `extern __shared__` array that a shared-memory wrapper class hands out:
+/// `s_float` in `template <> struct SharedMemory<float> { ... }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrapperArray {
+    pub class: String,
+    /// The specialization's template arguments as written; `None` for the primary template.
+    pub args: Option<Vec<String>>,
+    pub array: String,
+    /// The file it is declared in, as included from the analyzed file (`""`: that file).
+    pub file: String,
+    /// 1-based line of the array's name.
+    pub line: usize,
 }
 
 /// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.
@@ -417,8 +433,8 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     prepare_with_includes(src, defines, &mut |_| None)
 }
 
-/// Reads the text of a local `#include "name"`, or `None` if it is not found.
-pub type IncludeLoader<'l> = dyn FnMut(&str) -> Option<String> + 'l;
+/// Finds a local header by its name as written: its path and text.
+pub type IncludeLoader<'l> = dyn FnMut(&str) -> Option<(String, String)> + 'l;
 
 /// Like [`prepare`], following local includes through `load`: their macros take effect at
 /// the `#include` line, and their type names and declarations are kept in `headers`.
@@ -452,7 +468,7 @@ pub fn prepare_in_context(
     for name in &defines.undefined {
         out.macros.undefine(name, 0);
     }
-    if let Some((_, ctx)) = &context {
+    if let Some((includer, ctx)) = &context {
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         out.macros.absorb(&ctx.macros, 0);
         out.typenames.extend(ctx.typenames.iter().cloned());
@@ -460,6 +476,8 @@ pub fn prepare_in_context(
             .extend(ctx.member_typedefs.iter().cloned());
         out.shared_memory_classes
             .extend(ctx.shared_memory_classes.iter().cloned());
+        out.shared_memory_arrays
+            .extend(included_from(&ctx.shared_memory_arrays, includer));
     }
     let mut blank: Vec<Range<usize>> = Vec::new();
     let lexed = lex(src);
@@ -874,7 +892,7 @@ fn run_directives(
                 let r = rest.trim();
                 if let Some(name) = r.strip_prefix('"').and_then(|s| s.split('"').next()) {
                     out.includes.push((name.to_string(), d.clone()));
-                    if let Some(text) = load(name) {
+                    if let Some((path, text)) = load(name) {
                         // The header sees the macros defined so far; its own take effect here.
                         let inherited = Defines {
                             defined: out.macros.object_like_at(d.start),
@@ -887,6 +905,8 @@ fn run_directives(
                             .extend(header.member_typedefs.iter().cloned());
                         out.shared_memory_classes
                             .extend(header.shared_memory_classes.iter().cloned());
+                        out.shared_memory_arrays
+                            .extend(included_from(&header.shared_memory_arrays, &path));
                         out.headers.push((name.to_string(), header));
                     } else {
                         out.missing_includes.push((
@@ -2103,7 +2123,7 @@ fn strip_member_functions(
 }
 
 /// Finds classes whose body declares `extern __shared__` storage and hands it out, records
-/// their names, and drops their definitions from the items to parse.
+/// their names and arrays, and drops their definitions from the items to parse.
 fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
     let shared: Vec<usize> = out
         .keywords
@@ -2112,6 +2132,7 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
         .map(|(_, at)| *at)
         .collect();
     let mut names = Vec::new();
+    let mut arrays = Vec::new();
     out.chunks.retain(|c| {
         if c.kind != ChunkKind::Declaration || !shared.iter().any(|at| c.span.contains(at)) {
             return true;
@@ -2124,13 +2145,75 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
             return true;
         }
         if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
-            names.push(name.text(src).to_string());
+            let class = name.text(src).to_string();
+            let args = angle_arguments(src, name.end);
+            for &at in shared.iter().filter(|at| c.span.contains(at)) {
+                // The declared name: the first identifier after `__shared__` followed by `[`.
+                let array = tokens[c.tokens.clone()]
+                    .windows(2)
+                    .find(|w| {
+                        w[0].start > at && w[0].kind == TokenKind::Ident && w[1].text(src) == "["
+                    })
+                    .map(|w| &w[0]);
+                if let Some(array) = array {
+                    arrays.push(WrapperArray {
+                        class: class.clone(),
+                        args: args.clone(),
+                        array: array.text(src).to_string(),
+                        file: String::new(),
+                        line: src[..array.start].matches('\n').count() + 1,
+                    });
+                }
+            }
+            names.push(class);
         }
         false
     });
-    names.sort();
-    names.dedup();
-    out.shared_memory_classes = names;
+    out.shared_memory_classes.extend(names);
+    out.shared_memory_classes.sort();
+    out.shared_memory_classes.dedup();
+    out.shared_memory_arrays.extend(arrays);
+}
+
+/// The template arguments written `<...>` right after `at` (`SharedMemory<float>`), if any.
+/// Read from the source text: the rewritten tokens no longer hold them.
+fn angle_arguments(src: &str, at: usize) -> Option<Vec<String>> {
+    let rest = &src[at..];
+    let open = at + rest.len() - rest.trim_start().len();
+    if !src[open..].starts_with('<') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, ch) in src[open..].char_indices() {
+        match ch {
+            '<' | '(' => depth += 1,
+            '>' | ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    let inner = lex(&src[open + 1..open + i]).tokens;
+                    return Some(argument_texts(&src[open + 1..open + i], &inner));
+                }
+            }
+            '{' | ';' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A header's wrapper arrays as seen from the file that includes it from `path`.
+fn included_from<'a>(
+    arrays: &'a [WrapperArray],
+    path: &'a str,
+) -> impl Iterator<Item = WrapperArray> + 'a {
+    arrays.iter().map(move |a| WrapperArray {
+        file: if a.file.is_empty() {
+            path.to_string()
+        } else {
+            a.file.clone()
+        },
+        ..a.clone()
+    })
 }
 
 /// Words that are never type names for the declaration heuristics below.

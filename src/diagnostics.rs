@@ -371,6 +371,17 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     if let Some(origin) = &f.origin {
         notes.push(format!("the access is in {origin}, called here"));
     }
+    if let Some(w) = &entry.decl.declared_in {
+        let (file, line) = declaration_place(report, w);
+        notes.push(format!(
+            "`{name}` is `{}`, the dynamic shared memory that `{}{}` declares at {file}:{line}",
+            w.array,
+            w.class,
+            w.args
+                .as_ref()
+                .map_or(String::new(), |a| format!("<{}>", a.join(", ")))
+        ));
+    }
     notes.push(context_note(report, f, target));
     for a in &f.assumptions {
         notes.push(a.clone());
@@ -682,6 +693,19 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// The file and line of a wrapper class's array: a header's path, or this file's.
+fn declaration_place(
+    report: &FileReport,
+    w: &crate::cuda_frontend::WrapperArray,
+) -> (String, usize) {
+    let file = if w.file.is_empty() {
+        report.file.path.display().to_string()
+    } else {
+        w.file.clone()
+    };
+    (file, w.line)
+}
+
 /// The `accesses` entries of the JSON schema for one file.
 pub fn json_accesses(report: &FileReport) -> Vec<Json> {
     report
@@ -740,6 +764,18 @@ pub fn json_accesses(report: &FileReport) -> Vec<Json> {
             }
             if let Some(origin) = &f.origin {
                 map.insert("written_in".into(), json!(origin));
+            }
+            // Wrapper-class memory: the class's declaration for each instantiation analyzed.
+            let mut declared_in: Vec<Json> = Vec::new();
+            for w in f.arrays_reached.iter().filter_map(|&a| report.arrays[a].decl.declared_in.as_ref()) {
+                let (file, line) = declaration_place(report, w);
+                let place = json!({"file": file, "line": line, "array": w.array, "class": w.class});
+                if !declared_in.contains(&place) {
+                    declared_in.push(place);
+                }
+            }
+            if !declared_in.is_empty() {
+                map.insert("declared_in".into(), json!(declared_in));
             }
             obj
         })

@@ -27,6 +27,9 @@ pub struct SharedArray {
     pub is_extern: bool,
     /// The parsed item the declaration lives in (its spans map through it).
     pub item: usize,
+    /// For dynamic shared memory handed out by a wrapper class (`SharedMemory<float>`):
+    /// the class's own `extern __shared__` declaration, which may be in a header.
+    pub declared_in: Option<crate::cuda_frontend::WrapperArray>,
 }
 
 /// A file-scope name with a compile-time value.
@@ -320,6 +323,7 @@ pub fn shared_arrays_in(
             name_span: declarator_name_span(item, &d.node).unwrap_or(start..start),
             is_extern,
             item: item_idx,
+            declared_in: None,
         });
     }
     Some(out)

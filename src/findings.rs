@@ -49,6 +49,9 @@ pub struct AccessFinding {
     pub shapes_analyzed: usize,
     /// Where the access is written when it is in a header's function called here.
     pub origin: Option<String>,
+    /// Every array the site reached across the analyzed shapes and instantiations, `array`
+    /// first: `SharedMemory<T>` is another declaration for each `T`.
+    pub arrays_reached: Vec<usize>,
 }
 
 impl AccessFinding {
@@ -144,6 +147,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 assumptions: site.assumptions.iter().cloned().collect(),
                 shapes_analyzed: 1,
                 origin: site.origin.clone(),
+                arrays_reached: vec![site.array],
             });
         }
     }
@@ -172,8 +176,15 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 .expect("non-empty"))
             .clone()
         };
+        let mut arrays_reached = vec![chosen.array];
+        for c in &candidates {
+            if !arrays_reached.contains(&c.array) {
+                arrays_reached.push(c.array);
+            }
+        }
         out.push(AccessFinding {
             shapes_analyzed: count,
+            arrays_reached,
             ..chosen
         });
     }

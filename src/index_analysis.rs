@@ -10,6 +10,7 @@
 
 use crate::arch::Target;
 use crate::bank_engine::{Op, WARP_SIZE};
+use crate::cuda_frontend::WrapperArray;
 use crate::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
 use crate::layout::{ArrayLayout, Pattern, shift_matters};
 use crate::types::Type;
@@ -180,7 +181,10 @@ enum Binding {
     Opaque,
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
     /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
-    MemoryClass(String),
+    MemoryClass {
+        class: String,
+        argument: String,
+    },
     /// A cooperative-groups handle.
     Group(Group),
 }
@@ -749,10 +753,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         crate::extraction::register_types(&mut self.types, &d.node);
-        if let Some(arg) = self.memory_class_of(&d.node.specifiers) {
+        if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
             for init in &d.node.declarators {
                 if let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) {
-                    self.bind(&name, Binding::MemoryClass(arg.clone()));
+                    let (class, argument) = (class.clone(), argument.clone());
+                    self.bind(&name, Binding::MemoryClass { class, argument });
                 }
             }
             return;
@@ -1410,7 +1415,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Binding::Shared(_))
             | Some(Binding::Opaque)
             | Some(Binding::Pointer(_))
-            | Some(Binding::MemoryClass(_)) => {
+            | Some(Binding::MemoryClass { .. }) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
             Some(Binding::Group(_)) => {
@@ -2573,8 +2578,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     // ---- pointers into shared memory ----
 
-    /// The template argument when declaration specifiers name a shared-memory wrapper class.
-    fn memory_class_of(&self, specs: &[Node<DeclarationSpecifier>]) -> Option<String> {
+    /// The class and its template argument when declaration specifiers name a shared-memory
+    /// wrapper class.
+    fn memory_class_of(&self, specs: &[Node<DeclarationSpecifier>]) -> Option<(String, String)> {
         specs.iter().find_map(|s| match &s.node {
             DeclarationSpecifier::TypeSpecifier(t) => match &t.node {
                 TypeSpecifier::TypedefName(id)
@@ -2585,15 +2591,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         .contains(&id.node.name) =>
                 {
                     let at = self.span(id.span).start;
-                    Some(
-                        self.unit
-                            .prepared
-                            .template_calls
-                            .iter()
-                            .find(|(off, _)| *off == at)
-                            .and_then(|(_, a)| a.first().cloned())
-                            .unwrap_or_default(),
-                    )
+                    let argument = self
+                        .unit
+                        .prepared
+                        .template_calls
+                        .iter()
+                        .find(|(off, _)| *off == at)
+                        .and_then(|(_, a)| a.first().cloned())
+                        .unwrap_or_default();
+                    Some((id.node.name.clone(), argument))
                 }
                 _ => None,
             },
@@ -2698,7 +2704,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .contains(&id.node.name),
             // `smem.getPointer()` on a wrapper-class variable.
             Expression::Member(m) => matches!(&m.node.expression.node, Expression::Identifier(v)
-                if matches!(self.lookup(&v.node.name), Some(Binding::MemoryClass(_)))),
+                if matches!(self.lookup(&v.node.name), Some(Binding::MemoryClass { .. }))),
             _ => false,
         }
     }
@@ -2825,31 +2831,33 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
             Expression::Call(c) if self.is_shared_memory_class_call(c) => {
-                let type_text = match &c.node.callee.node {
+                let (class, type_text) = match &c.node.callee.node {
                     Expression::Member(m) => match &m.node.expression.node {
                         Expression::Identifier(v) => match self.lookup(&v.node.name) {
-                            Some(Binding::MemoryClass(arg)) => arg.clone(),
+                            Some(Binding::MemoryClass { class, argument }) => {
+                                (class.clone(), argument.clone())
+                            }
                             _ => return None,
                         },
                         _ => return None,
                     },
-                    _ => {
+                    Expression::Identifier(id) => {
                         let at = self.span(c.node.callee.span).start;
-                        self.unit
+                        let argument = self
+                            .unit
                             .prepared
                             .template_calls
                             .iter()
                             .find(|(off, _)| *off == at)
-                            .and_then(|(_, args)| args.first().cloned())?
+                            .and_then(|(_, args)| args.first().cloned())?;
+                        (id.node.name.clone(), argument)
                     }
+                    _ => return None,
                 };
                 let elem = type_from_text(&self.types, &type_text)
                     .unwrap_or(Type::Unknown(type_text.clone()));
                 let span = self.span(e.span);
-                let class = match &c.node.callee.node {
-                    Expression::Identifier(id) => id.node.name.clone(),
-                    _ => String::new(),
-                };
+                let declared_in = self.wrapper_array(&class, &type_text, &elem);
                 let decl = SharedArray {
                     name: if name.is_empty() {
                         format!("{class}<{type_text}>")
@@ -2863,12 +2871,38 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     name_span: span,
                     is_extern: true,
                     item: self.item,
+                    declared_in,
                 };
                 let a = self.register_array(decl);
                 Some(self.decay(a))
             }
             _ => None,
         }
+    }
+
+    /// The `extern __shared__` declaration behind `class<argument>`: the specialization
+    /// for the bound argument (`SharedMemory<float>` for `T = float`), else the primary
+    /// template's.
+    fn wrapper_array(&self, class: &str, argument: &str, elem: &Type) -> Option<WrapperArray> {
+        let bound = self
+            .type_args
+            .get(argument.trim())
+            .map_or(argument, String::as_str);
+        let same = |written: &str| {
+            written.split_whitespace().eq(bound.split_whitespace())
+                || type_from_text(&self.types, written).is_some_and(|t| t == *elem)
+        };
+        let of_class = self
+            .unit
+            .prepared
+            .shared_memory_arrays
+            .iter()
+            .filter(|w| w.class == class);
+        of_class
+            .clone()
+            .find(|w| matches!(w.args.as_deref(), Some([one]) if same(one)))
+            .or_else(|| of_class.clone().find(|w| w.args.is_none()))
+            .cloned()
     }
 
     /// An array used as a pointer: its first element.

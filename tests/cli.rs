@@ -936,6 +936,46 @@ fn json_lists_the_lines_conditional_compilation_leaves_out() {
 }
 
 #[test]
+fn wrapper_class_memory_names_the_declaration_of_each_instantiation() {
+    let args = [
+        "check",
+        "fixtures/77_wrapper_class_in_header.cu",
+        "-I",
+        "fixtures/include",
+    ];
+    let o = banklint(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    // `DynamicShared<T>` for T = int and T = float: the header's two specializations.
+    let mut declared: Vec<(String, u64)> = doc["accesses"][0]["declared_in"]
+        .as_array()
+        .expect("declared_in")
+        .iter()
+        .map(|d| {
+            assert_eq!(d["file"], "fixtures/include/dynamic_shared.cuh");
+            assert_eq!(d["class"], "DynamicShared");
+            (
+                d["array"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    declared.sort();
+    assert_eq!(
+        declared,
+        [("dyn_float".to_string(), 14), ("dyn_int".to_string(), 22)]
+    );
+    let human = banklint(&[&args[..], &["--color", "never"]].concat());
+    assert!(
+        stdout(&human).contains(
+            "`s` is `dyn_int`, the dynamic shared memory that `DynamicShared<int>` declares at fixtures/include/dynamic_shared.cuh:22"
+        ),
+        "{}",
+        stdout(&human)
+    );
+}
+
+#[test]
 fn accesses_in_header_functions_are_reported_at_the_call_with_their_origin() {
     let o = banklint(&[
         "check",
