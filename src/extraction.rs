@@ -65,6 +65,13 @@ pub struct Function {
     pub template: Option<TemplateHeader>,
 }
 
+impl Function {
+    /// Tells overloads apart by parameter count (`f(short *, int)` and `f(unsigned *)`).
+    pub fn overload_key(&self) -> String {
+        format!("{}/{}", self.name, self.params.len())
+    }
+}
+
 /// Everything later stages need about one file.
 pub struct Unit<'p> {
     pub prepared: &'p Prepared,
@@ -95,8 +102,15 @@ impl Unit<'_> {
         }
     }
 
-    pub fn function(&self, name: &str) -> Option<&Function> {
-        self.functions.iter().find(|f| f.name == name)
+    /// The definition a call of `name` with `arity` arguments resolves to among overloads:
+    /// the one with that many parameters, else one with more (default arguments), else the
+    /// first of that name.
+    pub fn function(&self, name: &str, arity: usize) -> Option<&Function> {
+        let named = || self.functions.iter().filter(move |f| f.name == name);
+        named()
+            .find(|f| f.params.len() == arity)
+            .or_else(|| named().find(|f| f.params.len() > arity))
+            .or_else(|| named().next())
     }
 }
 

@@ -287,7 +287,7 @@ pub fn analyze<'p>(
         .chain(unit.functions.iter().filter(|f| !f.kernel))
         .collect();
     for f in order {
-        if !f.kernel && reached.contains(&f.name) {
+        if !f.kernel && reached.contains(&f.overload_key()) {
             continue;
         }
         for shape in shapes_for(f) {
@@ -1568,7 +1568,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return self.eval_text(&expanded, whole.span, mask, name);
             }
         }
-        let callee = name.as_deref().and_then(|n| self.unit.function(n));
+        let arity = call.arguments.len();
+        let callee = name.as_deref().and_then(|n| self.unit.function(n, arity));
         let args: Vec<Lanes> = call
             .arguments
             .iter()
@@ -1648,13 +1649,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => {}
         }
-        if let Some(f) = self.unit.function(&name).filter(|f| !f.kernel).cloned()
+        if let Some(f) = self
+            .unit
+            .function(&name, arity)
+            .filter(|f| !f.kernel)
+            .cloned()
             && self.call_depth < MAX_CALL_DEPTH
         {
             return self.inline_call(&f, call, args, mask);
         }
         if self.call_depth < MAX_CALL_DEPTH
-            && let Some((header, unit, f)) = self.header_function(&name)
+            && let Some((header, unit, f)) = self.header_function(&name, arity)
         {
             let saved = (self.unit, self.home_call.clone());
             if self.home_call.is_none() {
@@ -1806,14 +1811,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// A device function of a local header (or of the includer before its `#include`), by
     /// name: the header's name, its unit, the function. Not one that declares `__shared__`
     /// memory of its own, whose declaration would be in another file than the report's.
-    fn header_function(&self, name: &str) -> Option<(String, &'a Unit<'p>, Function)> {
+    fn header_function(
+        &self,
+        name: &str,
+        arity: usize,
+    ) -> Option<(String, &'a Unit<'p>, Function)> {
         let units = std::iter::once(("", self.home_unit))
             .chain(self.headers.iter().map(|(n, u)| (n.as_str(), u)));
         for (header, unit) in units {
             if std::ptr::eq(unit, self.unit) {
                 continue;
             }
-            let Some(f) = unit.function(name).filter(|f| !f.kernel) else {
+            let Some(f) = unit.function(name, arity).filter(|f| !f.kernel) else {
                 continue;
             };
             let declares_shared =
@@ -1855,7 +1864,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(def) = unit.definition(f) else {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
-        self.reached_functions.insert(f.name.clone());
+        self.reached_functions.insert(f.overload_key());
         let mut frame = HashMap::new();
         for (k, p) in f.params.iter().enumerate() {
             let arg_expr = call.arguments.get(k);
