@@ -96,7 +96,21 @@ pub fn parse(
                     continue;
                 }
             }
-        } else if call_args(rest, "block").is_some() {
+        } else if let Some(args) = call_args(rest, "block") {
+            if crate::launch_config::parse_block_annotation(&c.body).is_none() {
+                errors.push((
+                    c.span.clone(),
+                    format!(
+                        "`banklint: block({})` should be 1 to 3 integers, e.g. `block(32, 8)`",
+                        args.trim()
+                    ),
+                ));
+            }
+            continue;
+        } else if let Some(parsed) = crate::launch_config::parse_args_annotation(&c.body) {
+            if let Err(why) = parsed {
+                errors.push((c.span.clone(), why));
+            }
             continue;
         } else {
             errors.push((

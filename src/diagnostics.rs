@@ -190,7 +190,7 @@ fn apply_annotations(
             message: message.clone(),
             label: "not understood".to_string(),
             secondary: None,
-            notes: vec!["annotations are `banklint: allow(CODE)`, `banklint: expect(conflict-free | N-way)` and `banklint: block(X, Y, Z)`".to_string()],
+            notes: vec!["annotations are `banklint: allow(CODE)`, `banklint: expect(conflict-free | N-way)`, `banklint: block(X, Y, Z)` and `banklint: args(NAME = VALUE)`".to_string()],
             conflict_ways: None,
             fix: None,
         });
@@ -237,6 +237,38 @@ fn covers_function(report: &FileReport, a: &crate::annotations::Annotation, offs
     })
 }
 
+/// What the user can do about an access banklint could not analyze, from its reason.
+fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
+    let silence =
+        "or silence this note with `// banklint: allow(unanalyzed-access)` on the line before";
+    if f.shape.dims.is_none() && (reason.contains("warp's position") || reason.contains("blockDim"))
+    {
+        return "help: give the block shape, `// banklint: block(X, Y)` on the line before the kernel or --block-dim, and each warp is evaluated on its own; give run-time kernel parameters in the index a value with `// banklint: args(NAME = VALUE)`".to_string();
+    }
+    if reason.contains("is not known to banklint") {
+        return format!(
+            "help: if that name is a macro or constant from elsewhere, define it with `-D NAME=VALUE` or pass `-I` for the header that defines it; {silence}"
+        );
+    }
+    if reason.contains("data loaded from")
+        || reason.contains("side of the branch")
+        || reason.contains("the result of")
+        || reason.contains("chosen by a condition")
+    {
+        return format!(
+            "help: the address depends on data known only when the kernel runs; a profiler can measure it, {silence}"
+        );
+    }
+    if reason.contains("element type") {
+        return format!(
+            "help: declare the element type in this file or a header banklint follows (`-I DIR`); {silence}"
+        );
+    }
+    format!(
+        "help: if it comes from a kernel parameter, give its value with `// banklint: args(NAME = VALUE)` on the line before the kernel, or make it a `#define` or template constant; {silence}"
+    )
+}
+
 fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in &report.findings {
@@ -252,12 +284,12 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
                     message: format!("could not analyze this {} of `{array}`", f.op.name()),
                     label: reason.clone(),
                     secondary: None,
-                    notes: std::iter::once(format!("because {reason}"))
-                        .chain(
-                            f.origin
-                                .as_ref()
-                                .map(|o| format!("the access is in {o}, called here")),
-                        )
+                    notes: f
+                        .origin
+                        .as_ref()
+                        .map(|o| format!("the access is in {o}, called here"))
+                        .into_iter()
+                        .chain(std::iter::once(unanalyzed_help(reason, f)))
                         .collect(),
                     conflict_ways: None,
                     fix: None,
@@ -324,18 +356,30 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             fix: None,
         });
     }
+    let mut seen_unresolved = std::collections::HashSet::new();
     for u in &report.unresolved_launches {
+        // One launch seen for several instantiations is reported once.
+        if !seen_unresolved.insert((u.span.clone(), &u.reason)) {
+            continue;
+        }
+        let (message, note) = match &u.annotation {
+            None => (
+                "block shape of this launch is not used".to_string(),
+                "add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim",
+            ),
+            Some(what) => (
+                format!("`banklint: {what}` is not used"),
+                "name the kernel's parameters as declared",
+            ),
+        };
         out.push(Finding {
             code: BLOCK_SHAPE,
             severity: Severity::Note,
             span: u.span.clone(),
-            message: "block shape of this launch is not used".to_string(),
+            message,
             label: u.reason.clone(),
             secondary: None,
-            notes: vec![
-                "add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim"
-                    .to_string(),
-            ],
+            notes: vec![note.to_string()],
             conflict_ways: None,
             fix: None,
         });
@@ -580,6 +624,12 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
     if !arguments.is_empty() {
         text.push_str(&format!(", with arguments {arguments} from the launch"));
     }
+    let assumed = shape.describe_assumed();
+    if !assumed.is_empty() {
+        text.push_str(&format!(
+            ", with {assumed} from the `banklint: args` annotation"
+        ));
+    }
     if f.shapes_analyzed > 1 {
         text.push_str(&format!(
             ", the worst of {} launch shapes",
@@ -728,6 +778,7 @@ pub fn json_accesses(report: &FileReport) -> Vec<Json> {
                 "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
                 "block_dim_source": f.shape.source.name(),
                 "launch_arguments": f.shape.arguments.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
+                "assumed_arguments": f.shape.assumed.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
             });
             let map = obj.as_object_mut().expect("object");
             match &f.status {

@@ -58,6 +58,9 @@ pub struct BlockShape {
     pub template_args: Vec<(String, String)>,
     /// Integer kernel arguments that are compile-time constants at the launch, by parameter.
     pub arguments: Vec<(String, i64)>,
+    /// Values a `// banklint: args(n = 1024)` annotation gives the kernel's parameters that
+    /// the launch does not fix.
+    pub assumed: Vec<(String, i64)>,
 }
 
 impl BlockShape {
@@ -77,6 +80,11 @@ impl BlockShape {
     /// `width = 80, pitch = 384`, or empty.
     pub fn describe_arguments(&self) -> String {
         bindings(&self.arguments)
+    }
+
+    /// `n = 1024`, or empty: the annotated arguments.
+    pub fn describe_assumed(&self) -> String {
+        bindings(&self.assumed)
     }
 }
 
@@ -321,6 +329,7 @@ fn eval_constant(
         source: ShapeSource::Default,
         template_args: Vec::new(),
         arguments: Vec::new(),
+        assumed: Vec::new(),
     };
     let target = Target::new(crate::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
@@ -481,7 +490,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
-            arguments: shape.arguments.clone(),
+            // Launch values first: an annotation only fills what the launch leaves open.
+            arguments: shape
+                .arguments
+                .iter()
+                .chain(&shape.assumed)
+                .cloned()
+                .collect(),
             type_args: HashMap::new(),
             footprint: BTreeSet::new(),
         }

@@ -11,16 +11,21 @@ use lang_c::ast::Expression;
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
 
-/// A launch whose block shape could not be used, with the reason.
+/// A launch whose block shape could not be used, or an annotation that could not be
+/// applied, with the reason.
 #[derive(Clone, Debug)]
 pub struct UnresolvedLaunch {
     pub span: std::ops::Range<usize>,
     pub reason: String,
+    /// What was not used: `None` for a launch's block shape.
+    pub annotation: Option<String>,
 }
 
 /// Template arguments and constant kernel arguments, by parameter name.
 type TemplateArgs = Vec<(String, String)>;
 type Arguments = Vec<(String, i64)>;
+/// An annotation's span and the values it gives.
+type AnnotatedArguments = (std::ops::Range<usize>, Arguments);
 
 /// The launches of another file that includes this one: its unit and its path as reported.
 pub struct IncluderLaunches<'u, 'p> {
@@ -65,7 +70,8 @@ pub fn shapes_for(
         }
     }
     // Launches whose shape is unknown get the fallback shape, with what they did say.
-    let fallback = fallback_shape(unit, f, cli);
+    let annotated = kernel_annotation(unit, f);
+    let fallback = fallback_shape(annotated.block, cli);
     for (template_args, arguments) in without_shape {
         if !shapes
             .iter()
@@ -80,6 +86,29 @@ pub fn shapes_for(
     }
     if shapes.is_empty() {
         shapes.push(fallback);
+    }
+    // Annotated arguments fill the parameters a launch leaves open.
+    if let Some((span, args)) = annotated.args {
+        for (name, _) in args
+            .iter()
+            .filter(|(n, _)| !f.params.iter().any(|p| p.name == *n))
+        {
+            unresolved.push(UnresolvedLaunch {
+                span: span.clone(),
+                reason: format!("`{}` has no parameter `{name}`", f.name),
+                annotation: Some(format!("args({name} = ...)")),
+            });
+        }
+        for shape in &mut shapes {
+            shape.assumed = args
+                .iter()
+                .filter(|(n, _)| {
+                    f.params.iter().any(|p| p.name == *n)
+                        && !shape.arguments.iter().any(|(m, _)| m == n)
+                })
+                .cloned()
+                .collect();
+        }
     }
     shapes
 }
@@ -99,6 +128,7 @@ fn launch_shapes(
             unresolved.push(UnresolvedLaunch {
                 span: launch.span.clone(),
                 reason: "the launch has no block argument".into(),
+                annotation: None,
             });
             continue;
         };
@@ -119,6 +149,7 @@ fn launch_shapes(
                             source: source(launch),
                             template_args,
                             arguments: arguments.clone(),
+                            assumed: Vec::new(),
                         });
                     }
                 }
@@ -128,6 +159,7 @@ fn launch_shapes(
                         "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
                         dims[0], dims[1], dims[2]
                     ),
+                    annotation: None,
                 }),
                 None => {
                     unresolved.push(UnresolvedLaunch {
@@ -136,6 +168,7 @@ fn launch_shapes(
                             "the block shape `{}` is not a compile-time constant",
                             text.trim()
                         ),
+                        annotation: None,
                     });
                     // Its template and kernel arguments still say what runs.
                     let key = (template_args, arguments.clone());
@@ -196,28 +229,18 @@ fn launch_arguments(
 
 /// The shape for a kernel without a usable launch: its annotation, else --block-dim, else one
 /// warp of a block whose x extent is a multiple of 32.
-fn fallback_shape(unit: &Unit<'_>, f: &Function, cli: Option<[u32; 3]>) -> BlockShape {
-    if let Some(dims) = annotation(unit, f) {
-        return BlockShape {
-            dims: Some(dims),
-            source: ShapeSource::Annotation,
-            template_args: Vec::new(),
-            arguments: Vec::new(),
-        };
-    }
-    match cli {
-        Some(dims) => BlockShape {
-            dims: Some(dims),
-            source: ShapeSource::Cli,
-            template_args: Vec::new(),
-            arguments: Vec::new(),
-        },
-        None => BlockShape {
-            dims: None,
-            source: ShapeSource::Default,
-            template_args: Vec::new(),
-            arguments: Vec::new(),
-        },
+fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockShape {
+    let (dims, source) = match (annotated, cli) {
+        (Some(dims), _) => (Some(dims), ShapeSource::Annotation),
+        (None, Some(dims)) => (Some(dims), ShapeSource::Cli),
+        (None, None) => (None, ShapeSource::Default),
+    };
+    BlockShape {
+        dims,
+        source,
+        template_args: Vec::new(),
+        arguments: Vec::new(),
+        assumed: Vec::new(),
     }
 }
 
@@ -485,8 +508,17 @@ pub fn host_constant(
     Some(def)
 }
 
-/// `// banklint: block(32, 8)` on the line before the kernel (or its template header).
-fn annotation(unit: &Unit<'_>, f: &Function) -> Option<[u32; 3]> {
+/// What the comment lines directly above a kernel (or its template header) say:
+/// `// banklint: block(32, 8)` and `// banklint: args(n = 1024)`.
+#[derive(Default)]
+struct KernelAnnotation {
+    block: Option<[u32; 3]>,
+    /// The annotation's span and its values.
+    args: Option<AnnotatedArguments>,
+}
+
+fn kernel_annotation(unit: &Unit<'_>, f: &Function) -> KernelAnnotation {
+    let mut found = KernelAnnotation::default();
     let start = f
         .template
         .as_ref()
@@ -500,17 +532,69 @@ fn annotation(unit: &Unit<'_>, f: &Function) -> Option<[u32; 3]> {
             break;
         }
         let prev_start = text[..end - 1].rfind('\n').map_or(0, |p| p + 1);
-        let comment = unit
+        let Some(comment) = unit
             .prepared
             .comments
             .iter()
-            .find(|c| c.span.start >= prev_start && c.span.start < end)?;
-        if let Some(dims) = parse_block_annotation(&comment.body) {
-            return Some(dims);
+            .find(|c| c.span.start >= prev_start && c.span.start < end)
+        else {
+            break;
+        };
+        if found.block.is_none() {
+            found.block = parse_block_annotation(&comment.body);
+        }
+        if found.args.is_none() {
+            found.args = parse_args_annotation(&comment.body)
+                .and_then(Result::ok)
+                .map(|a| (comment.span.clone(), a));
         }
         end = prev_start;
     }
-    None
+    found
+}
+
+/// Parses `banklint: args(n = 1024, dir = 1)` from a comment body: `None` when the comment
+/// is not one, an error saying what is wrong when it is malformed.
+pub fn parse_args_annotation(body: &str) -> Option<Result<Vec<(String, i64)>, String>> {
+    let rest = body.trim().strip_prefix("banklint:")?.trim();
+    let inner = rest.strip_prefix("args")?.trim_start().strip_prefix('(')?;
+    let Some(close) = inner.find(')') else {
+        return Some(Err("`banklint: args(...)` has no closing `)`".into()));
+    };
+    let mut out = Vec::new();
+    for part in inner[..close].split(',').map(str::trim) {
+        let parsed = part.split_once('=').and_then(|(name, value)| {
+            let name = name.trim();
+            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            Some((name.to_string(), parse_integer(value.trim())?)).filter(|_| ident)
+        });
+        match parsed {
+            Some(pair) => out.push(pair),
+            None => {
+                return Some(Err(format!(
+                    "`{part}` in `banklint: args(...)` should be `name = integer`"
+                )));
+            }
+        }
+    }
+    Some(Ok(out))
+}
+
+/// A decimal or `0x` integer, optionally negative.
+fn parse_integer(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d.trim_start()),
+        None => (false, text),
+    };
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => digits.parse().ok()?,
+    };
+    Some(if negative { -value } else { value })
 }
 
 /// Parses `banklint: block(32, 8)` from a comment body.
@@ -586,6 +670,31 @@ mod tests {
             Some([16, 16, 2])
         );
         assert_eq!(parse_block_annotation("block(16)"), None);
+    }
+
+    #[test]
+    fn parses_argument_annotations() {
+        assert_eq!(
+            parse_args_annotation(" banklint: args(n = 1024, dir=-1, mask = 0x1F)"),
+            Some(Ok(vec![
+                ("n".to_string(), 1024),
+                ("dir".to_string(), -1),
+                ("mask".to_string(), 31)
+            ]))
+        );
+        assert_eq!(parse_args_annotation("banklint: block(32)"), None);
+        assert!(matches!(
+            parse_args_annotation("banklint: args(n = big)"),
+            Some(Err(_))
+        ));
+        assert!(matches!(
+            parse_args_annotation("banklint: args(2n = 4)"),
+            Some(Err(_))
+        ));
+        assert!(matches!(
+            parse_args_annotation("banklint: args(n = 4"),
+            Some(Err(_))
+        ));
     }
 
     #[test]

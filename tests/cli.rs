@@ -425,6 +425,58 @@ fn malformed_annotations_are_errors() {
 }
 
 #[test]
+fn malformed_or_misnamed_kernel_annotations_are_reported() {
+    let dir = temp_dir("badargs");
+    let f = write(
+        &dir,
+        "args.cu",
+        "// banklint: args(lenght = 512)\n__global__ void k(float *o, int length) {\n    __shared__ float s[64];\n    s[threadIdx.x] = 1.0f;\n}\n// banklint: args(n = big)\n__global__ void j(float *o, int n) { }\n// banklint: block(32, x)\n__global__ void i(float *o) { }\n",
+    );
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(":1:1: note: `banklint: args(lenght = ...)` is not used [block-shape]"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            ":6:1: error: `n = big` in `banklint: args(...)` should be `name = integer` [invalid-annotation]"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            ":8:1: error: `banklint: block(32, x)` should be 1 to 3 integers, e.g. `block(32, 8)` [invalid-annotation]"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn unanalyzed_accesses_say_what_would_resolve_them() {
+    let dir = temp_dir("unknownhelp");
+    let f = write(
+        &dir,
+        "help.cu",
+        "__global__ void k(float *o, const int *in, int n) {\n    __shared__ float s[1024];\n    s[threadIdx.x * n] = 1.0f;\n    o[0] = s[in[threadIdx.x]];\n}\nvoid h(float *o, const int *in, int n) { k<<<1, 64>>>(o, in, n); }\n",
+    );
+    let o = banklint(&["check", &f, "--color", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("= help: if it comes from a kernel parameter, give its value with `// banklint: args(NAME = VALUE)`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("= help: the address depends on data known only when the kernel runs"),
+        "{out}"
+    );
+    // The reason is the label; it is not repeated as a note.
+    assert!(!out.contains("= note: because"), "{out}");
+}
+
+#[test]
 fn human_output_ends_with_a_summary() {
     let dir = temp_dir("summary");
     let f = write(&dir, "column.cu", COLUMN);

@@ -17,7 +17,10 @@ rule! {
     /// }
     /// ```
     ///
-    /// Make the stride a `#define` or template constant, or give the block shape with
-    /// `// banklint: block(X, Y)` when the index depends on `blockDim`.
+    /// Each note ends with a `help:` saying what would resolve it: give a run-time kernel
+    /// parameter a value with `// banklint: args(n = 32)` on the line before the kernel (or
+    /// make it a `#define` or template constant), give the block shape with
+    /// `// banklint: block(X, Y)` when the index depends on `blockDim` or the warp, or define
+    /// a missing macro with `-D`. Indices that are run-time data stay unknown.
     UnanalyzedAccess, "unanalyzed-access"
 }
