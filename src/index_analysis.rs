@@ -1602,6 +1602,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
+                    // A whole `__shared__` object of a type banklint does not know, handed to
+                    // a function it does not have: a library object (`cuda::barrier` to
+                    // `cuda::memcpy_async`), which such functions take by reference.
+                    Expression::Identifier(id)
+                        if callee.is_none() && self.is_library_object(&id.node.name) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
                     _ => self.eval(a, mask),
                 }
             })
@@ -2629,6 +2637,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             },
             _ => None,
         })
+    }
+
+    /// Whether `name` is a `__shared__` object (rank 0) of a type banklint does not know.
+    fn is_library_object(&self, name: &str) -> bool {
+        matches!(self.lookup(name), Some(Binding::Shared(a))
+            if self.arrays[*a].decl.dims.is_empty()
+                && matches!(self.arrays[*a].decl.elem, Type::Unknown(_)))
     }
 
     /// Whether `name` is a `__shared__` scalar (rank 0): reading it is a shared access.
