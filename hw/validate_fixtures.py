@@ -198,6 +198,17 @@ def resolve_local(code, pos, expr):
     return expr, None
 
 
+NOT_NAMES = {"dim3", "sizeof", "float", "double", "int", "unsigned", "char", "short", "long", "uint",
+             "size_t", "float2", "float4", "int2", "int4", "double2"}
+
+
+def is_constant_text(code, expr):
+    """Whether expr names nothing but macros of the file (and types, `sizeof`, `dim3`): it
+    compiles in the harness's main()."""
+    macros = set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)", code, re.M))
+    return all(w in NOT_NAMES or w in macros for w in re.findall(r"\b[A-Za-z_]\w*\b", expr))
+
+
 def run_banklint(bl, path, args, cwd):
     r = subprocess.run([bl, "check", path, "--format", "json", "--color", "never"] + args,
                        capture_output=True, text=True, cwd=cwd)
@@ -288,6 +299,9 @@ def plan_launches(f, text, d, notes):
         def smem_of(site):
             if site and len(site["config"]) >= 3:
                 val, why = resolve_local(code, site["pos"], site["config"][2])
+                if not is_constant_text(code, val):
+                    return (str(EXTERN_SMEM_DEFAULT), f"dynamic shared memory `{site['config'][2]}` is not a "
+                            f"constant in the harness: {EXTERN_SMEM_DEFAULT} bytes")
                 return val, f"dynamic shared memory from the launch: {site['config'][2]}" + (f" ({why})" if why else "")
             if re.search(r"extern\s+__shared__", code):
                 return str(EXTERN_SMEM_DEFAULT), f"extern __shared__ with no launch size: {EXTERN_SMEM_DEFAULT} bytes"
@@ -305,9 +319,14 @@ def plan_launches(f, text, d, notes):
                     lit = s_["args"][i]
                     break
             isfloat = re.search(r"\b(float|double|half)\b", p["type"]) is not None
-            val = lit if lit is not None else (DEFAULT_FLOAT if isfloat else str(DEFAULT_INT))
-            notes.append(f"`{k['name']}`: scalar `{p['type']} {p['name']}` = {val} "
-                         + ("(the literal of the fixture's launch)" if lit is not None else "(default)"))
+            known = banklint_values(d, k["name"]).get(p["name"])
+            if lit is not None:
+                val, src = lit, "(the literal of the fixture's launch)"
+            elif known is not None:
+                val, src = str(known), "(banklint's value: a host constant at the launch or the `banklint: args` annotation)"
+            else:
+                val, src = (DEFAULT_FLOAT if isfloat else str(DEFAULT_INT)), "(default)"
+            notes.append(f"`{k['name']}`: scalar `{p['type']} {p['name']}` = {val} " + src)
             argv.append(f"({ctype})({val})")
         if k["template"]:
             # a template kernel is launched once per launch site, with its template arguments and block
@@ -315,6 +334,12 @@ def plan_launches(f, text, d, notes):
                 notes.append(f"`{k['name']}`: template kernel without a launch site: not launched")
             for s_ in sites:
                 blk, why = resolve_local(code, s_["pos"], s_["config"][1]) if len(s_["config"]) > 1 else ("1", None)
+                if not is_constant_text(code, blk):
+                    # A run-time block shape: banklint's default single-warp model, as for kernels
+                    # without a launch.
+                    notes.append(f"`{k['name']}{s_['targs']}`: block `{blk}` is not a constant; launched with "
+                                 "block (32, 1, 1), banklint's default model")
+                    blk = "dim3(32, 1, 1)"
                 smem, smem_note = smem_of(s_)
                 plan.append({"kernel": k["name"], "targs": s_["targs"], "block": None, "block_expr": blk,
                              "smem": smem, "args": argv, "default_shape": False})
@@ -381,7 +406,12 @@ def prepare(args):
         kernels, plan = plan_launches(f, text, d, notes)
         wd = os.path.join(work, name)
         os.makedirs(wd)
-        src = HARNESS_HEAD.format(fixture=f"fixtures/{f}", base=f, buf=BUF_BYTES)
+        # A file that only compiles inside its includer (banklint's JSON `context`) is built through it.
+        context = ((d.get("files") or [{}])[0] or {}).get("context")
+        base = os.path.basename(context) if context else f
+        if context:
+            notes.append(f"built through its includer `{base}`, as banklint analyzed it")
+        src = HARNESS_HEAD.format(fixture=f"fixtures/{base}", base=base, buf=BUF_BYTES)
         for i, l in enumerate(plan):
             src += (f"    // launch {i}\n"
                     f"    {l['kernel']}{l['targs']}<<<dim3(1, 1, 1), dim3({l['block_expr']}), {l['smem']}>>>("
@@ -1086,6 +1116,7 @@ def render_md(out, args):
 # only while the line disagrees and its source contains the piece (line numbers may move).
 ATTR = "line attribution"
 DEAD = "dead store removed by nvcc"
+DEAD_LOAD = "dead load removed by nvcc"
 MERGE = "nvcc merged accesses into wider instructions"
 _DEAD = ("the array is written here and never read in the kernel, so nvcc removed the store (no STS in the "
          "SASS); banklint analyses the source as written")
@@ -1170,7 +1201,38 @@ EXPLANATIONS = {
     "65_macro_precedence.cu": [("AS(tid, 0)", DEAD, _DEAD)],
     "67_local_include.cu": [("t[tid][0]", DEAD, _DEAD)],
     "68_file_scope_and_recovery.cu": [("g[tid][0]", DEAD, _DEAD + " (g is a file-scope __shared__ array)")],
+    "69_library_types_and_defaults.cu": [("clocks[threadIdx.x] = start", DEAD, _DEAD),
+                                         ("s[threadIdx.x][1] =", DEAD, _DEAD)],
+    "70_uniform_runtime_values.cu": [("t[threadIdx.x % 32][0]", DEAD, _DEAD)],
+    "71_device_template_call.cu": [("s[threadIdx.x % 32][0] = out", DEAD, _DEAD)],
+    "72_included_kernel.cu": [("tile[tid][0]", DEAD, _DEAD), ("tile[0][tid]", DEAD, _DEAD)],
+    "74_thread_block_tiles.cu": [
+        ("s[t8.meta_group_rank() * 8 + t8.thread_rank()]", DEAD_LOAD,
+         "the loaded value only goes to out[threadIdx.x], which `through_reference` on the next line overwrites, "
+         "so nvcc removed the global store and the shared load with it; the kernel-level counters (6 / 36) are "
+         "banklint's kernel totals without this line (8 - 2 / 38 - 2)"),
+    ],
+    "76_header_device_functions.cu": [
+        ("store_strided(s, ", ATTR, "the access is in the header's device function; ncu attributes its SASS to "
+         "the line of strided_access.cuh it is written on, not to the call banklint reports it at. The kernel-level "
+         "counters equal banklint's kernel totals: 3 instructions / 34 wavefronts"),
+        ("load_row(s)", ATTR, "as above: SASS attributed to strided_access.cuh; kernel-level counters agree"),
+    ],
 }
+
+
+def banklint_values(d, kernel):
+    """Integer arguments banklint analyzed `kernel` with and that are the same for all its
+    accesses: host constants at the launch (`launch_arguments`) and `banklint: args`
+    annotations (`assumed_arguments`)."""
+    vals = {}
+    for a in d["accesses"]:
+        if a["kernel"] != kernel:
+            continue
+        for key in ("launch_arguments", "assumed_arguments"):
+            for n, v in (a.get(key) or {}).items():
+                vals.setdefault(n, set()).add(v)
+    return {n: next(iter(v)) for n, v in vals.items() if len(v) == 1}
 
 
 # =============================================================================================
