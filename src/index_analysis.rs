@@ -195,6 +195,13 @@ enum Binding {
     },
     /// A cooperative-groups handle.
     Group(Group),
+    /// A C++ reference parameter bound to one `__shared__` element (`swap(s[i], s[j])` with
+    /// `void swap(T &a, T &b)`): compiled code loads it at the first read and keeps it in a
+    /// register, and stores it at each assignment.
+    Reference {
+        target: SharedPointer,
+        loaded: bool,
+    },
 }
 
 /// What a cooperative-groups handle covers: the block, or a tile of threads
@@ -1436,6 +1443,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Binding::Group(_)) => {
                 return Lanes::unknown(format!("`{name}` is a thread group, not an integer"));
             }
+            Some(Binding::Reference { target, loaded }) => {
+                let (target, loaded) = (target.clone(), *loaded);
+                if !loaded {
+                    self.reference_access(name, span, target, Op::Load, mask);
+                }
+                return Lanes::unknown("shared data");
+            }
             None => {}
         }
         if let Some(v) = self.template_values.get(name) {
@@ -1584,21 +1598,38 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         let arity = call.arguments.len();
-        let callee = name.as_deref().and_then(|n| self.unit.function(n, arity));
+        let callee: Option<Function> = name.as_deref().and_then(|n| {
+            self.unit
+                .function(n, arity)
+                .cloned()
+                .or_else(|| self.header_function(n, arity).map(|(_, _, f)| f))
+        });
         let args: Vec<Lanes> = call
             .arguments
             .iter()
             .enumerate()
             .map(|(k, a)| {
-                // A `__shared__` object handed to a reference parameter (a pointer once the
-                // front end has rewritten `T &p`) is not read at the call.
+                // A `__shared__` object or element handed to a reference parameter (a pointer
+                // once the front end has rewritten `T &p`) is not read at the call: the callee
+                // reads it, if at all.
                 let by_reference = callee
+                    .as_ref()
                     .and_then(|f| f.params.iter().find(|p| p.index == k))
                     .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
                 match &a.node {
                     Expression::Identifier(id)
                         if by_reference
-                            && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_))) =>
+                            && matches!(
+                                self.lookup(&id.node.name),
+                                Some(Binding::Shared(_) | Binding::Reference { .. })
+                            ) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
+                    _ if by_reference
+                        && self.shared_ref(a).is_some_and(|(_, idx, members)| {
+                            members.is_empty() && !idx.is_empty()
+                        }) =>
                     {
                         Lanes::unknown("a reference")
                     }
@@ -1902,6 +1933,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
                 _ => None,
             };
+            // A `T &` parameter (a pointer once the front end has rewritten it) given an element.
+            let reference = match (&p.ty, arg_expr) {
+                (Type::Pointer(_), Some(a)) if shared.is_none() && pointer.is_none() => {
+                    self.reference_target(a, mask)
+                }
+                _ => None,
+            };
             let group = arg_expr.and_then(|a| match &a.node {
                 Expression::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Binding::Group(g)) => Some(g.clone()),
@@ -1910,6 +1948,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 _ => None,
             });
             let binding = match (group, shared, args.get(k)) {
+                _ if reference.is_some() => Binding::Reference {
+                    target: reference.clone().expect("checked"),
+                    loaded: false,
+                },
                 (Some(g), _, _) => Binding::Group(g),
                 (None, Some(s), _) => Binding::Shared(s),
                 (None, None, _) if pointer.is_some() => {
@@ -2237,6 +2279,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return Lanes::unknown("an address");
         }
+        if let Expression::Identifier(id) = &lhs.node
+            && let Some(Binding::Reference { target, loaded }) = self.lookup(&id.node.name).cloned()
+        {
+            let r = self.eval(rhs, mask);
+            if op.is_some() && !loaded {
+                self.reference_access(&id.node.name, lhs.span, target.clone(), Op::Load, mask);
+            }
+            self.reference_access(&id.node.name, lhs.span, target, Op::Store, mask);
+            return r;
+        }
         let r = self.eval(rhs, mask);
         if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
             let ops: &[Op] = if op.is_some() {
@@ -2327,6 +2379,72 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         (complete && (rank > 0 || indices.is_empty())).then_some((array, indices, members))
     }
 
+    /// Records an access through the reference parameter `name` at `at`; after it the value
+    /// is in a register, so later reads load nothing.
+    fn reference_access(
+        &mut self,
+        name: &str,
+        at: Span,
+        target: SharedPointer,
+        op: Op,
+        mask: &[bool],
+    ) {
+        let text = format!("`{name}`");
+        let (array, indices, texts, elem) = self.place_parts(target.clone(), text);
+        self.record_access(at, array, indices, texts, elem, &[], op, mask);
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(b) = scope.get_mut(name) {
+                *b = Binding::Reference {
+                    target,
+                    loaded: true,
+                };
+                return;
+            }
+        }
+    }
+
+    /// What `record_access` needs to know of a pointer's target: the array (a byte view for a
+    /// byte offset), its index tuple, the index texts, the element type.
+    fn place_parts(
+        &mut self,
+        ptr: SharedPointer,
+        text: String,
+    ) -> (usize, Vec<Lanes>, Vec<String>, Type) {
+        match ptr.place {
+            Place::Tuple(indices) => {
+                let texts = vec![text; indices.len()];
+                (ptr.array, indices, texts, ptr.elem)
+            }
+            Place::Bytes(offset) => (
+                self.byte_view(ptr.array),
+                vec![offset],
+                vec![text],
+                ptr.elem,
+            ),
+        }
+    }
+
+    /// The target of a C++ reference parameter given `arg`: a whole `__shared__` element
+    /// (`s[i][j]`, its indices evaluated here, in the caller), or a reference the caller
+    /// itself received.
+    fn reference_target(&mut self, arg: &Node<Expression>, mask: &[bool]) -> Option<SharedPointer> {
+        if let Expression::Identifier(id) = &arg.node
+            && let Some(Binding::Reference { target, .. }) = self.lookup(&id.node.name)
+        {
+            return Some(target.clone());
+        }
+        let (array, index_exprs, members) = self.shared_ref(arg)?;
+        if !members.is_empty() || index_exprs.is_empty() {
+            return None;
+        }
+        let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+        Some(SharedPointer {
+            array,
+            elem: self.arrays[array].decl.elem.clone(),
+            place: Place::Tuple(indices),
+        })
+    }
+
     /// Records one shared-memory access (an array subscript or a pointer dereference) and
     /// returns the (unknown) value it loads.
     fn shared_access(&mut self, e: &Node<Expression>, op: Op, mask: &[bool]) -> Lanes {
@@ -2347,19 +2465,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (array, indices, texts, elem, members)
             } else if let Some((ptr, members)) = self.pointer_target(e, mask) {
                 let text = format!("`{}`", self.source_text(e.span));
-                match ptr.place {
-                    Place::Tuple(indices) => {
-                        let texts = vec![text; indices.len()];
-                        (ptr.array, indices, texts, ptr.elem, members)
-                    }
-                    Place::Bytes(offset) => (
-                        self.byte_view(ptr.array),
-                        vec![offset],
-                        vec![text],
-                        ptr.elem,
-                        members,
-                    ),
-                }
+                let (array, indices, texts, elem) = self.place_parts(ptr, text);
+                (array, indices, texts, elem, members)
             } else {
                 return Lanes::unknown("shared data");
             };
