@@ -1522,6 +1522,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn member(&mut self, whole: &Node<Expression>, m: &MemberExpression, mask: &[bool]) -> Lanes {
+        if let Some(field) = self.reference_member(whole) {
+            self.reference_member_access(whole, field, Op::Load, mask);
+            return Lanes::unknown("shared data");
+        }
         if let Expression::Identifier(base) = &m.expression.node {
             let axis = match m.identifier.node.name.as_str() {
                 "x" => Some(0),
@@ -2289,6 +2293,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.reference_access(&id.node.name, lhs.span, target, Op::Store, mask);
             return r;
         }
+        if let Some(field) = self.reference_member(lhs) {
+            let r = self.eval(rhs, mask);
+            if op.is_some() {
+                self.reference_member_access(lhs, field.clone(), Op::Load, mask);
+            }
+            self.reference_member_access(lhs, field, Op::Store, mask);
+            return r;
+        }
         let r = self.eval(rhs, mask);
         if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
             let ops: &[Op] = if op.is_some() {
@@ -2401,6 +2413,44 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return;
             }
         }
+    }
+
+    /// `n.x` (or `n.p.x`) with `n` a reference parameter: its target and the member names.
+    fn reference_member(
+        &self,
+        e: &Node<Expression>,
+    ) -> Option<(String, SharedPointer, Vec<String>)> {
+        let mut members = Vec::new();
+        let mut cur = e;
+        while let Expression::Member(m) = &cur.node {
+            if m.node.operator.node != MemberOperator::Direct {
+                return None;
+            }
+            members.push(m.node.identifier.node.name.clone());
+            cur = &m.node.expression;
+        }
+        members.reverse();
+        let Expression::Identifier(id) = &cur.node else {
+            return None;
+        };
+        match self.lookup(&id.node.name) {
+            Some(Binding::Reference { target, .. }) if !members.is_empty() => {
+                Some((id.node.name.clone(), target.clone(), members))
+            }
+            _ => None,
+        }
+    }
+
+    /// An access to one field through a reference parameter: loaded or stored each time.
+    fn reference_member_access(
+        &mut self,
+        e: &Node<Expression>,
+        (name, target, members): (String, SharedPointer, Vec<String>),
+        op: Op,
+        mask: &[bool],
+    ) {
+        let (array, indices, texts, elem) = self.place_parts(target, format!("`{name}`"));
+        self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
     }
 
     /// What `record_access` needs to know of a pointer's target: the array (a byte view for a
