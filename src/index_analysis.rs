@@ -88,6 +88,21 @@ impl BlockShape {
     }
 }
 
+/// `base.a.b` read through `.` only: `base` and the member names, outermost first.
+fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
+    let mut members = Vec::new();
+    let mut cur = e;
+    while let Expression::Member(m) = &cur.node {
+        if m.node.operator.node != MemberOperator::Direct {
+            return None;
+        }
+        members.push(m.node.identifier.node.name.clone());
+        cur = &m.node.expression;
+    }
+    members.reverse();
+    Some((cur, members))
+}
+
 /// `name = value, ...`.
 fn bindings<V: std::fmt::Display>(pairs: &[(String, V)]) -> String {
     pairs
@@ -2349,16 +2364,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         e: &'e Node<Expression>,
         partial: bool,
     ) -> Option<SharedRef<'e>> {
-        let mut members = Vec::new();
-        let mut cur = e;
-        while let Expression::Member(m) = &cur.node {
-            if m.node.operator.node != MemberOperator::Direct {
-                return None;
-            }
-            members.push(m.node.identifier.node.name.clone());
-            cur = &m.node.expression;
-        }
-        members.reverse();
+        let (mut cur, members) = direct_members(e)?;
         let mut indices = Vec::new();
         while let Expression::BinaryOperator(b) = &cur.node {
             if b.node.operator.node != BinaryOperator::Index {
@@ -2420,16 +2426,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         &self,
         e: &Node<Expression>,
     ) -> Option<(String, SharedPointer, Vec<String>)> {
-        let mut members = Vec::new();
-        let mut cur = e;
-        while let Expression::Member(m) = &cur.node {
-            if m.node.operator.node != MemberOperator::Direct {
-                return None;
-            }
-            members.push(m.node.identifier.node.name.clone());
-            cur = &m.node.expression;
-        }
-        members.reverse();
+        let (cur, members) = direct_members(e)?;
         let Expression::Identifier(id) = &cur.node else {
             return None;
         };
