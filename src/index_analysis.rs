@@ -213,10 +213,16 @@ enum Binding {
     /// A C++ reference parameter bound to one `__shared__` element (`swap(s[i], s[j])` with
     /// `void swap(T &a, T &b)`): compiled code loads it at the first read and keeps it in a
     /// register, and stores it at each assignment.
-    Reference {
-        target: SharedPointer,
-        loaded: bool,
-    },
+    Reference(Reference),
+}
+
+#[derive(Clone)]
+struct Reference {
+    target: SharedPointer,
+    /// The element as the caller wrote it (`s_key[pos + 0]`), for reasons.
+    written: String,
+    /// Read once already: the value is in a register.
+    loaded: bool,
 }
 
 /// What a cooperative-groups handle covers: the block, or a tile of threads
@@ -1458,10 +1464,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Binding::Group(_)) => {
                 return Lanes::unknown(format!("`{name}` is a thread group, not an integer"));
             }
-            Some(Binding::Reference { target, loaded }) => {
-                let (target, loaded) = (target.clone(), *loaded);
-                if !loaded {
-                    self.reference_access(name, span, target, Op::Load, mask);
+            Some(Binding::Reference(r)) => {
+                if !r.loaded {
+                    let r = r.clone();
+                    self.reference_access(name, span, r, Op::Load, mask);
                 }
                 return Lanes::unknown("shared data");
             }
@@ -1640,7 +1646,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         if by_reference
                             && matches!(
                                 self.lookup(&id.node.name),
-                                Some(Binding::Shared(_) | Binding::Reference { .. })
+                                Some(Binding::Shared(_) | Binding::Reference(_))
                             ) =>
                     {
                         Lanes::unknown("a reference")
@@ -1967,10 +1973,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 _ => None,
             });
             let binding = match (group, shared, args.get(k)) {
-                _ if reference.is_some() => Binding::Reference {
-                    target: reference.clone().expect("checked"),
-                    loaded: false,
-                },
+                _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
                 (Some(g), _, _) => Binding::Group(g),
                 (None, Some(s), _) => Binding::Shared(s),
                 (None, None, _) if pointer.is_some() => {
@@ -2299,10 +2302,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown("an address");
         }
         if let Expression::Identifier(id) = &lhs.node
-            && let Some(Binding::Reference { target, loaded }) = self.lookup(&id.node.name).cloned()
+            && let Some(Binding::Reference(target)) = self.lookup(&id.node.name).cloned()
         {
             let r = self.eval(rhs, mask);
-            if op.is_some() && !loaded {
+            if op.is_some() && !target.loaded {
                 self.reference_access(&id.node.name, lhs.span, target.clone(), Op::Load, mask);
             }
             self.reference_access(&id.node.name, lhs.span, target, Op::Store, mask);
@@ -2399,40 +2402,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Records an access through the reference parameter `name` at `at`; after it the value
     /// is in a register, so later reads load nothing.
-    fn reference_access(
-        &mut self,
-        name: &str,
-        at: Span,
-        target: SharedPointer,
-        op: Op,
-        mask: &[bool],
-    ) {
-        let text = format!("`{name}`");
-        let (array, indices, texts, elem) = self.place_parts(target.clone(), text);
+    fn reference_access(&mut self, name: &str, at: Span, r: Reference, op: Op, mask: &[bool]) {
+        let text = format!("`{}` (through `{name}`)", r.written);
+        let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text);
         self.record_access(at, array, indices, texts, elem, &[], op, mask);
         for scope in self.scopes.iter_mut().rev() {
             if let Some(b) = scope.get_mut(name) {
-                *b = Binding::Reference {
-                    target,
-                    loaded: true,
-                };
+                *b = Binding::Reference(Reference { loaded: true, ..r });
                 return;
             }
         }
     }
 
     /// `n.x` (or `n.p.x`) with `n` a reference parameter: its target and the member names.
-    fn reference_member(
-        &self,
-        e: &Node<Expression>,
-    ) -> Option<(String, SharedPointer, Vec<String>)> {
+    fn reference_member(&self, e: &Node<Expression>) -> Option<(String, Reference, Vec<String>)> {
         let (cur, members) = direct_members(e)?;
         let Expression::Identifier(id) = &cur.node else {
             return None;
         };
         match self.lookup(&id.node.name) {
-            Some(Binding::Reference { target, .. }) if !members.is_empty() => {
-                Some((id.node.name.clone(), target.clone(), members))
+            Some(Binding::Reference(r)) if !members.is_empty() => {
+                Some((id.node.name.clone(), r.clone(), members))
             }
             _ => None,
         }
@@ -2442,11 +2432,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn reference_member_access(
         &mut self,
         e: &Node<Expression>,
-        (name, target, members): (String, SharedPointer, Vec<String>),
+        (name, r, members): (String, Reference, Vec<String>),
         op: Op,
         mask: &[bool],
     ) {
-        let (array, indices, texts, elem) = self.place_parts(target, format!("`{name}`"));
+        let text = format!("`{}` (through `{name}`)", r.written);
+        let (array, indices, texts, elem) = self.place_parts(r.target, text);
         self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
     }
 
@@ -2474,21 +2465,29 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// The target of a C++ reference parameter given `arg`: a whole `__shared__` element
     /// (`s[i][j]`, its indices evaluated here, in the caller), or a reference the caller
     /// itself received.
-    fn reference_target(&mut self, arg: &Node<Expression>, mask: &[bool]) -> Option<SharedPointer> {
+    fn reference_target(&mut self, arg: &Node<Expression>, mask: &[bool]) -> Option<Reference> {
         if let Expression::Identifier(id) = &arg.node
-            && let Some(Binding::Reference { target, .. }) = self.lookup(&id.node.name)
+            && let Some(Binding::Reference(r)) = self.lookup(&id.node.name)
         {
-            return Some(target.clone());
+            // Handed on: the callee reads it afresh.
+            return Some(Reference {
+                loaded: false,
+                ..r.clone()
+            });
         }
         let (array, index_exprs, members) = self.shared_ref(arg)?;
         if !members.is_empty() || index_exprs.is_empty() {
             return None;
         }
         let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-        Some(SharedPointer {
-            array,
-            elem: self.arrays[array].decl.elem.clone(),
-            place: Place::Tuple(indices),
+        Some(Reference {
+            target: SharedPointer {
+                array,
+                elem: self.arrays[array].decl.elem.clone(),
+                place: Place::Tuple(indices),
+            },
+            written: self.source_text(arg.span),
+            loaded: false,
         })
     }
 
