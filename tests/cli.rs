@@ -477,6 +477,31 @@ fn unanalyzed_accesses_say_what_would_resolve_them() {
 }
 
 #[test]
+fn accesses_through_references_name_the_element_the_caller_passed() {
+    let dir = temp_dir("refreason");
+    let f = write(
+        &dir,
+        "r.cu",
+        "__device__ void put(float &a) { a = 1.0f; }\n__global__ void k(const int *in) {\n    __shared__ float s[1024];\n    put(s[in[threadIdx.x]]);\n}\nvoid h(const int *in) { k<<<1, 32>>>(in); }\n",
+    );
+    let o = banklint(&["check", &f, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let only = &doc["accesses"][0];
+    assert_eq!(doc["accesses"].as_array().map(Vec::len), Some(1));
+    // The store is in `put`, line 1; nothing is read at the call on line 4.
+    assert_eq!(
+        (only["line"].as_u64(), only["kind"].as_str()),
+        (Some(1), Some("store"))
+    );
+    let reason = only["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.starts_with("the index `s[in[threadIdx.x]]` (through `a`) cannot be resolved"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn human_output_ends_with_a_summary() {
     let dir = temp_dir("summary");
     let f = write(&dir, "column.cu", COLUMN);
