@@ -2125,6 +2125,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                     return Lanes::unknown("an address");
                 }
+                // `c++` through a reference parameter: a load unless the value is in a register
+                // already, then a store; `n.x++`: both, on the field.
+                if let Expression::Identifier(id) = &u.operand.node
+                    && let Some(Binding::Reference(r)) = self.lookup(&id.node.name).cloned()
+                {
+                    let name = &id.node.name;
+                    if !r.loaded {
+                        self.reference_access(name, u.operand.span, r.clone(), Op::Load, mask);
+                    }
+                    self.reference_access(name, u.operand.span, r, Op::Store, mask);
+                    return Lanes::unknown("shared data");
+                }
+                if let Some(field) = self.reference_member(&u.operand) {
+                    self.reference_member_access(&u.operand, field.clone(), Op::Load, mask);
+                    self.reference_member_access(&u.operand, field, Op::Store, mask);
+                    return Lanes::unknown("shared data");
+                }
                 let old = self.eval(&u.operand, mask);
                 let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);
                 if let Expression::Identifier(id) = &u.operand.node {
