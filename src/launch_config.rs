@@ -2,6 +2,9 @@
 //! from launch sites in the same file (`k<<<g, dim3(32, 8)>>>`, `dim3 t(16, 16); k<<<g, t>>>`),
 //! an annotation on the line before the kernel (`// banklint: block(32, 8)`), `--block-dim`,
 //! or else the stated default: one warp of a block whose x extent is a multiple of 32.
+//! Each shape also carries what runs with it: template arguments, integer kernel arguments
+//! that are constants at the launch, and values a `// banklint: args(n = 1024)` annotation
+//! gives the parameters the launch leaves open.
 
 use crate::extraction::{Function, Unit};
 use crate::index_analysis::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
