@@ -1995,14 +1995,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         );
         if let Some(header) = &f.template {
             let at = self.span(call.callee.span).start;
-            let given = self
-                .unit
-                .prepared
-                .template_calls
-                .iter()
-                .find(|(off, _)| *off == at)
-                .map(|(_, a)| a.clone())
-                .unwrap_or_default();
+            let given = self.template_arguments_at(at).to_vec();
             for (k, param) in header.params.iter().enumerate() {
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
                 if param.is_type {
@@ -2780,6 +2773,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     // ---- pointers into shared memory ----
 
+    /// The explicit template arguments written after the name at `at` (`f<16, float>`), if any.
+    fn template_arguments_at(&self, at: usize) -> &[String] {
+        self.unit
+            .prepared
+            .template_calls
+            .iter()
+            .find(|(off, _)| *off == at)
+            .map_or(&[], |(_, args)| args.as_slice())
+    }
+
     /// The class and its template argument when declaration specifiers name a shared-memory
     /// wrapper class.
     fn memory_class_of(&self, specs: &[Node<DeclarationSpecifier>]) -> Option<(String, String)> {
@@ -2794,12 +2797,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 {
                     let at = self.span(id.span).start;
                     let argument = self
-                        .unit
-                        .prepared
-                        .template_calls
-                        .iter()
-                        .find(|(off, _)| *off == at)
-                        .and_then(|(_, a)| a.first().cloned())
+                        .template_arguments_at(at)
+                        .first()
+                        .cloned()
                         .unwrap_or_default();
                     Some((id.node.name.clone(), argument))
                 }
@@ -3052,13 +3052,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     },
                     Expression::Identifier(id) => {
                         let at = self.span(c.node.callee.span).start;
-                        let argument = self
-                            .unit
-                            .prepared
-                            .template_calls
-                            .iter()
-                            .find(|(off, _)| *off == at)
-                            .and_then(|(_, args)| args.first().cloned())?;
+                        let argument = self.template_arguments_at(at).first().cloned()?;
                         (id.node.name.clone(), argument)
                     }
                     _ => return None,
