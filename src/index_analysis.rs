@@ -216,6 +216,14 @@ enum Binding {
     Reference(Reference),
 }
 
+/// A device function a call reaches: its unit and definition, and for a header's (or the
+/// includer's) the name its accesses are reported under (empty for the includer).
+struct Callee<'a, 'p> {
+    unit: &'a Unit<'p>,
+    function: &'a Function,
+    header: Option<String>,
+}
+
 #[derive(Clone)]
 struct Reference {
     target: SharedPointer,
@@ -1623,12 +1631,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         let arity = call.arguments.len();
-        let callee: Option<Function> = name.as_deref().and_then(|n| {
-            self.unit
-                .function(n, arity)
-                .cloned()
-                .or_else(|| self.header_function(n, arity).map(|(_, _, f)| f))
-        });
+        let callee = name.as_deref().and_then(|n| self.callee(n, arity));
         let args: Vec<Lanes> = call
             .arguments
             .iter()
@@ -1639,7 +1642,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 // reads it, if at all.
                 let by_reference = callee
                     .as_ref()
-                    .and_then(|f| f.params.iter().find(|p| p.index == k))
+                    .and_then(|c| c.function.params.iter().find(|p| p.index == k))
                     .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
                 match &a.node {
                     Expression::Identifier(id)
@@ -1728,23 +1731,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => {}
         }
-        if let Some(f) = self
-            .unit
-            .function(&name, arity)
-            .filter(|f| !f.kernel)
-            .cloned()
+        if let Some(c) = callee
             && self.call_depth < MAX_CALL_DEPTH
         {
-            return self.inline_call(&f, call, args, mask);
-        }
-        if self.call_depth < MAX_CALL_DEPTH
-            && let Some((header, unit, f)) = self.header_function(&name, arity)
-        {
+            let Some(header) = c.header else {
+                return self.inline_call_in(c.unit, c.function, call, args, mask);
+            };
             let saved = (self.unit, self.home_call.clone());
             if self.home_call.is_none() {
                 self.home_call = Some((self.span(whole.span), header));
             }
-            let v = self.inline_call_in(unit, &f, call, args, mask);
+            let v = self.inline_call_in(c.unit, c.function, call, args, mask);
             (self.unit, self.home_call) = saved;
             return v;
         }
@@ -1890,11 +1887,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// A device function of a local header (or of the includer before its `#include`), by
     /// name: the header's name, its unit, the function. Not one that declares `__shared__`
     /// memory of its own, whose declaration would be in another file than the report's.
-    fn header_function(
-        &self,
-        name: &str,
-        arity: usize,
-    ) -> Option<(String, &'a Unit<'p>, Function)> {
+    fn header_function(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
         let units = std::iter::once(("", self.home_unit))
             .chain(self.headers.iter().map(|(n, u)| (n.as_str(), u)));
         for (header, unit) in units {
@@ -1916,19 +1909,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             } else {
                 header.to_string()
             };
-            return Some((header, unit, f.clone()));
+            return Some(Callee {
+                unit,
+                function: f,
+                header: Some(header),
+            });
         }
         None
     }
 
-    fn inline_call(
-        &mut self,
-        f: &Function,
-        call: &CallExpression,
-        args: Vec<Lanes>,
-        mask: &[bool],
-    ) -> Lanes {
-        self.inline_call_in(self.unit, f, call, args, mask)
+    /// The device function a call of `name` with `arity` arguments reaches, looked up once per
+    /// call: this unit's, else a local header's.
+    fn callee(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
+        let unit = self.unit;
+        match unit.function(name, arity).filter(|f| !f.kernel) {
+            Some(function) => Some(Callee {
+                unit,
+                function,
+                header: None,
+            }),
+            None => self.header_function(name, arity),
+        }
     }
 
     /// Inlines `f`, defined in `unit` (the caller's, or a header's).
