@@ -271,6 +271,28 @@ pub struct DependentType {
 }
 
 impl Prepared {
+    /// What a header (or the includer's text before its `#include`), read from `path`,
+    /// defines for this file from offset `at` on: macros, type names, member typedefs and
+    /// shared-memory wrapper classes with their arrays.
+    fn absorb_declarations(&mut self, other: &Prepared, at: usize, path: &str) {
+        self.macros.absorb(&other.macros, at);
+        self.typenames.extend(other.typenames.iter().cloned());
+        self.member_typedefs
+            .extend(other.member_typedefs.iter().cloned());
+        self.shared_memory_classes
+            .extend(other.shared_memory_classes.iter().cloned());
+        // Arrays declared in `other` itself are in `path`; nested ones keep their file.
+        self.shared_memory_arrays
+            .extend(other.shared_memory_arrays.iter().map(|a| WrapperArray {
+                file: if a.file.is_empty() {
+                    path.to_string()
+                } else {
+                    a.file.clone()
+                },
+                ..a.clone()
+            }));
+    }
+
     /// The type a dependent member type names once template type parameters are bound
     /// (`bound`: parameter name -> type as written): the matching specialization's typedef,
     /// else the primary template's.
@@ -470,14 +492,7 @@ pub fn prepare_in_context(
     }
     if let Some((includer, ctx)) = &context {
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
-        out.macros.absorb(&ctx.macros, 0);
-        out.typenames.extend(ctx.typenames.iter().cloned());
-        out.member_typedefs
-            .extend(ctx.member_typedefs.iter().cloned());
-        out.shared_memory_classes
-            .extend(ctx.shared_memory_classes.iter().cloned());
-        out.shared_memory_arrays
-            .extend(included_from(&ctx.shared_memory_arrays, includer));
+        out.absorb_declarations(ctx, 0, includer);
     }
     let mut blank: Vec<Range<usize>> = Vec::new();
     let lexed = lex(src);
@@ -899,14 +914,7 @@ fn run_directives(
                             undefined: Vec::new(),
                         };
                         let header = prepare_with_includes(&text, &inherited, load);
-                        out.macros.absorb(&header.macros, d.start);
-                        out.typenames.extend(header.typenames.iter().cloned());
-                        out.member_typedefs
-                            .extend(header.member_typedefs.iter().cloned());
-                        out.shared_memory_classes
-                            .extend(header.shared_memory_classes.iter().cloned());
-                        out.shared_memory_arrays
-                            .extend(included_from(&header.shared_memory_arrays, &path));
+                        out.absorb_declarations(&header, d.start, &path);
                         out.headers.push((name.to_string(), header));
                     } else {
                         out.missing_includes.push((
@@ -2199,21 +2207,6 @@ fn angle_arguments(src: &str, at: usize) -> Option<Vec<String>> {
         }
     }
     None
-}
-
-/// A header's wrapper arrays as seen from the file that includes it from `path`.
-fn included_from<'a>(
-    arrays: &'a [WrapperArray],
-    path: &'a str,
-) -> impl Iterator<Item = WrapperArray> + 'a {
-    arrays.iter().map(move |a| WrapperArray {
-        file: if a.file.is_empty() {
-            path.to_string()
-        } else {
-            a.file.clone()
-        },
-        ..a.clone()
-    })
 }
 
 /// Words that are never type names for the declaration heuristics below.
