@@ -356,12 +356,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             fix: None,
         });
     }
-    let mut seen_unresolved = std::collections::HashSet::new();
     for u in &report.unresolved_launches {
-        // One launch seen for several instantiations is reported once.
-        if !seen_unresolved.insert((u.span.clone(), &u.reason)) {
-            continue;
-        }
         let (message, note) = match &u.annotation {
             None => (
                 "block shape of this launch is not used".to_string(),

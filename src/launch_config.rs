@@ -137,6 +137,25 @@ fn launch_shapes(
         };
         let text = &unit.prepared.text[block.clone()];
         let dims_here = block_dims(unit, text, block.start, 0);
+        // A problem with the block is the launch's, reported once whatever it instantiates.
+        let problem = match dims_here {
+            Some(dims) if valid(dims) => None,
+            Some(dims) => Some(format!(
+                "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
+                dims[0], dims[1], dims[2]
+            )),
+            None => Some(format!(
+                "the block shape `{}` is not a compile-time constant",
+                text.trim()
+            )),
+        };
+        if let Some(reason) = problem {
+            unresolved.push(UnresolvedLaunch {
+                span: block.clone(),
+                reason,
+                annotation: None,
+            });
+        }
         let arguments = launch_arguments(unit, f, launch);
         for written in host_instantiations(unit, launch) {
             let template_args = bind_template_args(f, &written);
@@ -156,23 +175,8 @@ fn launch_shapes(
                         });
                     }
                 }
-                Some(dims) => unresolved.push(UnresolvedLaunch {
-                    span: block.clone(),
-                    reason: format!(
-                        "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
-                        dims[0], dims[1], dims[2]
-                    ),
-                    annotation: None,
-                }),
+                Some(_) => {}
                 None => {
-                    unresolved.push(UnresolvedLaunch {
-                        span: block.clone(),
-                        reason: format!(
-                            "the block shape `{}` is not a compile-time constant",
-                            text.trim()
-                        ),
-                        annotation: None,
-                    });
                     // Its template and kernel arguments still say what runs.
                     let key = (template_args, arguments.clone());
                     if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key) {

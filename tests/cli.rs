@@ -502,6 +502,20 @@ fn accesses_through_references_name_the_element_the_caller_passed() {
 }
 
 #[test]
+fn a_launch_with_a_runtime_block_gets_one_note_however_often_it_is_instantiated() {
+    let dir = temp_dir("onenote");
+    let f = write(
+        &dir,
+        "t.cu",
+        "template <class T> __global__ void k(T *o) {\n    __shared__ T s[64];\n    s[threadIdx.x] = o[0];\n}\ntemplate <class T> void run(T *o, int n) { k<T><<<1, n>>>(o); }\nvoid both(float *f, int *i, int n) { run<float>(f, n); run<int>(i, n); }\n",
+    );
+    let o = banklint(&["check", &f, "--format", "short"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches("[block-shape]").count(), 1, "{out}");
+}
+
+#[test]
 fn human_output_ends_with_a_summary() {
     let dir = temp_dir("summary");
     let f = write(&dir, "column.cu", COLUMN);
