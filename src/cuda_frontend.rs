@@ -2154,7 +2154,7 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
         }
         if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
             let class = name.text(src).to_string();
-            let args = angle_arguments(src, name.end);
+            let args = angle_arguments(&src[name.end..c.span.end]);
             for &at in shared.iter().filter(|at| c.span.contains(at)) {
                 // The declared name: the first identifier after `__shared__` followed by `[`.
                 let array = tokens[c.tokens.clone()]
@@ -2183,30 +2183,15 @@ fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
     out.shared_memory_arrays.extend(arrays);
 }
 
-/// The template arguments written `<...>` right after `at` (`SharedMemory<float>`), if any.
-/// Read from the source text: the rewritten tokens no longer hold them.
-fn angle_arguments(src: &str, at: usize) -> Option<Vec<String>> {
-    let rest = &src[at..];
-    let open = at + rest.len() - rest.trim_start().len();
-    if !src[open..].starts_with('<') {
+/// The template arguments `text` starts with (`<float>` after `SharedMemory`), if any. Read
+/// from the source text, lexed again: the rewritten tokens no longer hold them.
+fn angle_arguments(text: &str) -> Option<Vec<String>> {
+    let tokens = lex(text).tokens;
+    if tokens.first()?.text(text) != "<" {
         return None;
     }
-    let mut depth = 0usize;
-    for (i, ch) in src[open..].char_indices() {
-        match ch {
-            '<' | '(' => depth += 1,
-            '>' | ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let inner = lex(&src[open + 1..open + i]).tokens;
-                    return Some(argument_texts(&src[open + 1..open + i], &inner));
-                }
-            }
-            '{' | ';' => return None,
-            _ => {}
-        }
-    }
-    None
+    let close = matching_angle(text, &tokens, 0)?;
+    Some(argument_texts(text, &tokens[1..close]))
 }
 
 /// Words that are never type names for the declaration heuristics below.
@@ -2396,6 +2381,27 @@ fn collect_typenames(src: &str, tokens: &[Token], names: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapper_classes_record_each_specialization_and_its_array() {
+        let src = "template <typename T> struct Wrap {\n    __device__ T *get() { return 0; }\n};\ntemplate <> struct Wrap<unsigned int> {\n    __device__ unsigned int *get()\n    {\n        extern __shared__ unsigned int w_uint[];\n        return w_uint;\n    }\n};\ntemplate <class T> struct Conv { __device__ operator T *() { extern __shared__ int raw[]; return (T *)raw; } };\n";
+        let p = prepare(src, &Defines::default());
+        assert_eq!(p.shared_memory_classes, ["Conv", "Wrap"]);
+        let found: Vec<(&str, Option<Vec<String>>, &str, usize)> = p
+            .shared_memory_arrays
+            .iter()
+            .map(|w| (w.class.as_str(), w.args.clone(), w.array.as_str(), w.line))
+            .collect();
+        // The primary `Wrap` declares no array; the specialization's is on line 7.
+        assert_eq!(
+            found,
+            [
+                ("Wrap", Some(vec!["unsigned int".to_string()]), "w_uint", 7),
+                ("Conv", None, "raw", 11)
+            ]
+        );
+        assert!(p.shared_memory_arrays.iter().all(|w| w.file.is_empty()));
+    }
 
     #[test]
     fn dependent_member_types_become_one_name_resolved_by_specialization() {
