@@ -1,19 +1,21 @@
 //! The pipeline for one file: front end, parse, extraction, block shapes, index analysis,
 //! findings and fixes. Pure apart from its input: a `SourceFile` in, a `FileReport` out.
 
-use crate::arch::Target;
-use crate::cuda_frontend::{Defines, Prepared, Skipped, prepare_in_context};
-use crate::extraction::Unit;
-use crate::extraction::extract;
-use crate::findings::{AccessFinding, collect};
-use crate::fix_suggestion::{PaddingFix, suggest};
-use crate::include_context::{Includer, IncluderIndex};
-use crate::index_analysis::{AnalysisOptions, ArrayEntry, analyze};
-use crate::launch_config::{IncluderLaunches, UnresolvedLaunch, shapes_for};
-use crate::parse::parse_chunks;
-use crate::shared_budget::{KernelBudget, kernel_budgets};
-use crate::source::SourceFile;
-use std::path::{Path, PathBuf};
+use crate::analysis::extraction::Unit;
+use crate::analysis::extraction::extract;
+use crate::analysis::interp::{AnalysisOptions, analyze};
+use crate::bank::arch::Target;
+use crate::front::cuda::{Defines, Prepared, prepare_in_context};
+use crate::front::includes::{IncluderIndex, header_loader};
+use crate::front::parse::parse_chunks;
+use crate::front::source::SourceFile;
+use crate::host::launches::{IncluderLaunches, shapes_for};
+use crate::lint::applicability::FileFacts;
+use crate::lint::budget::kernel_budgets;
+use crate::lint::findings::collect;
+use crate::lint::fix::suggest;
+use crate::lint::report::{FileReport, ParseStats};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -28,82 +30,15 @@ pub struct CheckOptions {
     pub includers: Option<Arc<IncluderIndex>>,
 }
 
-/// How much of a file the parser read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ParseStats {
-    pub items: usize,
-    pub partly_parsed: usize,
-    pub unparsed: usize,
-}
-
-pub struct FileReport {
-    pub file: SourceFile,
-    pub arrays: Vec<ArrayEntry>,
-    pub findings: Vec<AccessFinding>,
-    pub fixes: Vec<PaddingFix>,
-    pub skipped: Vec<Skipped>,
-    pub unresolved_launches: Vec<UnresolvedLaunch>,
-    pub parse_stats: ParseStats,
-    pub budgets: Vec<KernelBudget>,
-    /// Local includes that were not found, with the directive's span.
-    pub missing_includes: Vec<(String, std::ops::Range<usize>)>,
-    pub annotations: Vec<crate::annotations::Annotation>,
-    /// Malformed `banklint:` comments: span and message.
-    pub annotation_errors: Vec<(std::ops::Range<usize>, String)>,
-    /// Kernels and device functions: name, span of the definition, kernel or not.
-    pub functions: Vec<(String, std::ops::Range<usize>, bool)>,
-    /// The file that includes this one, whose definitions before its `#include` were in force.
-    pub context: Option<Includer>,
-    /// Byte ranges conditional compilation leaves out.
-    pub inactive: Vec<std::ops::Range<usize>>,
-}
-
-impl FileReport {
-    pub fn conflicts(&self) -> impl Iterator<Item = &AccessFinding> {
-        self.findings.iter().filter(|f| f.is_conflict())
-    }
-
-    /// Kernels over the static shared-memory limit of `arch`.
-    pub fn over_capacity(&self, arch: crate::arch::Arch) -> impl Iterator<Item = &KernelBudget> {
-        self.budgets.iter().filter(move |b| b.over_limit(arch))
-    }
-
-    pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
-        self.fixes.iter().find(|f| f.array == array)
-    }
-}
-
-/// Reads local headers next to `file`, then in `include_dirs`, giving each one's path and
-/// text; at most 64 files, so include cycles end.
-pub fn header_loader<'a>(
-    file: &'a Path,
-    include_dirs: &'a [PathBuf],
-) -> impl FnMut(&str) -> Option<(String, String)> + 'a {
-    let mut budget = 64;
-    move |name: &str| {
-        if budget == 0 {
-            return None;
-        }
-        budget -= 1;
-        let here = file.parent().map(|p| p.join(name));
-        here.into_iter()
-            .chain(include_dirs.iter().map(|d| d.join(name)))
-            .find_map(|p| {
-                let text = String::from_utf8(std::fs::read(&p).ok()?).ok()?;
-                Some((p.display().to_string(), text))
-            })
-    }
-}
-
 /// Registers the types a unit declares (structs, typedefs, classes) in `types`.
-fn register_unit_types(types: &mut crate::types::TypeTable, unit: &Unit<'_>) {
+fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Unit<'_>) {
     types
         .classes
         .extend(unit.prepared.class_names.iter().cloned());
     for item in &unit.items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {
-                crate::extraction::register_types(types, &decl.node);
+                crate::analysis::extraction::register_types(types, &decl.node);
             }
         }
     }
@@ -214,10 +149,16 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         shapes.get(&f.name).cloned().unwrap_or_default()
     });
     let findings = collect(&runs, options.target);
-    let fixes = suggest(&runs, &findings, options.target, &file.text);
     let budgets = kernel_budgets(&runs, &unit.functions, &file.text);
+    let facts = FileFacts {
+        whole_file_read: skipped.is_empty() && parse_stats.unparsed == 0,
+        budgets: &budgets,
+        arch: options.target.arch,
+    };
+    let fixes = suggest(&runs, &findings, options.target, &file.text, facts);
     skipped.sort_by_key(|s| s.span.start);
-    let (annotations, annotation_errors) = crate::annotations::parse(&file, &prepared.comments);
+    let (annotations, annotation_errors) =
+        crate::lint::annotations::parse(&file, &prepared.comments);
     let functions = unit
         .functions
         .iter()

@@ -1,35 +1,20 @@
 //! banklint: finds shared-memory bank conflicts in CUDA source before the code runs.
 //!
-//! Pipeline, one module per stage: [`source`] loads files, [`cuda_frontend`] makes CUDA text
-//! parseable by lang-c without moving byte offsets, [`extraction`] finds `__shared__` arrays,
-//! kernels and launch sites, [`index_analysis`] derives each lane's byte offset,
-//! [`bank_engine`] turns offsets into wavefronts, [`fix_suggestion`] finds the padding, and
-//! [`diagnostics`] prints the report.
+//! Folders follow the pipeline, in the order data flows:
+//! - [`front`]: loading, preprocessing, lowering CUDA C++ to C, parsing, includes;
+//! - [`host`]: what host code says about each kernel (launch shapes, arguments);
+//! - [`analysis`]: the file's model (types, constants, `__shared__` arrays, functions) and the
+//!   per-thread abstract execution that gives each lane's byte offset;
+//! - [`bank`]: the bank model: architectures, capacities, layouts and the wavefront engine;
+//! - [`lint`]: findings, fixes, suppressions, rules and the diagnostics built from them;
+//! - [`app`]: the command line, configuration, runs over many files, emitters, autofix.
+//!
+//! [`check`] ties the stages together for one file.
 
-pub mod annotations;
-pub mod arch;
-pub mod autofix;
-pub mod bank_engine;
-pub mod capacity;
+pub mod analysis;
+pub mod app;
+pub mod bank;
 pub mod check;
-pub mod cli;
-pub mod config;
-pub mod cuda_frontend;
-pub mod diagnostics;
-pub mod extraction;
-pub mod findings;
-pub mod fix_suggestion;
-pub mod include_context;
-pub mod index_analysis;
-pub mod launch_config;
-pub mod layout;
-pub mod parse;
-pub mod rules;
-pub mod runner;
-pub mod sarif;
-pub mod shared_budget;
-pub mod simulate;
-pub mod source;
-pub mod stats;
-pub mod types;
-pub mod value;
+pub mod front;
+pub mod host;
+pub mod lint;

@@ -1,3 +1,3 @@
 fn main() {
-    std::process::exit(banklint::cli::main());
+    std::process::exit(banklint::app::cli::main());
 }

@@ -1,8 +1,8 @@
 //! The bank engine against warp patterns measured with Nsight Compute on real GPUs.
 //! Every measured pattern must be predicted exactly, wavefront for wavefront.
 
-use banklint::arch::{Arch, BankMode, Target};
-use banklint::bank_engine::{self, Op, WARP_SIZE, WarpAccess};
+use banklint::bank::arch::{Arch, BankMode, Target};
+use banklint::bank::engine::{self, Op, WARP_SIZE, WarpAccess};
 use serde_json::Value;
 use std::path::Path;
 
@@ -44,7 +44,7 @@ fn check_file(name: &str) -> Option<Outcome> {
             op,
             offsets,
         };
-        let verdict = bank_engine::wavefronts(target, &access);
+        let verdict = engine::wavefronts(target, &access);
         let measured = p["wavefronts"].as_u64().expect("wavefronts") as u32;
         let measured_ideal = p["ncu_bank_conflicts"]
             .as_u64()

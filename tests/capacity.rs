@@ -3,8 +3,8 @@
 //! sections) and `cuda_occupancy.h`. Expected values are the documented figures, and the
 //! block counts are worked out by hand from them.
 
-use banklint::arch::{Arch, KNOWN_ARCHS};
-use banklint::capacity::{
+use banklint::bank::arch::{Arch, KNOWN_ARCHS};
+use banklint::bank::capacity::{
     CacheConfig, KB, allocated_per_block, allocation_granularity, blocks_per_sm_by_shared,
     configurable_capacities, max_dynamic_opt_in_per_block, max_per_sm_capacity,
     max_resident_blocks_per_sm, max_static_per_block, per_sm_capacity, reserved_per_block,

@@ -4,11 +4,12 @@
 //! A header `// banklint-args: ...` gives the file's command-line flags. Every line with a
 //! shared-memory access must carry an expectation, and every expectation must match an access.
 
-use banklint::bank_engine::Op;
-use banklint::check::{FileReport, check_source};
-use banklint::cli::{Cli, Command, add_includer_index, options_from};
-use banklint::findings::Status;
-use banklint::source::SourceFile;
+use banklint::app::cli::{Cli, Command, add_includer_index, options_from};
+use banklint::bank::engine::Op;
+use banklint::check::check_source;
+use banklint::front::source::SourceFile;
+use banklint::lint::findings::Status;
+use banklint::lint::report::FileReport;
 use clap::Parser;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,7 +97,8 @@ fn check_fixture(path: &Path) -> Vec<String> {
     let report = run(path);
     let mut problems = Vec::new();
     let name = path.display();
-    let mut by_line: BTreeMap<usize, Vec<&banklint::findings::AccessFinding>> = BTreeMap::new();
+    let mut by_line: BTreeMap<usize, Vec<&banklint::lint::findings::AccessFinding>> =
+        BTreeMap::new();
     for f in &report.findings {
         by_line
             .entry(report.file.line_col(f.span.start).0)

@@ -1,9 +1,9 @@
 //! Properties of the bank engine and the padding search, on random warps and layouts.
 
-use banklint::arch::{Arch, BankMode, Target};
-use banklint::bank_engine::{Op, WARP_SIZE, WarpAccess, wavefronts};
+use banklint::bank::arch::{Arch, BankMode, Target};
+use banklint::bank::engine::{Op, WARP_SIZE, WarpAccess, wavefronts};
 use banklint::check::{CheckOptions, check_source};
-use banklint::source::SourceFile;
+use banklint::front::source::SourceFile;
 use proptest::prelude::*;
 
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];

@@ -384,7 +384,7 @@ fn archs_command() {
         .iter()
         .map(|r| r["archs"].as_array().unwrap().len())
         .sum();
-    assert_eq!(count, banklint::arch::KNOWN_ARCHS.len());
+    assert_eq!(count, banklint::bank::arch::KNOWN_ARCHS.len());
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Fuzzes the whole check of one file, bytes in: loading (binary, non-UTF-8), the front
 //! end, parsing, analysis, findings, fixes and every output format must not panic.
 #![no_main]
-use banklint::arch::{Arch, BankMode, Target};
+use banklint::bank::arch::{Arch, BankMode, Target};
 use banklint::check::{check_source, CheckOptions};
-use banklint::diagnostics::{self, ReportOptions};
-use banklint::source::SourceFile;
+use banklint::lint::diagnostics::{self, ReportOptions};
+use banklint::front::source::SourceFile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -37,12 +37,12 @@ fuzz_target!(|data: &[u8]| {
                 severity: &severity,
             },
         );
-        let _ = diagnostics::render_human(&report, &findings, false);
-        let _ = diagnostics::render_short(&report, &findings);
-        let _ = diagnostics::json_accesses(&report);
-        let _ = diagnostics::json_diagnostics(&report, &findings, target.arch);
-        let _ = banklint::sarif::results(&report, &findings);
-        let (fixed, _) = banklint::autofix::fixed_text(&report, target.arch);
+        let _ = banklint::app::emit::human::render(&report, &findings, false);
+        let _ = banklint::app::emit::short::render(&report, &findings);
+        let _ = banklint::app::emit::json::accesses(&report);
+        let _ = banklint::app::emit::json::diagnostics(&report, &findings);
+        let _ = banklint::app::emit::sarif::results(&report, &findings);
+        let (fixed, _) = banklint::app::autofix::fixed_text(&report);
         assert!(fixed.len() >= report.file.text.len(), "fixes only add padding text");
     });
     worker.expect("spawn").join().expect("no panic");

@@ -8,9 +8,9 @@ fuzz_target!(|data: &[u8]| {
     let text = text.to_string();
     // The parser recurses per nesting level: run with the stack the CLI's workers get.
     let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || {
-        let prepared = banklint::cuda_frontend::prepare(&text, &Default::default());
+        let prepared = banklint::front::cuda::prepare(&text, &Default::default());
         assert_eq!(prepared.text.len(), text.len(), "the front end must not move offsets");
-        let parsed = banklint::parse::parse_chunks(&prepared);
+        let parsed = banklint::front::parse::parse_chunks(&prepared);
         for item in &parsed.items {
             assert!(item.chunk.span.end <= text.len());
         }

@@ -3,14 +3,13 @@
 //! before it is done, so memory holds a few files' results rather than the whole tree.
 //! Also: `--fix` per file, the progress line on a terminal, the summary and `--stats`.
 
-use crate::arch::BankMode;
-use crate::autofix;
+use crate::app::autofix;
+use crate::app::config::CompileFlags;
+use crate::app::stats::Coverage;
+use crate::bank::arch::BankMode;
 use crate::check::{CheckOptions, check_source};
-use crate::cli::{CheckArgs, Format};
-use crate::config::CompileFlags;
-use crate::diagnostics::{self, Finding, ReportOptions};
-use crate::source::{LoadError, SourceFile};
-use crate::stats::Coverage;
+use crate::front::source::{LoadError, SourceFile};
+use crate::lint::diagnostics::{self, Finding, ReportOptions};
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -24,9 +23,31 @@ use std::time::{Duration, Instant};
 /// is capped at `cuda_frontend::MAX_NESTING` levels.
 const WORKER_STACK: usize = 256 << 20;
 
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Short,
+    Json,
+    /// GitHub Actions workflow commands (annotations on the pull request).
+    Github,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+}
+
+/// What the command line asks of a run besides the analysis options.
+#[derive(Clone, Copy, Debug)]
+pub struct RunFlags {
+    pub format: Format,
+    pub fix: bool,
+    pub dry_run: bool,
+    pub warn_unused_allow: bool,
+    pub stats: bool,
+}
+
 /// Everything a worker needs, shared read-only.
-pub struct Run<'a> {
-    pub args: &'a CheckArgs,
+pub struct Run {
+    pub flags: RunFlags,
     pub options: CheckOptions,
     pub compile_db: BTreeMap<PathBuf, CompileFlags>,
     pub severity: BTreeMap<String, String>,
@@ -60,7 +81,7 @@ struct FileOutput {
     fixed_files: usize,
 }
 
-pub fn run(run: &Run<'_>, inputs: Vec<Input>) -> i32 {
+pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
     let total = inputs.len();
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
@@ -153,8 +174,8 @@ fn absorb(totals: &mut FileOutput, out: FileOutput) {
     totals.fixed_files += usize::from(out.fixes > 0);
 }
 
-fn finish(run: &Run<'_>, mut totals: FileOutput, files_json: Vec<Value>) -> i32 {
-    let args = run.args;
+fn finish(run: &Run, mut totals: FileOutput, files_json: Vec<Value>) -> i32 {
+    let args = run.flags;
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json if !args.dry_run => {
@@ -176,7 +197,7 @@ fn finish(run: &Run<'_>, mut totals: FileOutput, files_json: Vec<Value>) -> i32 
             );
         }
         Format::Sarif if !args.dry_run => {
-            let doc = crate::sarif::document(std::mem::take(&mut totals.sarif_results));
+            let doc = crate::app::emit::sarif::document(std::mem::take(&mut totals.sarif_results));
             let _ = writeln!(
                 out,
                 "{}",
@@ -254,7 +275,7 @@ fn summary_line(t: &FileOutput, files: usize) -> String {
     parts.join("; ")
 }
 
-fn process(run: &Run<'_>, input: &Input) -> FileOutput {
+fn process(run: &Run, input: &Input) -> FileOutput {
     let mut out = FileOutput::default();
     let (file, options) = match input {
         Input::Failed(e) => return failed(e),
@@ -264,7 +285,8 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
         },
         Input::File(path) => match SourceFile::load(path) {
             Ok(f) => {
-                let options = crate::cli::options_for_file(&run.options, &run.compile_db, path);
+                let options =
+                    crate::app::config::options_for_file(&run.options, &run.compile_db, path);
                 (f, options)
             }
             Err(e) => return failed(&e),
@@ -272,10 +294,10 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
     };
     let is_stdin = matches!(input, Input::Stdin(..));
     let mut report = check_source(file, &options);
-    if run.args.fix {
-        let (text, applied) = autofix::fixed_text(&report, options.target.arch);
+    if run.flags.fix {
+        let (text, applied) = autofix::fixed_text(&report);
         out.fixes = applied;
-        if run.args.dry_run {
+        if run.flags.dry_run {
             let path = report.file.path.display().to_string();
             out.stdout = autofix::unified_diff(&path, &report.file.text, &text).into_bytes();
             out.coverage.files += 1;
@@ -306,20 +328,25 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
         &report,
         ReportOptions {
             target: options.target,
-            warn_unused_allow: run.args.warn_unused_allow,
+            warn_unused_allow: run.flags.warn_unused_allow,
             severity: &run.severity,
         },
     );
-    match run.args.format {
-        Format::Human => out.stdout = diagnostics::render_human(&report, &findings, run.color),
-        Format::Short => out.stdout = diagnostics::render_short(&report, &findings).into_bytes(),
-        Format::Github => out.stdout = diagnostics::render_github(&report, &findings).into_bytes(),
-        Format::Json => {
-            out.json_accesses = diagnostics::json_accesses(&report);
-            out.json_diagnostics =
-                diagnostics::json_diagnostics(&report, &findings, options.target.arch);
+    match run.flags.format {
+        Format::Human => {
+            out.stdout = crate::app::emit::human::render(&report, &findings, run.color)
         }
-        Format::Sarif => out.sarif_results = crate::sarif::results(&report, &findings),
+        Format::Short => {
+            out.stdout = crate::app::emit::short::render(&report, &findings).into_bytes()
+        }
+        Format::Github => {
+            out.stdout = crate::app::emit::github::render(&report, &findings).into_bytes()
+        }
+        Format::Json => {
+            out.json_accesses = crate::app::emit::json::accesses(&report);
+            out.json_diagnostics = crate::app::emit::json::diagnostics(&report, &findings);
+        }
+        Format::Sarif => out.sarif_results = crate::app::emit::sarif::results(&report, &findings),
     }
     out.json_file = Some(json!({
         "path": report.file.path.display().to_string(),
@@ -338,7 +365,7 @@ fn process(run: &Run<'_>, input: &Input) -> FileOutput {
     }));
     out.accesses = report.findings.len();
     for f in &findings {
-        if f.code == diagnostics::BANK_CONFLICT {
+        if f.code == crate::lint::rules::Rule::BankConflict {
             *out.ways.entry(f.conflict_ways.unwrap_or(0)).or_default() += 1;
         } else if f.severity >= Severity::Warning {
             out.other_problems += 1;

@@ -3,27 +3,16 @@
 //! `= note:` for the why, `help:` with the literal padded declaration); `short` is one
 //! gcc-style line per finding for problem matchers; `json` is the stable schema of the README.
 
-use crate::arch::Target;
-use crate::bank_engine::{Op, bank_map};
-use crate::check::FileReport;
-use crate::findings::{AccessFinding, Status};
-use crate::fix_suggestion::PaddingFix;
-use crate::index_analysis::ShapeSource;
-use codespan_reporting::diagnostic::{Diagnostic, Label, Severity};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, termcolor};
-use serde_json::{Value as Json, json};
+use crate::analysis::interp::ShapeSource;
+use crate::bank::arch::Target;
+use crate::bank::engine::bank_map;
+use crate::lint::findings::{AccessFinding, Status};
+use crate::lint::fix::PaddingFix;
+use crate::lint::report::FileReport;
+use crate::lint::rules::Rule;
+use codespan_reporting::diagnostic::Severity;
 
 /// Diagnostic codes, each explained by `banklint explain CODE`.
-pub const BANK_CONFLICT: &str = "bank-conflict";
-pub const UNANALYZED_ACCESS: &str = "unanalyzed-access";
-pub const SKIPPED_CODE: &str = "skipped-code";
-pub const BLOCK_SHAPE: &str = "block-shape";
-pub const SHARED_CAPACITY: &str = "shared-capacity";
-pub const INCLUDE_NOT_FOUND: &str = "include-not-found";
-pub const EXPECTATION_FAILED: &str = "expectation-failed";
-pub const UNUSED_ALLOW: &str = "unused-allow";
-pub const INVALID_ANNOTATION: &str = "invalid-annotation";
 
 /// How findings are filtered and what extra checks run.
 #[derive(Clone, Copy, Debug)]
@@ -37,7 +26,7 @@ pub struct ReportOptions<'a> {
 /// One reportable finding, independent of the output format.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    pub code: &'static str,
+    pub code: Rule,
     pub severity: Severity,
     pub span: std::ops::Range<usize>,
     pub message: String,
@@ -54,22 +43,24 @@ pub struct Finding {
 pub fn findings(report: &FileReport, options: ReportOptions) -> Vec<Finding> {
     let all = raw_findings(report, options.target);
     let mut out = apply_annotations(report, all, options);
-    out.retain_mut(|f| match options.severity.get(f.code).map(String::as_str) {
-        Some("off") => false,
-        Some("error") => {
-            f.severity = Severity::Error;
-            true
-        }
-        Some("warning") => {
-            f.severity = Severity::Warning;
-            true
-        }
-        Some("note") => {
-            f.severity = Severity::Note;
-            true
-        }
-        _ => true,
-    });
+    out.retain_mut(
+        |f| match options.severity.get(f.code.code()).map(String::as_str) {
+            Some("off") => false,
+            Some("error") => {
+                f.severity = Severity::Error;
+                true
+            }
+            Some("warning") => {
+                f.severity = Severity::Warning;
+                true
+            }
+            Some("note") => {
+                f.severity = Severity::Note;
+                true
+            }
+            _ => true,
+        },
+    );
     out
 }
 
@@ -78,7 +69,7 @@ fn apply_annotations(
     all: Vec<Finding>,
     options: ReportOptions,
 ) -> Vec<Finding> {
-    use crate::annotations::Directive;
+    use crate::lint::annotations::Directive;
     let line = |offset: usize| report.file.line_index(offset);
     let mut used = vec![false; report.annotations.len()];
     let mut out = Vec::new();
@@ -100,7 +91,7 @@ fn apply_annotations(
         .map(|f| f.span.clone())
         .collect();
     for f in all {
-        if f.code == BANK_CONFLICT && asserted.contains(&f.span) {
+        if f.code == Rule::BankConflict && asserted.contains(&f.span) {
             continue;
         }
         let at = line(f.span.start);
@@ -108,7 +99,7 @@ fn apply_annotations(
             let Directive::Allow(codes) = &a.directive else {
                 return false;
             };
-            codes.iter().any(|c| c == f.code)
+            codes.iter().any(|c| c == f.code.code())
                 && (a.lines.contains(&at) || covers_function(report, a, f.span.start))
         });
         match allowed_by {
@@ -119,7 +110,7 @@ fn apply_annotations(
     for (a, used) in report.annotations.iter().zip(&used) {
         match &a.directive {
             Directive::Allow(codes) if !used && options.warn_unused_allow => out.push(Finding {
-                code: UNUSED_ALLOW,
+                code: Rule::UnusedAllow,
                 severity: Severity::Warning,
                 span: a.span.clone(),
                 message: format!("`allow({})` suppresses nothing here", codes.join(", ")),
@@ -184,7 +175,7 @@ fn apply_annotations(
     }
     for (span, message) in &report.annotation_errors {
         out.push(Finding {
-            code: INVALID_ANNOTATION,
+            code: Rule::InvalidAnnotation,
             severity: Severity::Error,
             span: span.clone(),
             message: message.clone(),
@@ -201,7 +192,7 @@ fn apply_annotations(
 
 fn expectation_error(span: std::ops::Range<usize>, message: String, label: String) -> Finding {
     Finding {
-        code: EXPECTATION_FAILED,
+        code: Rule::ExpectationFailed,
         severity: Severity::Error,
         span,
         message,
@@ -217,7 +208,11 @@ fn expectation_error(span: std::ops::Range<usize>, message: String, label: Strin
 }
 
 /// An allow on the lines directly above a function covers the whole function.
-fn covers_function(report: &FileReport, a: &crate::annotations::Annotation, offset: usize) -> bool {
+fn covers_function(
+    report: &FileReport,
+    a: &crate::lint::annotations::Annotation,
+    offset: usize,
+) -> bool {
     report.functions.iter().any(|(_, span, _)| {
         span.contains(&offset) && {
             let first_line = report.file.line_index(span.start);
@@ -278,7 +273,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             Status::Unknown(reason) => {
                 let array = &report.arrays[f.array].decl.name;
                 out.push(Finding {
-                    code: UNANALYZED_ACCESS,
+                    code: Rule::UnanalyzedAccess,
                     severity: Severity::Note,
                     span: f.span.clone(),
                     message: format!("could not analyze this {} of `{array}`", f.op.name()),
@@ -311,7 +306,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             b.limit(target.arch) / 1024
         ));
         out.push(Finding {
-            code: SHARED_CAPACITY,
+            code: Rule::SharedCapacity,
             severity: Severity::Error,
             span: b.span.clone(),
             message: format!(
@@ -330,7 +325,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     }
     for (name, span) in &report.missing_includes {
         out.push(Finding {
-            code: INCLUDE_NOT_FOUND,
+            code: Rule::IncludeNotFound,
             severity: Severity::Note,
             span: span.clone(),
             message: format!("header `{name}` was not found"),
@@ -345,7 +340,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     }
     for s in &report.skipped {
         out.push(Finding {
-            code: SKIPPED_CODE,
+            code: Rule::SkippedCode,
             severity: Severity::Note,
             span: s.span.clone(),
             message: "skipped code banklint could not parse".to_string(),
@@ -368,7 +363,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             ),
         };
         out.push(Finding {
-            code: BLOCK_SHAPE,
+            code: Rule::BlockShape,
             severity: Severity::Note,
             span: u.span.clone(),
             message,
@@ -426,21 +421,29 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         notes.push(a.clone());
     }
     if let Some(fix) = report.fix_for(f.array) {
-        let costs = crate::shared_budget::fix_costs(&report.budgets, fix, target.arch);
+        let costs = crate::lint::budget::fix_costs(
+            &report.budgets,
+            fix.array,
+            fix.bytes_added,
+            target.arch,
+        );
         let mut help = help_text(fix, name, &costs);
-        match crate::autofix::applicability(report, fix, target.arch) {
-            crate::autofix::Applicability::Safe => {
+        match fix.applicability {
+            crate::lint::applicability::Applicability::Safe => {
                 help.push_str(" [applied by `banklint check --fix`]")
             }
-            crate::autofix::Applicability::Suggestion(why) => {
+            crate::lint::applicability::Applicability::Suggestion(why) => {
                 help.push_str(&format!(" [not applied by --fix: {why}]"));
             }
         }
         notes.push(help);
     }
-    notes.push(format!("for more, run `banklint explain {BANK_CONFLICT}`"));
+    notes.push(format!(
+        "for more, run `banklint explain {}`",
+        Rule::BankConflict
+    ));
     Finding {
-        code: BANK_CONFLICT,
+        code: Rule::BankConflict,
         severity: Severity::Warning,
         span: f.span.clone(),
         message,
@@ -460,7 +463,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     }
 }
 
-fn help_text(fix: &PaddingFix, name: &str, costs: &[crate::shared_budget::FixCost]) -> String {
+fn help_text(fix: &PaddingFix, name: &str, costs: &[crate::lint::budget::FixCost]) -> String {
     let effect = if fix.conflict_free {
         format!("every access to `{name}` becomes conflict-free")
     } else {
@@ -515,7 +518,7 @@ fn help_text(fix: &PaddingFix, name: &str, costs: &[crate::shared_budget::FixCos
 }
 
 /// Which lanes meet in which bank in the worst phase, compressed.
-fn bank_note(target: Target, worst: &crate::findings::Worst) -> String {
+fn bank_note(target: Target, worst: &crate::lint::findings::Worst) -> String {
     let v = &worst.evaluation.verdict;
     let Some(phase) = v.worst_phase() else {
         return String::new();
@@ -649,99 +652,10 @@ fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> Strin
     text
 }
 
-// ---- output formats ----
-
-pub fn render_human(report: &FileReport, findings: &[Finding], color: bool) -> Vec<u8> {
-    let file = SimpleFile::new(
-        report.file.path.display().to_string(),
-        report.file.text.as_str(),
-    );
-    let mut buffer = if color {
-        termcolor::Buffer::ansi()
-    } else {
-        termcolor::Buffer::no_color()
-    };
-    let config = term::Config::default();
-    for f in findings {
-        let mut labels = vec![Label::primary((), f.span.clone()).with_message(&f.label)];
-        if let Some((span, text)) = &f.secondary {
-            labels.push(Label::secondary((), span.clone()).with_message(text));
-        }
-        let diagnostic = Diagnostic::new(f.severity)
-            .with_message(&f.message)
-            .with_code(f.code)
-            .with_labels(labels)
-            .with_notes(
-                f.notes
-                    .iter()
-                    .map(|n| {
-                        if n.starts_with("help:") {
-                            n.clone()
-                        } else {
-                            format!("note: {n}")
-                        }
-                    })
-                    .collect(),
-            );
-        let _ = term::emit_to_write_style(&mut buffer, &config, &file, &diagnostic);
-    }
-    buffer.into_inner()
-}
-
-pub fn render_short(report: &FileReport, findings: &[Finding]) -> String {
-    let mut out = String::new();
-    for f in findings {
-        let (line, col) = report.file.line_col(f.span.start);
-        let severity = match f.severity {
-            Severity::Warning => "warning",
-            Severity::Error | Severity::Bug => "error",
-            _ => "note",
-        };
-        out.push_str(&format!(
-            "{}:{line}:{col}: {severity}: {} [{}]\n",
-            report.file.path.display(),
-            f.message,
-            f.code
-        ));
-    }
-    out
-}
-
-/// GitHub Actions workflow commands: `::warning file=...,line=...::message`.
-pub fn render_github(report: &FileReport, findings: &[Finding]) -> String {
-    let mut out = String::new();
-    for f in findings {
-        let (line, col) = report.file.line_col(f.span.start);
-        let (end_line, end_col) = report.file.line_col(f.span.end);
-        let command = match f.severity {
-            Severity::Error | Severity::Bug => "error",
-            Severity::Warning => "warning",
-            _ => "notice",
-        };
-        out.push_str(&format!(
-            "::{command} file={},line={line},col={col},endLine={end_line},endColumn={end_col},title={}::{}\n",
-            escape_property(&report.file.path.display().to_string()),
-            escape_property(f.code),
-            escape_data(&format!("{} ({})", f.message, f.label))
-        ));
-    }
-    out
-}
-
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 /// The file and line of a wrapper class's array: a header's path, or this file's.
-fn declaration_place(
+pub fn declaration_place(
     report: &FileReport,
-    w: &crate::cuda_frontend::WrapperArray,
+    w: &crate::front::cuda::WrapperArray,
 ) -> (String, usize) {
     let file = if w.file.is_empty() {
         report.file.path.display().to_string()
@@ -751,152 +665,19 @@ fn declaration_place(
     (file, w.line)
 }
 
-/// The `accesses` entries of the JSON schema for one file.
-pub fn json_accesses(report: &FileReport) -> Vec<Json> {
-    report
-        .findings
-        .iter()
-        .map(|f| {
-            let (line, column) = report.file.line_col(f.span.start);
-            let (end_line, end_column) = report.file.line_col(f.span.end);
-            let entry = &report.arrays[f.array];
-            let mut obj = json!({
-                "file": report.file.path.display().to_string(),
-                "line": line,
-                "column": column,
-                "end_line": end_line,
-                "end_column": end_column,
-                "kernel": f.function,
-                "array": entry.decl.name,
-                "kind": match f.op { Op::Load => "load", Op::Store => "store" },
-                "access_bytes": f.width,
-                "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
-                "block_dim_source": f.shape.source.name(),
-                "launch_arguments": f.shape.arguments.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
-                "assumed_arguments": f.shape.assumed.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
-            });
-            let map = obj.as_object_mut().expect("object");
-            match &f.status {
-                Status::Analyzed => {
-                    map.insert("status".into(), json!("analyzed"));
-                    map.insert("reason".into(), Json::Null);
-                    let (wf, ideal, ways) = f.worst.as_ref().map_or((0, 0, 1), |w| {
-                        let v = &w.evaluation.verdict;
-                        (v.wavefronts, v.ideal, v.conflict_ways)
-                    });
-                    map.insert("wavefronts".into(), json!(wf));
-                    map.insert("ideal_wavefronts".into(), json!(ideal));
-                    map.insert("conflict_ways".into(), json!(ways));
-                    if let Some(t) = f.totals {
-                        map.insert(
-                            "block_totals".into(),
-                            json!({"instructions": t.instructions, "wavefronts": t.wavefronts}),
-                        );
-                    }
-                    if let Some(w) = &f.worst {
-                        map.insert("worst_instance".into(), json!(w.label));
-                    }
-                }
-                Status::Unknown(reason) => {
-                    map.insert("status".into(), json!("unknown"));
-                    map.insert("reason".into(), json!(reason));
-                    map.insert("wavefronts".into(), Json::Null);
-                    map.insert("ideal_wavefronts".into(), Json::Null);
-                    map.insert("conflict_ways".into(), Json::Null);
-                }
-            }
-            if !f.assumptions.is_empty() {
-                map.insert("assumptions".into(), json!(f.assumptions));
-            }
-            if let Some(origin) = &f.origin {
-                map.insert("written_in".into(), json!(origin));
-            }
-            // Wrapper-class memory: the class's declaration for each instantiation analyzed.
-            let mut declared_in: Vec<Json> = Vec::new();
-            for w in f.arrays_reached.iter().filter_map(|&a| report.arrays[a].decl.declared_in.as_ref()) {
-                let (file, line) = declaration_place(report, w);
-                let place = json!({"file": file, "line": line, "array": w.array, "class": w.class});
-                if !declared_in.contains(&place) {
-                    declared_in.push(place);
-                }
-            }
-            if !declared_in.is_empty() {
-                map.insert("declared_in".into(), json!(declared_in));
-            }
-            obj
-        })
-        .collect()
-}
-
-pub fn json_diagnostics(
-    report: &FileReport,
-    findings: &[Finding],
-    options_arch: crate::arch::Arch,
-) -> Vec<Json> {
-    findings
-        .iter()
-        .map(|f| {
-            let (line, column) = report.file.line_col(f.span.start);
-            let severity = match f.severity {
-                Severity::Warning => "warning",
-                Severity::Error | Severity::Bug => "error",
-                Severity::Help => "help",
-                Severity::Note => "note",
-            };
-            let suggestion = f.fix.as_ref().map(|fix| {
-                let (l, c) = report.file.line_col(fix.dim_span.start);
-                let (el, ec) = report.file.line_col(fix.dim_span.end);
-                json!({
-                    "file": report.file.path.display().to_string(),
-                    "line": l, "column": c, "end_line": el, "end_column": ec,
-                    "replacement": fix.replacement,
-                    "declaration": fix.declaration,
-                    "bytes_added": fix.bytes_added,
-                    "conflict_free": fix.conflict_free,
-                    "applicability": match crate::autofix::applicability(report, fix, options_arch) {
-                        crate::autofix::Applicability::Safe => "safe",
-                        crate::autofix::Applicability::Suggestion(_) => "suggestion",
-                    },
-                })
-            });
-            json!({
-                "code": f.code,
-                "severity": severity,
-                "file": report.file.path.display().to_string(),
-                "line": line,
-                "column": column,
-                "message": f.message,
-                "conflict_ways": f.conflict_ways,
-                "notes": f.notes,
-                "suggestion": suggestion,
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_code_has_an_explanation() {
-        for code in [
-            BANK_CONFLICT,
-            UNANALYZED_ACCESS,
-            SKIPPED_CODE,
-            BLOCK_SHAPE,
-            SHARED_CAPACITY,
-            INCLUDE_NOT_FOUND,
-            EXPECTATION_FAILED,
-            UNUSED_ALLOW,
-            INVALID_ANNOTATION,
-        ] {
-            let text = crate::rules::explanation(code)
-                .unwrap_or_else(|| panic!("no explanation for {code}"));
+    fn every_rule_has_documentation_and_a_unique_code() {
+        for rule in Rule::ALL {
+            let text = rule.explanation();
             assert!(
                 text.contains("## What it does") && text.contains("## Why is this bad?"),
-                "{code}"
+                "{rule}"
             );
+            assert_eq!(Rule::from_code(rule.code()), Some(rule));
         }
     }
 

@@ -2,8 +2,8 @@
 //! and the most common reasons it could not, so users (and we) know what was left out.
 //! Counts are gathered per file and merged, so a run never holds every report at once.
 
-use crate::check::FileReport;
-use crate::findings::Status;
+use crate::lint::findings::Status;
+use crate::lint::report::FileReport;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -4,10 +4,11 @@
 //! every access, under every analyzed block shape. A padding that makes any access worse,
 //! in its worst instruction or its per-block total, is never suggested.
 
-use crate::arch::Target;
-use crate::findings::{AccessFinding, evaluate_site};
-use crate::index_analysis::{FileRuns, Site};
-use crate::layout::{ArrayLayout, gcd};
+use crate::analysis::interp::{FileRuns, Site};
+use crate::bank::arch::Target;
+use crate::bank::layout::{ArrayLayout, gcd};
+use crate::lint::applicability::{Applicability, FileFacts, decide};
+use crate::lint::findings::{AccessFinding, evaluate_site};
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +30,8 @@ pub struct PaddingFix {
     pub ways_before: u32,
     /// Accesses to the array that could not be analyzed, so were not checked.
     pub unchecked_accesses: usize,
+    /// Whether `--fix` applies it (see `lint::applicability`).
+    pub applicability: Applicability,
 }
 
 pub fn suggest(
@@ -36,6 +39,7 @@ pub fn suggest(
     findings: &[AccessFinding],
     target: Target,
     source: &str,
+    facts: FileFacts<'_>,
 ) -> Vec<PaddingFix> {
     let mut fixes = Vec::new();
     let mut arrays: Vec<usize> = findings
@@ -46,7 +50,7 @@ pub fn suggest(
     arrays.sort_unstable();
     arrays.dedup();
     for array in arrays {
-        if let Some(fix) = suggest_for_array(runs, findings, array, target, source) {
+        if let Some(fix) = suggest_for_array(runs, findings, array, target, source, facts) {
             fixes.push(fix);
         }
     }
@@ -59,6 +63,7 @@ fn suggest_for_array(
     array: usize,
     target: Target,
     source: &str,
+    facts: FileFacts<'_>,
 ) -> Option<PaddingFix> {
     let entry = &runs.arrays[array];
     let layout = entry.layout.as_ref()?;
@@ -84,7 +89,9 @@ fn suggest_for_array(
         .collect();
     let unchecked_accesses = findings
         .iter()
-        .filter(|f| f.array == array && !matches!(f.status, crate::findings::Status::Analyzed))
+        .filter(|f| {
+            f.array == array && !matches!(f.status, crate::lint::findings::Status::Analyzed)
+        })
         .count();
     let baseline: Vec<(u32, Option<u64>)> =
         sites.iter().map(|s| score(s, layout, target)).collect();
@@ -151,6 +158,7 @@ fn suggest_for_array(
         ways_after,
         ways_before,
         unchecked_accesses,
+        applicability: decide(array, after - before, ways_after, unchecked_accesses, facts),
     })
 }
 

@@ -2,9 +2,9 @@
 //! constants and enums, `__shared__` declarations, and the kernels and device functions to
 //! analyze. Access sites themselves are found by the index analyzer as it walks each body.
 
-use crate::cuda_frontend::{Keyword, Prepared, TemplateHeader};
-use crate::parse::{ParseOutcome, ParsedItem};
-use crate::types::{Type, TypeTable, layout_record, scalar_from_words};
+use crate::analysis::types::{Type, TypeTable, layout_record, scalar_from_words};
+use crate::front::cuda::{Keyword, Prepared, TemplateHeader};
+use crate::front::parse::{ParseOutcome, ParsedItem};
 use lang_c::ast::*;
 use lang_c::span::Node;
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ pub struct SharedArray {
     pub item: usize,
     /// For dynamic shared memory handed out by a wrapper class (`SharedMemory<float>`):
     /// the class's own `extern __shared__` declaration, which may be in a header.
-    pub declared_in: Option<crate::cuda_frontend::WrapperArray>,
+    pub declared_in: Option<crate::front::cuda::WrapperArray>,
 }
 
 /// A file-scope name with a compile-time value.
@@ -41,6 +41,12 @@ pub enum NamedConstant {
         item: usize,
     },
     Value(i64),
+    /// An enumerator: the last value written in its enum plus how many came after it.
+    Enumerator {
+        expr: Node<Expression>,
+        offset: i64,
+        item: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -144,7 +150,7 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                 ExternalDeclaration::FunctionDefinition(def) => {
                     let item = &unit.items[item_idx];
                     let kernel = match item.chunk.kind {
-                        crate::cuda_frontend::ChunkKind::DeviceFunction { kernel } => kernel,
+                        crate::front::cuda::ChunkKind::DeviceFunction { kernel } => kernel,
                         _ => continue,
                     };
                     let Some(name) = declarator_name(&def.node.declarator.node) else {
@@ -190,31 +196,25 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
         if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
             && let TypeSpecifier::Enum(e) = &ts.node
         {
-            let mut next = 0i64;
+            // Each enumerator is the last written value plus how many came after it.
+            let mut base: Option<Node<Expression>> = None;
+            let mut offset = 0i64;
             for en in &e.node.enumerators {
                 let name = en.node.identifier.node.name.clone();
-                match &en.node.expression {
-                    Some(expr) => {
-                        let value =
-                            crate::index_analysis::const_eval_standalone(unit, expr, item_idx);
-                        if let Some(v) = value {
-                            next = v;
-                            unit.constants.insert(name, NamedConstant::Value(v));
-                        } else {
-                            unit.constants.insert(
-                                name,
-                                NamedConstant::Expr {
-                                    expr: (**expr).clone(),
-                                    item: item_idx,
-                                },
-                            );
-                        }
-                    }
-                    None => {
-                        unit.constants.insert(name, NamedConstant::Value(next));
-                    }
+                if let Some(expr) = &en.node.expression {
+                    base = Some((**expr).clone());
+                    offset = 0;
                 }
-                next += 1;
+                let constant = match &base {
+                    Some(expr) => NamedConstant::Enumerator {
+                        expr: expr.clone(),
+                        offset,
+                        item: item_idx,
+                    },
+                    None => NamedConstant::Value(offset),
+                };
+                unit.constants.insert(name, constant);
+                offset += 1;
             }
         }
     }

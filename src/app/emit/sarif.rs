@@ -2,8 +2,9 @@
 //! one run, the tool's rules with their `explain` text as help, and each finding as a
 //! result with its region and, for bank conflicts, the padding fix as a SARIF `fix`.
 
-use crate::check::FileReport;
-use crate::diagnostics::Finding;
+use crate::lint::diagnostics::Finding;
+use crate::lint::report::FileReport;
+use crate::lint::rules::Rule;
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};
 
@@ -28,9 +29,10 @@ fn region(report: &FileReport, span: &std::ops::Range<usize>) -> Value {
 }
 
 fn rules() -> Vec<Value> {
-    let rules: Vec<Value> = crate::rules::ALL
+    let rules: Vec<Value> = Rule::ALL
         .iter()
-        .map(|(code, text)| {
+        .map(|rule| {
+            let (code, text) = (rule.code(), rule.explanation());
             let short = text
                 .lines()
                 .skip_while(|l| !l.contains("## What it does"))
@@ -57,12 +59,9 @@ fn rules() -> Vec<Value> {
 pub fn results(report: &FileReport, findings: &[Finding]) -> Vec<Value> {
     let mut results = Vec::new();
     for f in findings {
-        let rule_index = crate::rules::ALL
-            .iter()
-            .position(|(c, _)| *c == f.code)
-            .unwrap_or(0);
+        let rule_index = Rule::ALL.iter().position(|r| *r == f.code).unwrap_or(0);
         let mut result = json!({
-            "ruleId": f.code,
+            "ruleId": f.code.code(),
             "ruleIndex": rule_index,
             "level": level(f.severity),
             "message": {"text": format!("{}: {}", f.message, f.label)},

@@ -3,8 +3,8 @@
 //! expect(conflict-free)` / `expect(2-way)` asserts what an access must be, and fails when
 //! the analysis disagrees, so layouts (paddings, swizzles) stay guarded in CI.
 
-use crate::cuda_frontend::Comment;
-use crate::source::SourceFile;
+use crate::front::cuda::Comment;
+use crate::front::source::SourceFile;
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub fn parse(
                 .collect();
             if let Some(bad) = codes
                 .iter()
-                .find(|c| crate::rules::explanation(c).is_none())
+                .find(|c| crate::lint::rules::Rule::from_code(c).is_none())
             {
                 errors.push((
                     c.span.clone(),
@@ -97,7 +97,7 @@ pub fn parse(
                 }
             }
         } else if let Some(args) = call_args(rest, "block") {
-            if crate::launch_config::parse_block_annotation(&c.body).is_none() {
+            if crate::host::launches::parse_block_annotation(&c.body).is_none() {
                 errors.push((
                     c.span.clone(),
                     format!(
@@ -107,7 +107,7 @@ pub fn parse(
                 ));
             }
             continue;
-        } else if let Some(parsed) = crate::launch_config::parse_args_annotation(&c.body) {
+        } else if let Some(parsed) = crate::host::launches::parse_args_annotation(&c.body) {
             if let Err(why) = parsed {
                 errors.push((c.span.clone(), why));
             }
@@ -148,7 +148,7 @@ fn parse_expected(text: &str) -> Option<Expected> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda_frontend::{Defines, prepare};
+    use crate::front::cuda::{Defines, prepare};
 
     #[test]
     fn parses_allow_and_expect() {

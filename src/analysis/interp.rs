@@ -8,13 +8,13 @@
 //! condition that cannot be resolved per lane keeps every lane on (an upper bound), and the
 //! access says so.
 
-use crate::arch::Target;
-use crate::bank_engine::{Op, WARP_SIZE};
-use crate::cuda_frontend::WrapperArray;
-use crate::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
-use crate::layout::{ArrayLayout, Pattern, shift_matters};
-use crate::types::Type;
-use crate::value::{Affine, BinOp, Lanes, Symbols, Value};
+use crate::analysis::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
+use crate::analysis::types::Type;
+use crate::analysis::value::{Affine, BinOp, Lanes, Symbols, Value};
+use crate::bank::arch::Target;
+use crate::bank::engine::{Op, WARP_SIZE};
+use crate::bank::layout::{ArrayLayout, Pattern, shift_matters};
+use crate::front::cuda::WrapperArray;
 use lang_c::ast::*;
 use lang_c::span::{Node, Span};
 use std::collections::{BTreeSet, HashMap};
@@ -142,7 +142,7 @@ pub struct Site {
     pub array: usize,
     pub function: String,
     pub width: u32,
-    pub patterns: HashMap<Pattern, PatternStats, crate::layout::FastHash>,
+    pub patterns: HashMap<Pattern, PatternStats, crate::bank::layout::FastHash>,
     pub unknown: Option<String>,
     /// Some enclosing loop's trip count is unknown: no per-block totals.
     pub trips_unknown: bool,
@@ -300,9 +300,11 @@ struct Analyzer<'a, 'p> {
     template_values: HashMap<String, Lanes>,
     /// Evaluating host code before this offset: unknown names are looked up in its text.
     host_at: Option<usize>,
+    /// How host code defines a name before an offset (see `host::launches`), while `host_at`.
+    host_lookup: Option<&'a HostLookup<'a>>,
     sequence: u64,
     /// The file's types plus this instantiation's template type arguments.
-    types: crate::types::TypeTable,
+    types: crate::analysis::types::TypeTable,
     template_args: Vec<(String, String)>,
     /// Template type parameters bound so far, as written (`T` -> `float`), for dependent
     /// member types (`typename vec4<T>::Type`).
@@ -350,13 +352,17 @@ pub fn analyze<'p>(
     FileRuns { runs, arrays }
 }
 
-/// Evaluates a constant with no thread context (one thread, no arrays): file-scope
-/// enumerators when `host_at` is `None`, host-side launch arguments otherwise.
-fn eval_constant(
-    unit: &Unit<'_>,
+/// The value host code gives a name before an offset, as expression text (`int n = 256;`
+/// gives `256`), supplied by the host-facts stage.
+pub type HostLookup<'l> = dyn Fn(&str, usize) -> Option<String> + 'l;
+
+/// Evaluates a constant with no thread context (one thread, no arrays): a template argument
+/// when `host` is `None`, a host-side expression at an offset otherwise.
+fn eval_constant<'a>(
+    unit: &'a Unit<'_>,
     expr: &Node<Expression>,
     item: usize,
-    host_at: Option<usize>,
+    host: Option<(usize, &'a HostLookup<'a>)>,
 ) -> Option<i64> {
     let mut arrays = Vec::new();
     let mut reached = BTreeSet::new();
@@ -367,31 +373,32 @@ fn eval_constant(
         arguments: Vec::new(),
         assumed: Vec::new(),
     };
-    let target = Target::new(crate::arch::Arch::DEFAULT, Default::default());
+    let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
     a.item = item;
-    if let Some(at) = host_at {
+    if let Some((at, lookup)) = host {
         a.span_override = Some(at..at);
         a.host_at = Some(at);
+        a.host_lookup = Some(lookup);
     }
     a.eval(expr, &[true]).as_const()
 }
 
-/// Evaluates a file-scope constant expression (enumerator values) with no thread context.
-pub fn const_eval_standalone(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
-    eval_constant(unit, expr, item, None)
-}
-
-/// Evaluates a host-side expression (a launch's block argument) to an integer.
-pub fn host_const_eval(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
+/// Evaluates an expression written as text (a template argument, a launch's block argument)
+/// to an integer; `host` says how host code defines names before an offset.
+pub fn host_const_eval<'a>(
+    unit: &'a Unit<'_>,
+    text: &str,
+    host: Option<(usize, &'a HostLookup<'a>)>,
+) -> Option<i64> {
     let expr = parse_expression_text(unit, text)?;
-    eval_constant(unit, &expr, 0, Some(at))
+    eval_constant(unit, &expr, 0, host)
 }
 
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
 pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
     let mut prelude = String::new();
-    for name in crate::cuda_frontend::BUILTIN_TYPENAMES
+    for name in crate::front::cuda::BUILTIN_TYPENAMES
         .iter()
         .copied()
         .chain(unit.prepared.typenames.iter().map(String::as_str))
@@ -523,6 +530,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             constant_cache: HashMap::new(),
             template_values: HashMap::new(),
             host_at: None,
+            host_lookup: None,
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
@@ -571,7 +579,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             let value = given
                 .as_deref()
-                .and_then(|d| host_const_eval(self.unit, d, f.span.start))
+                .and_then(|d| host_const_eval(self.unit, d, None))
                 .map_or_else(
                     || {
                         Lanes::unknown(format!(
@@ -803,19 +811,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return;
         }
-        crate::extraction::register_types(&mut self.types, &d.node);
+        crate::analysis::extraction::register_types(&mut self.types, &d.node);
         if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
             for init in &d.node.declarators {
-                if let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) {
+                if let Some(name) =
+                    crate::analysis::extraction::declarator_name(&init.node.declarator.node)
+                {
                     let (class, argument) = (class.clone(), argument.clone());
                     self.bind(&name, Binding::MemoryClass { class, argument });
                 }
             }
             return;
         }
-        let base = crate::extraction::base_type(&self.types, &d.node.specifiers);
+        let base = crate::analysis::extraction::base_type(&self.types, &d.node.specifiers);
         for init in &d.node.declarators {
-            let Some(name) = crate::extraction::declarator_name(&init.node.declarator.node) else {
+            let Some(name) =
+                crate::analysis::extraction::declarator_name(&init.node.declarator.node)
+            else {
                 continue;
             };
             let init_expr = match &init.node.initializer {
@@ -1407,8 +1419,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::SizeOfTy(t) => {
                 let pointer = t.node.0.node.declarator.is_some();
-                let ty =
-                    crate::extraction::type_from_qualifiers(&self.types, &t.node.0.node.specifiers);
+                let ty = crate::analysis::extraction::type_from_qualifiers(
+                    &self.types,
+                    &t.node.0.node.specifiers,
+                );
                 match (pointer, ty.size()) {
                     (true, _) => Lanes::int(8),
                     (false, Some(s)) => Lanes::int(i64::from(s)),
@@ -1503,9 +1517,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }
-        if let Some(at) = self.host_at
-            && let Some(crate::launch_config::HostDef::Value(v)) =
-                crate::launch_config::host_constant(self.unit.prepared, name, at)
+        if let (Some(at), Some(lookup)) = (self.host_at, self.host_lookup)
+            && let Some(v) = lookup(name, at)
         {
             return self.eval_text(&v, span, mask, name);
         }
@@ -1531,6 +1544,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         v
     }
 
+    /// A file-scope constant expression, evaluated in its own item.
+    fn constant_in(&mut self, expr: &Node<Expression>, item: usize) -> Option<i64> {
+        let saved = (self.item, self.span_override.take());
+        self.item = item;
+        let v = self.eval(expr, &vec![true; self.n]).as_const();
+        (self.item, self.span_override) = saved;
+        v
+    }
+
     fn named_constant(&mut self, name: &str) -> Option<i64> {
         if let Some(v) = self.constant_cache.get(name) {
             return *v;
@@ -1538,13 +1560,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.constant_cache.insert(name.to_string(), None);
         let v = match self.unit.constants.get(name)? {
             NamedConstant::Value(v) => Some(*v),
-            NamedConstant::Expr { expr, item } => {
-                let saved = (self.item, self.span_override.take());
-                self.item = *item;
-                let v = self.eval(expr, &vec![true; self.n]).as_const();
-                (self.item, self.span_override) = saved;
-                v
-            }
+            NamedConstant::Expr { expr, item } => self.constant_in(expr, *item),
+            NamedConstant::Enumerator { expr, offset, item } => self
+                .constant_in(expr, *item)
+                .and_then(|v| v.checked_add(*offset)),
         };
         self.constant_cache.insert(name.to_string(), v);
         v
@@ -1618,7 +1637,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let expanded = if self.span_override.is_none() {
                     // The whole call, expanded as the preprocessor does.
                     let text = self.raw_text(whole.span);
-                    crate::cuda_frontend::expand_macros(&text, &self.unit.prepared.macros, at)
+                    crate::front::cuda::expand_macros(&text, &self.unit.prepared.macros, at)
                 } else {
                     let args: Vec<String> = call
                         .arguments
@@ -1701,7 +1720,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(name) = name else {
             return Lanes::unknown("the result of a call through a pointer");
         };
-        if let Some(float) = crate::cuda_frontend::is_functional_cast(&name) {
+        if let Some(float) = crate::front::cuda::is_functional_cast(&name) {
             let v = args.into_iter().next().unwrap_or_else(|| Lanes::int(0));
             return if float {
                 self.data_value(&v, "a floating-point value")
@@ -1899,7 +1918,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             let declares_shared =
                 unit.prepared.keywords.iter().any(|(k, at)| {
-                    *k == crate::cuda_frontend::Keyword::Shared && f.span.contains(at)
+                    *k == crate::front::cuda::Keyword::Shared && f.span.contains(at)
                 });
             if declares_shared {
                 return None;
@@ -2247,7 +2266,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// then `N * 2` is 34).
     fn precedence_hazard(&self, e: &Node<Expression>) -> bool {
         self.macro_use(e)
-            .is_some_and(|body| !crate::cuda_frontend::is_atomic_body(&body))
+            .is_some_and(|body| !crate::front::cuda::is_atomic_body(&body))
     }
 
     /// The body of the macro `e` uses (`N`, or `AS(i, j)`), when `e` is written in the file.
@@ -2279,7 +2298,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn eval_expanded(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
         let text = self.raw_text(e.span);
         let at = self.span(e.span).start;
-        let expanded = crate::cuda_frontend::expand_macros(&text, &self.unit.prepared.macros, at);
+        let expanded = crate::front::cuda::expand_macros(&text, &self.unit.prepared.macros, at);
         self.eval_text(&expanded, e.span, mask, "this expression")
     }
 
@@ -2668,7 +2687,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             pattern.indices[l * rank + d] = a.constant;
                             pattern.uniform_shift[d] =
                                 a.terms.iter().fold(pattern.uniform_shift[d], |g, (_, c)| {
-                                    crate::layout::gcd(g, *c)
+                                    crate::bank::layout::gcd(g, *c)
                                 });
                         }
                         Value::Unknown(r) => {
@@ -3173,7 +3192,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return None;
         }
-        Some(crate::extraction::type_from_qualifiers(
+        Some(crate::analysis::extraction::type_from_qualifiers(
             &self.types,
             &t.specifiers,
         ))
@@ -3211,8 +3230,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 }
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
-pub fn type_from_text(types: &crate::types::TypeTable, text: &str) -> Option<Type> {
-    if let Some(name) = crate::cuda_frontend::dependent_type_name(text) {
+pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
+    if let Some(name) = crate::front::cuda::dependent_type_name(text) {
         return types.lookup(&name);
     }
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
@@ -3221,7 +3240,7 @@ pub fn type_from_text(types: &crate::types::TypeTable, text: &str) -> Option<Typ
     {
         return Some(t);
     }
-    crate::types::scalar_from_words(&words)
+    crate::analysis::types::scalar_from_words(&words)
 }
 
 /// A resolved `s[i][j].f`: the array, its index expressions, and the member names.

@@ -3,9 +3,9 @@
 //! collide, and the wavefronts. `banklint archs`: the bank rules and shared-memory limits
 //! of every architecture as one table.
 
-use crate::arch::{Arch, BankMode, Family, KNOWN_ARCHS, Target};
-use crate::bank_engine::{self, BankLoad, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
-use crate::capacity::{self, CacheConfig, KB};
+use crate::bank::arch::{Arch, BankMode, Family, KNOWN_ARCHS, Target};
+use crate::bank::capacity::{self, CacheConfig, KB};
+use crate::bank::engine::{self, BankLoad, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -96,7 +96,7 @@ pub fn run(args: &SimulateArgs) -> i32 {
             return 2;
         }
     };
-    let verdict = bank_engine::wavefronts(sim.target, &sim.access);
+    let verdict = engine::wavefronts(sim.target, &sim.access);
     match args.format {
         SimulateFormat::Human => print!("{}", render_human(&sim, &verdict)),
         SimulateFormat::Json => println!(
@@ -306,7 +306,7 @@ fn lane_words(target: Target, width: u32, offset: u64, part: u32) -> Vec<(u32, u
 
 /// The per-bank picture of one phase, banks in order.
 pub fn bank_rows(sim: &Simulation, phase: &Phase) -> Vec<BankRow> {
-    let loads: Vec<BankLoad> = bank_engine::bank_map(sim.target, &sim.access, phase);
+    let loads: Vec<BankLoad> = engine::bank_map(sim.target, &sim.access, phase);
     loads
         .into_iter()
         .map(|load| {

@@ -6,7 +6,7 @@
 //! file's own directory, and rebuilds what the includer's front end had seen by its
 //! `#include` line, as clangd does for headers.
 
-use crate::cuda_frontend::{Defines, Prepared, prepare_in_context};
+use crate::front::cuda::{Defines, Prepared, prepare_in_context};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -105,7 +105,7 @@ impl IncluderIndex {
         for inc in chain.iter().rev() {
             let text = read_small(&inc.path)?;
             let prefix = text.get(..inc.directive_at)?;
-            let mut load = crate::check::header_loader(&inc.path, include_dirs);
+            let mut load = header_loader(&inc.path, include_dirs);
             let prepared = prepare_in_context(prefix, defines, &mut load, context.take());
             context = Some((inc.path.display().to_string(), prepared));
         }
@@ -189,6 +189,28 @@ fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<Path
         .chain(include_dirs.iter().map(|d| d.join(name)))
         .find(|p| p.is_file())
         .and_then(|p| std::fs::canonicalize(p).ok())
+}
+
+/// Reads local headers next to `file`, then in `include_dirs`, giving each one's path and
+/// text; at most 64 files, so include cycles end.
+pub fn header_loader<'a>(
+    file: &'a Path,
+    include_dirs: &'a [PathBuf],
+) -> impl FnMut(&str) -> Option<(String, String)> + 'a {
+    let mut budget = 64;
+    move |name: &str| {
+        if budget == 0 {
+            return None;
+        }
+        budget -= 1;
+        let here = file.parent().map(|p| p.join(name));
+        here.into_iter()
+            .chain(include_dirs.iter().map(|d| d.join(name)))
+            .find_map(|p| {
+                let text = String::from_utf8(std::fs::read(&p).ok()?).ok()?;
+                Some((p.display().to_string(), text))
+            })
+    }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@
 //! - 12.0: the guide gives 100 KB per SM; the Blackwell tuning guide says 128 KB, which is
 //!   the unified L1/shared size. We use the guide's 100 KB (99 KB per block).
 
-use crate::arch::{Arch, Family};
+use crate::bank::arch::{Arch, Family};
 use std::fmt;
 use std::str::FromStr;
 

@@ -2,8 +2,8 @@
 //! offsets for a given layout (the declared one, or a padded candidate), and what the bank
 //! engine says about them. A pattern is recorded once and re-evaluated for any padding.
 
-use crate::arch::{Family, Target};
-use crate::bank_engine::{self, LaneOffsets, Op, Verdict, WARP_SIZE, WarpAccess};
+use crate::bank::arch::{Family, Target};
+use crate::bank::engine::{self, LaneOffsets, Op, Verdict, WARP_SIZE, WarpAccess};
 
 /// Byte strides of an array's dimensions.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,7 +200,7 @@ pub fn evaluate(
             op,
             offsets: to_engine_offsets(&raw, shift),
         };
-        let verdict = bank_engine::wavefronts(target, &access);
+        let verdict = engine::wavefronts(target, &access);
         let worse = best
             .as_ref()
             .is_none_or(|b| verdict.wavefronts > b.verdict.wavefronts);
@@ -242,7 +242,7 @@ pub fn gcd(a: i64, b: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::{Arch, BankMode};
+    use crate::bank::arch::{Arch, BankMode};
 
     fn column_pattern(rows: i64) -> Pattern {
         let lanes: Vec<Option<Vec<i64>>> = (0..32).map(|l| Some(vec![l % rows, 0])).collect();

@@ -4,7 +4,7 @@
 //! Rules per family follow `BANK_RULES.md`; the 5.x+ rules (phases and the wide-load merge
 //! rule) reproduce every pattern of the sm_90 calibration data measured with Nsight Compute.
 
-use crate::arch::{BankMode, Family, Target};
+use crate::bank::arch::{BankMode, Family, Target};
 use std::ops::Range;
 
 pub const WARP_SIZE: usize = 32;
@@ -367,7 +367,7 @@ fn most_shared_word(remaining: &[(u32, u64, u64)]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arch::Arch;
+    use crate::bank::arch::Arch;
 
     fn target(arch: &str) -> Target {
         Target::new(Arch::parse(arch).unwrap(), BankMode::FourByte)

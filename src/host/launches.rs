@@ -6,9 +6,9 @@
 //! that are constants at the launch, and values a `// banklint: args(n = 1024)` annotation
 //! gives the parameters the launch leaves open.
 
-use crate::extraction::{Function, Unit};
-use crate::index_analysis::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
-use crate::types::Type;
+use crate::analysis::extraction::{Function, Unit};
+use crate::analysis::interp::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
+use crate::analysis::types::Type;
 use lang_c::ast::Expression;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
@@ -121,7 +121,7 @@ pub fn shapes_for(
 fn launch_shapes(
     unit: &Unit<'_>,
     f: &Function,
-    source: &dyn Fn(&crate::cuda_frontend::Launch) -> ShapeSource,
+    source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
     unresolved: &mut Vec<UnresolvedLaunch>,
     shapes: &mut Vec<BlockShape>,
     without_shape: &mut Vec<(TemplateArgs, Arguments)>,
@@ -194,7 +194,7 @@ fn launch_shapes(
 fn launch_arguments(
     unit: &Unit<'_>,
     f: &Function,
-    launch: &crate::cuda_frontend::Launch,
+    launch: &crate::front::cuda::Launch,
 ) -> Vec<(String, i64)> {
     let text = &unit.prepared.text;
     let rest = &text[launch.span.end.min(text.len())..];
@@ -228,7 +228,7 @@ fn launch_arguments(
         .filter(|p| matches!(p.ty, Type::Scalar { float: false, .. }))
         .filter_map(|p| {
             let arg = args.get(p.index)?;
-            let v = host_const_eval(unit, arg, launch.span.start)?;
+            let v = host_value(unit, arg, launch.span.start)?;
             Some((p.name.clone(), v))
         })
         .collect()
@@ -255,12 +255,11 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 /// (`reduce0<T><<<...>>>` inside `template <class T> void reduce(...)`) replaced by each
 /// instantiation of that function the file names (`template void reduce<int>(...);`, or a
 /// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
-fn host_instantiations(unit: &Unit<'_>, launch: &crate::cuda_frontend::Launch) -> Vec<Vec<String>> {
+fn host_instantiations(unit: &Unit<'_>, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
     let p = unit.prepared;
     let written = vec![launch.template_args.clone()];
     let Some(chunk) = p.chunks.iter().find(|c| {
-        c.kind == crate::cuda_frontend::ChunkKind::HostFunction
-            && c.span.contains(&launch.span.start)
+        c.kind == crate::front::cuda::ChunkKind::HostFunction && c.span.contains(&launch.span.start)
     }) else {
         return written;
     };
@@ -355,14 +354,23 @@ fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u
                     HostDef::Value(v) => block_dims(unit, &v, at, depth + 1),
                 };
             }
-            let v = host_const_eval(unit, text, at)?;
+            let v = host_value(unit, text, at)?;
             Some([u32::try_from(v).ok()?, 1, 1])
         }
         _ => {
-            let v = host_const_eval(unit, text, at)?;
+            let v = host_value(unit, text, at)?;
             Some([u32::try_from(v).ok()?, 1, 1])
         }
     }
+}
+
+/// Evaluates host-side expression text at an offset, host variables included.
+fn host_value(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
+    let lookup = |name: &str, at: usize| match host_constant(unit.prepared, name, at)? {
+        HostDef::Value(v) => Some(v),
+        HostDef::Args(_) => None,
+    };
+    host_const_eval(unit, text, Some((at, &lookup)))
 }
 
 fn components(unit: &Unit<'_>, parts: &[String], at: usize) -> Option<[u32; 3]> {
@@ -371,7 +379,7 @@ fn components(unit: &Unit<'_>, parts: &[String], at: usize) -> Option<[u32; 3]> 
         return None;
     }
     for (k, p) in parts.iter().enumerate() {
-        let v = host_const_eval(unit, p, at)?;
+        let v = host_value(unit, p, at)?;
         dims[k] = u32::try_from(v).ok()?;
     }
     Some(dims)
@@ -461,7 +469,7 @@ fn host_definition_at(text: &str, name: &str, before: usize) -> Option<(usize, H
 /// launches once per value, `n++`, `&n` handed to a function), since the value at the launch
 /// is then not the one written at the definition.
 pub fn host_constant(
-    prepared: &crate::cuda_frontend::Prepared,
+    prepared: &crate::front::cuda::Prepared,
     name: &str,
     before: usize,
 ) -> Option<HostDef> {
@@ -474,7 +482,7 @@ pub fn host_constant(
         .map_or(text.len(), |c| c.span.end);
     // Past the definition's own `=` or `(...)`: from the end of its statement.
     let from = text[at..end].find(';').map_or(end, |k| at + k + 1);
-    let tokens = crate::cuda_frontend::tokenize(&text[from..end]);
+    let tokens = crate::front::cuda::tokenize(&text[from..end]);
     let words: Vec<&str> = tokens.iter().map(|t| t.text(&text[from..end])).collect();
     for (k, w) in words.iter().enumerate() {
         if *w != name {
@@ -649,7 +657,7 @@ mod tests {
     #[test]
     fn host_variables_assigned_again_are_not_constants() {
         let src = "void h(int *o) {\n  int a = 4; int b = 8; int c = 16; int d = 32; dim3 t(8, 8);\n  b += 1; f(&c); e = a & d; t.x = 2;\n  k<<<1, 32>>>(o);\n}\n";
-        let p = crate::cuda_frontend::prepare(src, &Default::default());
+        let p = crate::front::cuda::prepare(src, &Default::default());
         let at = src.find("k<<<").expect("launch");
         let value = |name: &str| match host_constant(&p, name, at) {
             Some(HostDef::Value(v)) => Some(v),

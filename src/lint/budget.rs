@@ -3,11 +3,10 @@
 //! the file asks for (`cudaFuncSetCacheConfig`, `cudaDeviceSetCacheConfig`); and what a
 //! padding fix costs in bytes and in blocks per SM.
 
-use crate::arch::Arch;
-use crate::capacity::{CacheConfig, blocks_per_sm_by_shared, max_static_per_block};
-use crate::extraction::Function;
-use crate::fix_suggestion::PaddingFix;
-use crate::index_analysis::FileRuns;
+use crate::analysis::extraction::Function;
+use crate::analysis::interp::FileRuns;
+use crate::bank::arch::Arch;
+use crate::bank::capacity::{CacheConfig, blocks_per_sm_by_shared, max_static_per_block};
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -135,14 +134,19 @@ pub fn cache_config(text: &str, kernel: &str) -> CacheConfig {
     function.or(device).unwrap_or_default()
 }
 
-/// The cost of a padding fix for every kernel that uses the padded array.
-pub fn fix_costs(budgets: &[KernelBudget], fix: &PaddingFix, arch: Arch) -> Vec<FixCost> {
+/// The cost of padding `array` by `bytes_added` for every kernel that uses it.
+pub fn fix_costs(
+    budgets: &[KernelBudget],
+    array: usize,
+    bytes_added: i64,
+    arch: Arch,
+) -> Vec<FixCost> {
     budgets
         .iter()
-        .filter(|b| b.array_ids.contains(&fix.array))
+        .filter(|b| b.array_ids.contains(&array))
         .map(|b| {
             let before = b.static_bytes;
-            let after = before + fix.bytes_added.max(0) as u64;
+            let after = before + bytes_added.max(0) as u64;
             let blocks = |bytes: u64| {
                 blocks_per_sm_by_shared(arch, b.config, u32::try_from(bytes).unwrap_or(u32::MAX))
             };

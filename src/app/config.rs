@@ -15,6 +15,8 @@
 //! unanalyzed-access = "off"
 //! ```
 
+use crate::check::CheckOptions;
+use crate::front::cuda::Defines;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -105,7 +107,7 @@ pub fn load(path: &Path) -> Result<FileConfig, String> {
                     let level = level
                         .as_str()
                         .ok_or_else(|| err(code, "\"error\", \"warning\", \"note\" or \"off\""))?;
-                    if crate::rules::explanation(code).is_none() {
+                    if crate::lint::rules::Rule::from_code(code).is_none() {
                         return Err(format!(
                             "{}: unknown code `{code}` in [severity]",
                             path.display()
@@ -274,6 +276,43 @@ fn split_command(c: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// `-D NAME[=VALUE]` and `-U NAME` settings as the front end takes them.
+pub fn defines_from<'a>(
+    defined: impl Iterator<Item = &'a str>,
+    undefined: impl Iterator<Item = String>,
+) -> Defines {
+    Defines {
+        defined: defined
+            .map(|d| match d.split_once('=') {
+                Some((n, v)) => (n.trim().to_string(), v.to_string()),
+                None => (d.trim().to_string(), "1".to_string()),
+            })
+            .collect(),
+        undefined: undefined.collect(),
+    }
+}
+
+/// Options for one file: the global ones plus its compile command's flags.
+pub fn options_for_file(
+    base: &CheckOptions,
+    db: &std::collections::BTreeMap<PathBuf, CompileFlags>,
+    path: &Path,
+) -> CheckOptions {
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some(flags) = db.get(&key) else {
+        return base.clone();
+    };
+    let mut o = base.clone();
+    let extra = defines_from(
+        flags.defines.iter().map(String::as_str),
+        flags.undefines.iter().cloned(),
+    );
+    o.defines.defined.extend(extra.defined);
+    o.defines.undefined.extend(extra.undefined);
+    o.include_dirs.extend(flags.include_dirs.iter().cloned());
+    o
 }
 
 #[cfg(test)]

@@ -2,49 +2,20 @@
 //! file atomically (a temporary file in the same directory, then a rename, permissions kept),
 //! or shows them as a unified diff with `--dry-run`.
 //!
-//! A fix is safe when it makes every access to the array conflict-free, every access to the
-//! array was analyzed, the kernel still fits in shared memory, and banklint read the whole
-//! file (no skipped code). Anything else stays a suggestion.
+//! Which fixes are safe is decided when they are made (`lint::applicability`).
 
-use crate::arch::Arch;
-use crate::check::FileReport;
-use crate::fix_suggestion::PaddingFix;
-use crate::shared_budget::fix_costs;
+use crate::lint::applicability::Applicability;
+use crate::lint::fix::PaddingFix;
+use crate::lint::report::FileReport;
 use std::io::Write;
 use std::path::Path;
 
-/// How sure banklint is that a fix is right to apply without a person looking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Applicability {
-    /// Applied by `--fix`.
-    Safe,
-    /// Shown as `help:` only, with the reason.
-    Suggestion(&'static str),
-}
-
-pub fn applicability(report: &FileReport, fix: &PaddingFix, arch: Arch) -> Applicability {
-    if !report.skipped.is_empty() || report.parse_stats.unparsed > 0 {
-        Applicability::Suggestion("parts of the file could not be parsed")
-    } else if fix.unchecked_accesses > 0 {
-        Applicability::Suggestion("some accesses to the array could not be analyzed")
-    } else if !fix.conflict_free {
-        Applicability::Suggestion("the padding reduces but does not remove the conflict")
-    } else if fix_costs(&report.budgets, fix, arch)
-        .iter()
-        .any(|c| !c.fits())
-    {
-        Applicability::Suggestion("the padded block would exceed the shared-memory limit")
-    } else {
-        Applicability::Safe
-    }
-}
-
 /// The file's text with every safe fix applied, and how many were applied.
-pub fn fixed_text(report: &FileReport, arch: Arch) -> (String, usize) {
+pub fn fixed_text(report: &FileReport) -> (String, usize) {
     let mut fixes: Vec<&PaddingFix> = report
         .fixes
         .iter()
-        .filter(|f| applicability(report, f, arch) == Applicability::Safe)
+        .filter(|f| f.applicability == Applicability::Safe)
         .collect();
     fixes.sort_by_key(|f| std::cmp::Reverse(f.dim_span.start));
     let mut text = report.file.text.clone();

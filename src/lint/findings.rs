@@ -2,10 +2,10 @@
 //! distinct warp patterns and how often each ran) into one result per site: the worst warp
 //! instruction with the bank engine's verdict, per-block totals, and the shape that gave them.
 
-use crate::arch::Target;
-use crate::bank_engine::Op;
-use crate::index_analysis::{BlockShape, FileRuns, Site, SiteKey};
-use crate::layout::{ArrayLayout, Evaluation, evaluate};
+use crate::analysis::interp::{BlockShape, FileRuns, Site, SiteKey};
+use crate::bank::arch::Target;
+use crate::bank::engine::Op;
+use crate::bank::layout::{ArrayLayout, Evaluation, evaluate};
 use std::collections::BTreeMap;
 use std::ops::Range;
 

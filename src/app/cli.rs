@@ -2,11 +2,11 @@
 //! walks directories with walkdir, runs the pipeline on each file, and prints in the chosen
 //! format. Exit status: 0 clean, 1 conflicts found, 2 usage or input errors.
 
-use crate::arch::{Arch, BankMode, Target};
+use crate::app::config::{self, Sourced};
+use crate::app::runner::Format;
+use crate::bank::arch::{Arch, BankMode, Target};
 use crate::check::CheckOptions;
-use crate::config::{self, Sourced};
-use crate::cuda_frontend::Defines;
-use crate::source::LoadError;
+use crate::front::source::LoadError;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -32,23 +32,12 @@ pub enum Command {
         code: Option<String>,
     },
     /// Run the bank engine on one warp access given as 32 byte offsets or a stride.
-    Simulate(crate::simulate::SimulateArgs),
+    Simulate(crate::app::simulate::SimulateArgs),
     /// Print the bank rules and shared-memory limits of every architecture.
     Archs {
-        #[arg(long, value_enum, default_value_t = crate::simulate::ArchsFormat::Human)]
-        format: crate::simulate::ArchsFormat,
+        #[arg(long, value_enum, default_value_t = crate::app::simulate::ArchsFormat::Human)]
+        format: crate::app::simulate::ArchsFormat,
     },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Human,
-    Short,
-    Json,
-    /// GitHub Actions workflow commands (annotations on the pull request).
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -136,21 +125,22 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Explain { code } => run_explain(code.as_deref()),
-        Command::Simulate(args) => crate::simulate::run(&args),
-        Command::Archs { format } => crate::simulate::run_archs(format),
+        Command::Simulate(args) => crate::app::simulate::run(&args),
+        Command::Archs { format } => crate::app::simulate::run_archs(format),
     }
 }
 
 fn run_explain(code: Option<&str>) -> i32 {
     match code {
         None => {
-            for (c, text) in crate::rules::ALL {
+            for rule in crate::lint::rules::Rule::ALL {
+                let (c, text) = (rule.code(), rule.explanation());
                 let first = text.lines().nth(1).unwrap_or("").trim();
                 println!("{c:20} {first}");
             }
             0
         }
-        Some(c) => match crate::rules::explanation(c) {
+        Some(c) => match crate::lint::rules::Rule::from_code(c).map(|r| r.explanation()) {
             Some(text) => {
                 println!("# {c}\n{}", text.replace("\n ", "\n"));
                 0
@@ -335,7 +325,7 @@ fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
     let block_dim = r
         .block_dim
         .as_ref()
-        .map(|b| crate::launch_config::parse_block_dim(&b.value))
+        .map(|b| crate::host::launches::parse_block_dim(&b.value))
         .transpose()?;
     Ok(CheckOptions {
         target: Target::new(arch, bank_mode),
@@ -345,7 +335,7 @@ fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
             // -D/-U come after and win.
             let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
             let builtin = [arch_define.as_str(), "__CUDACC__"];
-            defines_from(
+            config::defines_from(
                 builtin
                     .into_iter()
                     .chain(r.defines.iter().map(|d| d.value.as_str())),
@@ -357,50 +347,14 @@ fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
     })
 }
 
-fn defines_from<'a>(
-    defined: impl Iterator<Item = &'a str>,
-    undefined: impl Iterator<Item = String>,
-) -> Defines {
-    Defines {
-        defined: defined
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.trim().to_string(), v.to_string()),
-                None => (d.trim().to_string(), "1".to_string()),
-            })
-            .collect(),
-        undefined: undefined.collect(),
-    }
-}
-
 /// Lets the analysis of each of `files` see what its includer defines first (see
 /// `include_context`): indexes who includes whom among them and their directories.
 pub fn add_includer_index(options: &mut CheckOptions, files: &[PathBuf]) {
     let mut files = files.to_vec();
     files.sort();
     options.includers = Some(std::sync::Arc::new(
-        crate::include_context::IncluderIndex::build(&files, &options.include_dirs),
+        crate::front::includes::IncluderIndex::build(&files, &options.include_dirs),
     ));
-}
-
-/// Options for one file: the global ones plus its compile command's flags.
-pub fn options_for_file(
-    base: &CheckOptions,
-    db: &std::collections::BTreeMap<PathBuf, config::CompileFlags>,
-    path: &Path,
-) -> CheckOptions {
-    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let Some(flags) = db.get(&key) else {
-        return base.clone();
-    };
-    let mut o = base.clone();
-    let extra = defines_from(
-        flags.defines.iter().map(String::as_str),
-        flags.undefines.iter().cloned(),
-    );
-    o.defines.defined.extend(extra.defined);
-    o.defines.undefined.extend(extra.undefined);
-    o.include_dirs.extend(flags.include_dirs.iter().cloned());
-    o
 }
 
 /// Expands directories into their .cu/.cuh files (sorted), skipping hidden and build
@@ -480,9 +434,9 @@ fn run_check(args: &CheckArgs) -> i32 {
         .into_iter()
         .filter(|p| p.as_os_str() == "-" || !config::is_excluded(&excludes, &resolved.base, p))
         .collect();
-    let mut inputs: Vec<crate::runner::Input> = errors
+    let mut inputs: Vec<crate::app::runner::Input> = errors
         .into_iter()
-        .map(crate::runner::Input::Failed)
+        .map(crate::app::runner::Input::Failed)
         .collect();
     for path in files {
         if path.as_os_str() == "-" {
@@ -492,14 +446,14 @@ fn run_check(args: &CheckArgs) -> i32 {
                 .unwrap_or_else(|| PathBuf::from("<stdin>"));
             let mut bytes = Vec::new();
             match std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-                Ok(_) => inputs.push(crate::runner::Input::Stdin(name, bytes)),
-                Err(e) => inputs.push(crate::runner::Input::Failed(LoadError {
+                Ok(_) => inputs.push(crate::app::runner::Input::Stdin(name, bytes)),
+                Err(e) => inputs.push(crate::app::runner::Input::Failed(LoadError {
                     path: name,
                     message: format!("cannot read standard input: {e}"),
                 })),
             }
         } else {
-            inputs.push(crate::runner::Input::File(path));
+            inputs.push(crate::app::runner::Input::File(path));
         }
     }
     let mut options = options;
@@ -507,10 +461,10 @@ fn run_check(args: &CheckArgs) -> i32 {
         let paths: Vec<PathBuf> = inputs
             .iter()
             .filter_map(|i| match i {
-                crate::runner::Input::File(p) | crate::runner::Input::Stdin(p, _) => {
+                crate::app::runner::Input::File(p) | crate::app::runner::Input::Stdin(p, _) => {
                     Some(p.clone())
                 }
-                crate::runner::Input::Failed(_) => None,
+                crate::app::runner::Input::Failed(_) => None,
             })
             .collect();
         add_includer_index(&mut options, &paths);
@@ -522,8 +476,14 @@ fn run_check(args: &CheckArgs) -> i32 {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let run = crate::runner::Run {
-        args,
+    let run = crate::app::runner::Run {
+        flags: crate::app::runner::RunFlags {
+            format: args.format,
+            fix: args.fix,
+            dry_run: args.dry_run,
+            warn_unused_allow: args.warn_unused_allow,
+            stats: args.stats,
+        },
         options,
         compile_db,
         severity: resolved
@@ -533,5 +493,5 @@ fn run_check(args: &CheckArgs) -> i32 {
             .collect(),
         color,
     };
-    crate::runner::run(&run, inputs)
+    crate::app::runner::run(&run, inputs)
 }

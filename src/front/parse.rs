@@ -2,7 +2,7 @@
 //! construct lang-c cannot read costs at most its smallest enclosing statement (inside a
 //! function body) or its own declaration, never the file.
 
-use crate::cuda_frontend::{Chunk, ChunkKind, Prepared, Skipped};
+use crate::front::cuda::{Chunk, ChunkKind, Prepared, Skipped};
 use lang_c::ast::ExternalDeclaration;
 use lang_c::driver::{Config, Flavor, parse_preprocessed};
 use lang_c::span::Node;
@@ -128,7 +128,7 @@ fn prelude_for(text: &str, typenames: &[String]) -> String {
     words.sort_unstable();
     words.dedup();
     let mut prelude = String::new();
-    for name in crate::cuda_frontend::BUILTIN_TYPENAMES
+    for name in crate::front::cuda::BUILTIN_TYPENAMES
         .iter()
         .copied()
         .chain(typenames.iter().map(String::as_str))
@@ -168,7 +168,7 @@ fn is_relevant(prepared: &Prepared, chunk: &Chunk) -> bool {
     prepared
         .keywords
         .iter()
-        .any(|(k, at)| *k == crate::cuda_frontend::Keyword::Shared && chunk.span.contains(at))
+        .any(|(k, at)| *k == crate::front::cuda::Keyword::Shared && chunk.span.contains(at))
         || text.contains("struct")
         || text.contains("typedef")
 }
@@ -283,7 +283,7 @@ fn statement_around(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cuda_frontend::{Defines, prepare};
+    use crate::front::cuda::{Defines, prepare};
 
     #[test]
     fn a_bad_statement_costs_only_itself() {

@@ -1,0 +1,8 @@
+//! The analysis: [`extraction`] builds the file's model from lang-c's AST ([`types`] for
+//! layouts), and [`interp`] executes each kernel over lane vectors ([`value`]) to give each
+//! lane's index at every `__shared__` access.
+
+pub mod extraction;
+pub mod interp;
+pub mod types;
+pub mod value;

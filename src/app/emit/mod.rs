@@ -1,0 +1,8 @@
+//! Emitters: one module per output format, each turning a file's report and its diagnostics
+//! into text. `--format sarif` is [`sarif`].
+
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod sarif;
+pub mod short;

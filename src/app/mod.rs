@@ -1,0 +1,11 @@
+//! The application around the pipeline: [`cli`], [`config`], parallel ordered runs over
+//! many files ([`runner`]), [`autofix`], coverage [`stats`], one emitter per output format ([`emit`]) and the
+//! bank engine as a calculator ([`simulate`]).
+
+pub mod autofix;
+pub mod cli;
+pub mod config;
+pub mod emit;
+pub mod runner;
+pub mod simulate;
+pub mod stats;

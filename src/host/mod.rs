@@ -1,0 +1,4 @@
+//! Host facts: what the host code of a file says about its kernels (block shapes, template
+//! and kernel arguments at launch sites, annotations above kernels).
+
+pub mod launches;

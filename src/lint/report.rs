@@ -1,0 +1,56 @@
+//! What the pipeline found in one file, as the lint stage and the emitters read it.
+
+use crate::analysis::interp::ArrayEntry;
+use crate::bank::arch::Arch;
+use crate::front::cuda::Skipped;
+use crate::front::includes::Includer;
+use crate::front::source::SourceFile;
+use crate::host::launches::UnresolvedLaunch;
+use crate::lint::budget::KernelBudget;
+use crate::lint::findings::AccessFinding;
+use crate::lint::fix::PaddingFix;
+
+/// How much of a file the parser read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParseStats {
+    pub items: usize,
+    pub partly_parsed: usize,
+    pub unparsed: usize,
+}
+
+pub struct FileReport {
+    pub file: SourceFile,
+    pub arrays: Vec<ArrayEntry>,
+    pub findings: Vec<AccessFinding>,
+    pub fixes: Vec<PaddingFix>,
+    pub skipped: Vec<Skipped>,
+    pub unresolved_launches: Vec<UnresolvedLaunch>,
+    pub parse_stats: ParseStats,
+    pub budgets: Vec<KernelBudget>,
+    /// Local includes that were not found, with the directive's span.
+    pub missing_includes: Vec<(String, std::ops::Range<usize>)>,
+    pub annotations: Vec<crate::lint::annotations::Annotation>,
+    /// Malformed `banklint:` comments: span and message.
+    pub annotation_errors: Vec<(std::ops::Range<usize>, String)>,
+    /// Kernels and device functions: name, span of the definition, kernel or not.
+    pub functions: Vec<(String, std::ops::Range<usize>, bool)>,
+    /// The file that includes this one, whose definitions before its `#include` were in force.
+    pub context: Option<Includer>,
+    /// Byte ranges conditional compilation leaves out.
+    pub inactive: Vec<std::ops::Range<usize>>,
+}
+
+impl FileReport {
+    pub fn conflicts(&self) -> impl Iterator<Item = &AccessFinding> {
+        self.findings.iter().filter(|f| f.is_conflict())
+    }
+
+    /// Kernels over the static shared-memory limit of `arch`.
+    pub fn over_capacity(&self, arch: Arch) -> impl Iterator<Item = &KernelBudget> {
+        self.budgets.iter().filter(move |b| b.over_limit(arch))
+    }
+
+    pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
+        self.fixes.iter().find(|f| f.array == array)
+    }
+}

@@ -1,0 +1,102 @@
+//! Diagnostic codes. Each lives in its own file as a unit struct whose doc comment ("What it
+//! does / Why is this bad / Example") is both its rustdoc and the text `banklint explain` prints.
+
+/// Declares a rule: its doc comment becomes `EXPLANATION`.
+macro_rules! rule {
+    ($(#[doc = $doc:literal])* $name:ident, $code:literal) => {
+        $(#[doc = $doc])*
+        pub struct $name;
+        impl $name {
+            pub const CODE: &'static str = $code;
+            pub const EXPLANATION: &'static str = concat!($($doc, "\n"),*);
+        }
+    };
+}
+
+mod bank_conflict;
+mod block_shape;
+mod expectation_failed;
+mod include_not_found;
+mod invalid_annotation;
+mod shared_capacity;
+mod skipped_code;
+mod unanalyzed_access;
+mod unused_allow;
+
+pub use bank_conflict::BankConflict;
+pub use block_shape::BlockShape;
+pub use expectation_failed::ExpectationFailed;
+pub use include_not_found::IncludeNotFound;
+pub use invalid_annotation::InvalidAnnotation;
+pub use shared_capacity::SharedCapacity;
+pub use skipped_code::SkippedCode;
+pub use unanalyzed_access::UnanalyzedAccess;
+pub use unused_allow::UnusedAllow;
+
+/// The rules, one per diagnostic code: the one registry every stage names them by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    BankConflict,
+    SharedCapacity,
+    UnanalyzedAccess,
+    SkippedCode,
+    BlockShape,
+    IncludeNotFound,
+    ExpectationFailed,
+    UnusedAllow,
+    InvalidAnnotation,
+}
+
+impl Rule {
+    /// Every rule, in the order `banklint explain` lists them.
+    pub const ALL: [Rule; 9] = [
+        Rule::BankConflict,
+        Rule::SharedCapacity,
+        Rule::UnanalyzedAccess,
+        Rule::SkippedCode,
+        Rule::BlockShape,
+        Rule::IncludeNotFound,
+        Rule::ExpectationFailed,
+        Rule::UnusedAllow,
+        Rule::InvalidAnnotation,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::BankConflict => BankConflict::CODE,
+            Rule::SharedCapacity => SharedCapacity::CODE,
+            Rule::UnanalyzedAccess => UnanalyzedAccess::CODE,
+            Rule::SkippedCode => SkippedCode::CODE,
+            Rule::BlockShape => BlockShape::CODE,
+            Rule::IncludeNotFound => IncludeNotFound::CODE,
+            Rule::ExpectationFailed => ExpectationFailed::CODE,
+            Rule::UnusedAllow => UnusedAllow::CODE,
+            Rule::InvalidAnnotation => InvalidAnnotation::CODE,
+        }
+    }
+
+    /// The rule's documentation: what `banklint explain CODE` prints.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Rule::BankConflict => BankConflict::EXPLANATION,
+            Rule::SharedCapacity => SharedCapacity::EXPLANATION,
+            Rule::UnanalyzedAccess => UnanalyzedAccess::EXPLANATION,
+            Rule::SkippedCode => SkippedCode::EXPLANATION,
+            Rule::BlockShape => BlockShape::EXPLANATION,
+            Rule::IncludeNotFound => IncludeNotFound::EXPLANATION,
+            Rule::ExpectationFailed => ExpectationFailed::EXPLANATION,
+            Rule::UnusedAllow => UnusedAllow::EXPLANATION,
+            Rule::InvalidAnnotation => InvalidAnnotation::EXPLANATION,
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.code() == code)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
