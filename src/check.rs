@@ -3,7 +3,7 @@
 
 use crate::analysis::extraction::Unit;
 use crate::analysis::extraction::extract;
-use crate::analysis::interp::{AnalysisOptions, analyze};
+use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
 use crate::front::cuda::{Defines, Prepared, prepare_in_context};
 use crate::front::includes::{IncluderIndex, header_loader};
@@ -145,11 +145,24 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let analysis = AnalysisOptions {
         target: options.target,
     };
-    let runs = analyze(&unit, &headers, &analysis, &|f| {
+    let mut runs = analyze(&unit, &headers, &analysis, &|f| {
         shapes.get(&f.name).cloned().unwrap_or_default()
     });
+    // Everything found so far is at offsets of the expanded text: from here on, the file's.
+    to_file_offsets(&mut runs, &prepared);
+    for s in skipped.iter_mut() {
+        s.span = prepared.source_span(s.span.clone());
+    }
+    let functions: Vec<crate::analysis::extraction::Function> = unit
+        .functions
+        .iter()
+        .map(|f| crate::analysis::extraction::Function {
+            span: prepared.source_span(f.span.clone()),
+            ..f.clone()
+        })
+        .collect();
     let findings = collect(&runs, options.target);
-    let budgets = kernel_budgets(&runs, &unit.functions, &file.text);
+    let budgets = kernel_budgets(&runs, &functions, &file.text);
     let facts = FileFacts {
         whole_file_read: skipped.is_empty() && parse_stats.unparsed == 0,
         budgets: &budgets,
@@ -159,8 +172,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     skipped.sort_by_key(|s| s.span.start);
     let (annotations, annotation_errors) =
         crate::lint::annotations::parse(&file, &prepared.comments);
-    let functions = unit
-        .functions
+    let functions = functions
         .iter()
         .map(|f| (f.name.clone(), f.span.clone(), f.kernel))
         .collect();
@@ -179,5 +191,38 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         context,
         inactive: prepared.inactive.clone(),
         file,
+    }
+}
+
+/// Moves the spans of what the analysis found from the expanded text to the file. Several
+/// accesses inside one macro invocation all land on the invocation; they stay apart by their
+/// place in the expansion.
+fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
+    for run in &mut runs.runs {
+        let sites = std::mem::take(&mut run.sites);
+        for (key, mut site) in sites {
+            let expanded = site.span.clone();
+            site.span = prepared.source_span(expanded.clone());
+            let sub = if prepared.map.is_verbatim(expanded.clone()) {
+                key.sub
+            } else {
+                key.sub.max(expanded.start + 1)
+            };
+            let key = SiteKey {
+                start: site.span.start,
+                end: site.span.end,
+                sub,
+                ..key
+            };
+            run.sites.insert(key, site);
+        }
+    }
+    for entry in &mut runs.arrays {
+        let d = &mut entry.decl;
+        d.decl_span = prepared.source_span(d.decl_span.clone());
+        d.name_span = prepared.source_span(d.name_span.clone());
+        for dim in d.dim_spans.iter_mut().flatten() {
+            *dim = prepared.source_span(dim.clone());
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! - [`lint`]: findings, fixes, suppressions, rules and the diagnostics built from them;
 //! - [`app`]: the command line, configuration, runs over many files, emitters, autofix.
 //!
-//! [`check`] ties the stages together for one file.
+//! [`check`] ties the stages together for one file; [`limits`] holds every bound on the work.
 
 pub mod analysis;
 pub mod app;
@@ -17,4 +17,5 @@ pub mod bank;
 pub mod check;
 pub mod front;
 pub mod host;
+pub mod limits;
 pub mod lint;

@@ -86,17 +86,12 @@ pub struct Unit<'p> {
     pub constants: HashMap<String, NamedConstant>,
     pub file_shared: Vec<SharedArray>,
     pub functions: Vec<Function>,
-    /// Byte offset where each line starts, for line numbers in messages.
-    pub line_starts: Vec<usize>,
 }
 
 impl Unit<'_> {
-    /// 1-based line of a byte offset.
+    /// 1-based line of the file where an offset of the expanded text is written.
     pub fn line_of(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&offset) {
-            Ok(i) => i + 1,
-            Err(i) => i,
-        }
+        self.prepared.line_of(offset)
     }
 }
 
@@ -131,9 +126,6 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         constants: HashMap::new(),
         file_shared: Vec::new(),
         functions: Vec::new(),
-        line_starts: std::iter::once(0)
-            .chain(prepared.text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect(),
     };
     // `#define fp float` before `struct { fp x; }`: macro-named types first.
     unit.types

@@ -302,6 +302,8 @@ struct Analyzer<'a, 'p> {
     host_at: Option<usize>,
     /// How host code defines a name before an offset (see `host::launches`), while `host_at`.
     host_lookup: Option<&'a HostLookup<'a>>,
+    /// Host names evaluated so far (by name and offset), and those being evaluated.
+    host_values: HashMap<(String, usize), Lanes>,
     sequence: u64,
     /// The file's types plus this instantiation's template type arguments.
     types: crate::analysis::types::TypeTable,
@@ -398,7 +400,7 @@ pub fn host_const_eval<'a>(
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
 pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
     let mut prelude = String::new();
-    for name in crate::front::cuda::BUILTIN_TYPENAMES
+    for name in crate::front::lower::BUILTIN_TYPENAMES
         .iter()
         .copied()
         .chain(unit.prepared.typenames.iter().map(String::as_str))
@@ -531,6 +533,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             template_values: HashMap::new(),
             host_at: None,
             host_lookup: None,
+            host_values: HashMap::new(),
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
@@ -1039,21 +1042,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// The source as the user wrote it, for messages.
     fn source_text(&self, s: Span) -> String {
-        let r = self.span(s);
-        let text = self.unit.prepared.text.get(r).unwrap_or("");
-        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if one_line.len() > 60 {
-            format!(
-                "{}...",
-                &one_line[..one_line
-                    .char_indices()
-                    .nth(57)
-                    .map_or(one_line.len(), |(i, _)| i)]
-            )
-        } else {
-            one_line
-        }
+        self.unit.prepared.written(self.span(s))
     }
 
     fn exec_loop(
@@ -1507,20 +1498,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(v) = self.named_constant(name) {
             return Lanes::int(v);
         }
-        let at = self.span(span).start;
-        if let Some(m) = self.unit.prepared.macros.lookup(name, at)
-            && m.params.is_none()
-        {
-            let body = m.body.clone();
-            return self.eval_text(&body, span, mask, name);
-        }
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }
-        if let (Some(at), Some(lookup)) = (self.host_at, self.host_lookup)
-            && let Some(v) = lookup(name, at)
-        {
-            return self.eval_text(&v, span, mask, name);
+        if let (Some(at), Some(lookup)) = (self.host_at, self.host_lookup) {
+            // Host values are warp-uniform constants: each name is evaluated once, and a
+            // definition in terms of itself (`int n = n * 2;`) is not a constant.
+            let key = (name.to_string(), at);
+            if let Some(v) = self.host_values.get(&key) {
+                return v.clone();
+            }
+            if let Some(v) = lookup(name, at) {
+                self.host_values.insert(
+                    key.clone(),
+                    Lanes::unknown(format!("`{name}` is defined in terms of itself")),
+                );
+                let value = self.eval_text(&v, span, mask, name);
+                self.host_values.insert(key, value.clone());
+                return value;
+            }
         }
         Lanes::unknown(format!("`{name}` is not known to banklint"))
     }
@@ -1628,27 +1624,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::Identifier(id) => Some(id.node.name.clone()),
             _ => None,
         };
-        if let Some(name) = &name {
-            let at = self.span(call.callee.span).start;
-            if self.lookup(name).is_none()
-                && let Some(m) = self.unit.prepared.macros.lookup(name, at)
-                && let Some(params) = m.params.clone()
-            {
-                let expanded = if self.span_override.is_none() {
-                    // The whole call, expanded as the preprocessor does.
-                    let text = self.raw_text(whole.span);
-                    crate::front::cuda::expand_macros(&text, &self.unit.prepared.macros, at)
-                } else {
-                    let args: Vec<String> = call
-                        .arguments
-                        .iter()
-                        .map(|a| self.raw_text(a.span))
-                        .collect();
-                    substitute_params(&m.body, &params, &args)
-                };
-                return self.eval_text(&expanded, whole.span, mask, name);
-            }
-        }
         let arity = call.arguments.len();
         let callee = name.as_deref().and_then(|n| self.callee(n, arity));
         let args: Vec<Lanes> = call
@@ -1720,7 +1695,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(name) = name else {
             return Lanes::unknown("the result of a call through a pointer");
         };
-        if let Some(float) = crate::front::cuda::is_functional_cast(&name) {
+        if let Some(float) = crate::front::lower::is_functional_cast(&name) {
             let v = args.into_iter().next().unwrap_or_else(|| Lanes::int(0));
             return if float {
                 self.data_value(&v, "a floating-point value")
@@ -1893,14 +1868,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         None
-    }
-
-    fn raw_text(&self, s: Span) -> String {
-        let r = match self.unit.items.get(self.item) {
-            Some(item) if self.span_override.is_none() => item.span(s),
-            _ => return String::new(),
-        };
-        self.unit.prepared.text.get(r).unwrap_or("").to_string()
     }
 
     /// A device function of a local header (or of the includer before its `#include`), by
@@ -2082,11 +2049,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let n = self.n;
         match u.operator.node {
             UnaryOperator::Plus => self.eval(&u.operand, mask),
-            UnaryOperator::Minus | UnaryOperator::Complement | UnaryOperator::Negate
-                if self.precedence_hazard(&u.operand) =>
-            {
-                self.eval_expanded(whole, mask)
-            }
             UnaryOperator::Minus => {
                 let v = self.eval(&u.operand, mask);
                 Lanes::binary(BinOp::Sub, &Lanes::int(0), &v, n, &mut self.syms)
@@ -2188,10 +2150,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> Lanes {
         let n = self.n;
         if let Some(compound) = assignment_op(&b.operator.node) {
-            if self.macro_use(&b.lhs).is_some() {
-                // `AS(i, j) = v`: the left side is a macro; expand the whole assignment.
-                return self.eval_expanded(whole, mask);
-            }
             return self.assign(&b.lhs, compound, &b.rhs, mask);
         }
         let op = match b.operator.node {
@@ -2253,53 +2211,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // Assignments returned above.
             _ => return Lanes::unknown("an assignment"),
         };
-        if self.precedence_hazard(&b.lhs) || self.precedence_hazard(&b.rhs) {
-            return self.eval_expanded(whole, mask);
-        }
         let l = self.eval(&b.lhs, mask);
         let r = self.eval(&b.rhs, mask);
         Lanes::binary(op, &l, &r, n, &mut self.syms)
-    }
-
-    /// Whether an operand is a macro whose body is not one token or parenthesized, so that
-    /// evaluating it as a unit would not be what the preprocessor does (`#define N 32 + 1`,
-    /// then `N * 2` is 34).
-    fn precedence_hazard(&self, e: &Node<Expression>) -> bool {
-        self.macro_use(e)
-            .is_some_and(|body| !crate::front::cuda::is_atomic_body(&body))
-    }
-
-    /// The body of the macro `e` uses (`N`, or `AS(i, j)`), when `e` is written in the file.
-    fn macro_use(&self, e: &Node<Expression>) -> Option<String> {
-        if self.span_override.is_some() {
-            return None;
-        }
-        let (name, want_params) = match &e.node {
-            Expression::Identifier(id) => (&id.node.name, false),
-            Expression::Call(c) => match &c.node.callee.node {
-                Expression::Identifier(id) => (&id.node.name, true),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        if self.lookup(name).is_some() {
-            return None;
-        }
-        let at = self.span(e.span).start;
-        self.unit
-            .prepared
-            .macros
-            .lookup(name, at)
-            .filter(|m| m.params.is_some() == want_params)
-            .map(|m| m.body.clone())
-    }
-
-    /// Evaluates an expression after expanding its macros as the preprocessor would.
-    fn eval_expanded(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
-        let text = self.raw_text(e.span);
-        let at = self.span(e.span).start;
-        let expanded = crate::front::cuda::expand_macros(&text, &self.unit.prepared.macros, at);
-        self.eval_text(&expanded, e.span, mask, "this expression")
     }
 
     fn assign(
@@ -3231,7 +3145,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
-    if let Some(name) = crate::front::cuda::dependent_type_name(text) {
+    if let Some(name) = crate::front::lower::dependent_type_name(text) {
         return types.lookup(&name);
     }
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
@@ -3309,32 +3223,6 @@ fn assignment_op(op: &BinaryOperator) -> Option<Option<BinOp>> {
         BinaryOperator::AssignBitwiseOr => Some(BinOp::Or),
         _ => return None,
     })
-}
-
-/// Replaces a function-like macro's parameters in its body, token by token.
-fn substitute_params(body: &str, params: &[String], args: &[String]) -> String {
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        if let Some(k) = params.iter().position(|p| p == word) {
-            out.push('(');
-            out.push_str(args.get(k).map_or("", String::as_str));
-            out.push(')');
-        } else {
-            out.push_str(word);
-        }
-        word.clear();
-    };
-    for c in body.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
 }
 
 /// Variables an expression assigns to.

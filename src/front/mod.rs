@@ -1,8 +1,19 @@
-//! The front end: source files in, parsed C items out. [`source`] loads a file, [`cuda`]
-//! preprocesses it and rewrites CUDA C++ into C that lang-c parses, [`parse`] parses each
-//! top-level item on its own, and [`includes`] finds the files that include a file.
+//! The front end: source files in, parsed C items out.
+//!
+//! [`source`] loads a file; [`lex`] tokenizes; [`preprocess`] runs the directives and expands
+//! macros ([`macros`]), recording a [`source_map`] back to the file; [`lower`] rewrites CUDA
+//! C++ into C of the same length and [`items`] splits it into top-level items, together
+//! driven by [`cuda`] into a [`prepared`] file; [`parse`] parses each item with lang-c; and
+//! [`includes`] finds the files that include a file.
 
 pub mod cuda;
 pub mod includes;
+pub mod items;
+pub mod lex;
+pub mod lower;
+pub mod macros;
 pub mod parse;
+pub mod prepared;
+pub mod preprocess;
 pub mod source;
+pub mod source_map;

@@ -128,7 +128,7 @@ fn prelude_for(text: &str, typenames: &[String]) -> String {
     words.sort_unstable();
     words.dedup();
     let mut prelude = String::new();
-    for name in crate::front::cuda::BUILTIN_TYPENAMES
+    for name in crate::front::lower::BUILTIN_TYPENAMES
         .iter()
         .copied()
         .chain(typenames.iter().map(String::as_str))

@@ -18,6 +18,7 @@ pub const MAX_THREADS: u32 = 1024;
 /// applied, with the reason.
 #[derive(Clone, Debug)]
 pub struct UnresolvedLaunch {
+    /// In the file (not the expanded text).
     pub span: std::ops::Range<usize>,
     pub reason: String,
     /// What was not used: `None` for a launch's block shape.
@@ -129,7 +130,7 @@ fn launch_shapes(
     for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
         let Some(block) = launch.config.get(1) else {
             unresolved.push(UnresolvedLaunch {
-                span: launch.span.clone(),
+                span: unit.prepared.source_span(launch.span.clone()),
                 reason: "the launch has no block argument".into(),
                 annotation: None,
             });
@@ -151,7 +152,7 @@ fn launch_shapes(
         };
         if let Some(reason) = problem {
             unresolved.push(UnresolvedLaunch {
-                span: block.clone(),
+                span: unit.prepared.source_span(block.clone()),
                 reason,
                 annotation: None,
             });
@@ -482,7 +483,7 @@ pub fn host_constant(
         .map_or(text.len(), |c| c.span.end);
     // Past the definition's own `=` or `(...)`: from the end of its statement.
     let from = text[at..end].find(';').map_or(end, |k| at + k + 1);
-    let tokens = crate::front::cuda::tokenize(&text[from..end]);
+    let tokens = crate::front::lex::tokenize(&text[from..end]);
     let words: Vec<&str> = tokens.iter().map(|t| t.text(&text[from..end])).collect();
     for (k, w) in words.iter().enumerate() {
         if *w != name {
@@ -538,7 +539,9 @@ fn kernel_annotation(unit: &Unit<'_>, f: &Function) -> KernelAnnotation {
         .template
         .as_ref()
         .map_or(f.span.start, |t| t.span.start.min(f.span.start));
-    let text = &unit.prepared.text;
+    // Comments are where the file has them: look above the kernel's first line there.
+    let text = &unit.prepared.source;
+    let start = unit.prepared.map.start(start);
     let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
     // Walk back over the comment lines directly above.
     let mut end = line_start;

@@ -3,7 +3,7 @@
 //! expect(conflict-free)` / `expect(2-way)` asserts what an access must be, and fails when
 //! the analysis disagrees, so layouts (paddings, swizzles) stay guarded in CI.
 
-use crate::front::cuda::Comment;
+use crate::front::lex::Comment;
 use crate::front::source::SourceFile;
 use std::ops::Range;
 

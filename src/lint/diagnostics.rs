@@ -12,8 +12,6 @@ use crate::lint::report::FileReport;
 use crate::lint::rules::Rule;
 use codespan_reporting::diagnostic::Severity;
 
-/// Diagnostic codes, each explained by `banklint explain CODE`.
-
 /// How findings are filtered and what extra checks run.
 #[derive(Clone, Copy, Debug)]
 pub struct ReportOptions<'a> {

@@ -1,0 +1,908 @@
+//! Macros: the `#define`s in force at each offset of a file, their expansion as the C
+//! preprocessor does it, and `#if` conditions.
+//!
+//! Expansion follows the standard algorithm: arguments are macro-expanded before they are
+//! substituted (except next to `#` and `##`), the result is rescanned, and each token carries
+//! the set of macros it came from ("hide set") so that a macro never expands inside its own
+//! expansion (`#define X (X + X)` expands once). Each token also remembers where it came
+//! from: written in the file, or produced by an invocation, which is what the source map is
+//! built from. Every expansion is bounded (see `limits`).
+
+use crate::front::lex::{Token, TokenKind, lex, lex_body, parse_int_literal};
+use crate::limits;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
+/// A `#define`, object-like (`params == None`) or function-like.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroDef {
+    pub name: String,
+    pub params: Option<Vec<String>>,
+    /// The last parameter is `...` (`__VA_ARGS__`) or `name...`.
+    pub variadic: bool,
+    pub body: String,
+    /// Offset of the `#` of the directive: the macro is visible after it.
+    pub defined_at: usize,
+}
+
+impl MacroDef {
+    /// Parses the text after `#define`: `NAME body`, `NAME(a, b) body`, `NAME(a, ...) body`.
+    pub fn parse(rest: &str, at: usize) -> Option<MacroDef> {
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        let after = &rest[end..];
+        let mut variadic = false;
+        let (params, body) = if let Some(p) = after.strip_prefix('(') {
+            let close = p.find(')')?;
+            let mut params = Vec::new();
+            for raw in p[..close]
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+            {
+                if raw == "..." {
+                    variadic = true;
+                    params.push("__VA_ARGS__".to_string());
+                } else if let Some(named) = raw.strip_suffix("...") {
+                    variadic = true;
+                    params.push(named.trim().to_string());
+                } else {
+                    params.push(raw.to_string());
+                }
+            }
+            (Some(params), &p[close + 1..])
+        } else {
+            (None, after)
+        };
+        Some(MacroDef {
+            name: name.to_string(),
+            params,
+            variadic,
+            body: body.trim().to_string(),
+            defined_at: at,
+        })
+    }
+}
+
+/// The macros of a file in definition order (a later `#define` or `#undef` wins from its
+/// position on).
+#[derive(Clone, Debug, Default)]
+pub struct MacroTable {
+    entries: HashMap<String, Vec<Definition>>,
+}
+
+/// From this file offset on, the macro has this definition (`None`: `#undef`).
+type Definition = (usize, Option<Rc<MacroDef>>);
+
+impl MacroTable {
+    pub fn define(&mut self, def: MacroDef) {
+        let at = def.defined_at;
+        self.entries
+            .entry(def.name.clone())
+            .or_default()
+            .push((at, Some(Rc::new(def))));
+    }
+
+    pub fn undefine(&mut self, name: &str, at: usize) {
+        self.entries
+            .entry(name.to_string())
+            .or_default()
+            .push((at, None));
+    }
+
+    /// The definition of `name` in force at byte `at`.
+    pub fn lookup(&self, name: &str, at: usize) -> Option<&MacroDef> {
+        let defs = self.entries.get(name)?;
+        defs.iter()
+            .rev()
+            .find(|(pos, _)| *pos <= at)
+            .and_then(|(_, d)| d.as_deref())
+    }
+
+    fn lookup_rc(&self, name: &str, at: usize) -> Option<Rc<MacroDef>> {
+        let defs = self.entries.get(name)?;
+        defs.iter()
+            .rev()
+            .find(|(pos, _)| *pos <= at)
+            .and_then(|(_, d)| d.clone())
+    }
+
+    /// Adds every definition of `other` (as it stands at its end) as if made at offset `at`.
+    pub fn absorb(&mut self, other: &MacroTable, at: usize) {
+        for (name, defs) in &other.entries {
+            if let Some((_, def)) = defs.last() {
+                let entry = self.entries.entry(name.clone()).or_default();
+                entry.push((
+                    at,
+                    def.as_ref().map(|d| {
+                        Rc::new(MacroDef {
+                            defined_at: at,
+                            ..(**d).clone()
+                        })
+                    }),
+                ));
+                entry.sort_by_key(|(pos, _)| *pos);
+            }
+        }
+    }
+
+    /// The definitions in force at `at`, as a table of their own from offset 0 (what a header
+    /// included there sees).
+    pub fn in_force_at(&self, at: usize) -> MacroTable {
+        let mut out = MacroTable::default();
+        for name in self.entries.keys() {
+            if let Some(def) = self.lookup(name, at) {
+                out.define(MacroDef {
+                    defined_at: 0,
+                    ..def.clone()
+                });
+            }
+        }
+        out
+    }
+
+    /// Object-like macros in force at `at`, as name and body.
+    pub fn object_like_at(&self, at: usize) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .entries
+            .keys()
+            .filter_map(|name| self.lookup(name, at))
+            .filter(|d| d.params.is_none())
+            .map(|d| (d.name.clone(), d.body.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// Command-line `-D`/`-U` settings for conditional compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Defines {
+    pub defined: Vec<(String, String)>,
+    pub undefined: Vec<String>,
+}
+
+/// Where a token of the expanded text comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Written at this range of the file.
+    Written(Range<usize>),
+    /// Produced by the macro invocation written at this range of the file.
+    Invocation(Range<usize>),
+}
+
+/// A token during expansion.
+#[derive(Clone, Debug)]
+pub struct PpToken {
+    pub text: Rc<str>,
+    pub kind: TokenKind,
+    pub origin: Origin,
+    /// Whitespace came before it where it was written (kept in the expanded text, so that
+    /// `wmma::mem_row_major` stays one name).
+    pub space: bool,
+    /// Names of the macros this token must not expand again.
+    hide: Rc<Vec<Rc<str>>>,
+}
+
+impl PpToken {
+    pub fn written(src: &str, t: &Token) -> PpToken {
+        PpToken {
+            text: Rc::from(&src[t.start..t.end]),
+            kind: t.kind,
+            origin: Origin::Written(t.start..t.end),
+            space: space_before(src, t.start),
+            hide: Rc::default(),
+        }
+    }
+
+    fn is(&self, text: &str) -> bool {
+        &*self.text == text
+    }
+
+    fn hidden(&self, name: &str) -> bool {
+        self.hide.iter().any(|h| &**h == name)
+    }
+
+    /// The file range of the invocation this token starts (or stands in).
+    fn invocation_start(&self) -> Range<usize> {
+        match &self.origin {
+            Origin::Written(r) | Origin::Invocation(r) => r.clone(),
+        }
+    }
+}
+
+/// Why an expansion was abandoned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpansionError {
+    TooLong { name: String },
+    TooDeep { name: String },
+}
+
+impl ExpansionError {
+    /// Says why the invocation of `invoked` was left unexpanded.
+    pub fn describe(&self, invoked: &str) -> String {
+        match self {
+            ExpansionError::TooLong { name } => format!(
+                "the macro `{invoked}` expands to more than {} tokens (through `{name}`); it is left unexpanded",
+                limits::MAX_EXPANSION_TOKENS
+            ),
+            ExpansionError::TooDeep { name } => format!(
+                "the macro `{invoked}` nests more than {} expansions deep (through `{name}`); it is left unexpanded",
+                limits::MAX_MACRO_DEPTH
+            ),
+        }
+    }
+}
+
+/// Tokens still to be read by an expansion: what it pushed back first, then (at the top
+/// level only) the file's tokens from `next` on.
+struct Input<'s> {
+    pending: Vec<PpToken>,
+    file: Option<(&'s str, &'s [Token], usize)>,
+}
+
+impl Input<'_> {
+    fn next(&mut self) -> Option<PpToken> {
+        if let Some(t) = self.pending.pop() {
+            return Some(t);
+        }
+        let (src, toks, next) = self.file.as_mut()?;
+        let t = toks.get(*next)?;
+        *next += 1;
+        Some(PpToken::written(src, t))
+    }
+
+    fn peek_is(&mut self, text: &str) -> bool {
+        match self.next() {
+            Some(t) => {
+                let yes = t.is(text);
+                self.pending.push(t);
+                yes
+            }
+            None => false,
+        }
+    }
+
+    fn push_front(&mut self, tokens: Vec<PpToken>) {
+        self.pending.extend(tokens.into_iter().rev());
+    }
+}
+
+/// Expands macros with the definitions in force at one offset.
+pub struct Expander<'m> {
+    macros: &'m MacroTable,
+    at: usize,
+    produced: usize,
+    depth: usize,
+}
+
+impl<'m> Expander<'m> {
+    pub fn new(macros: &'m MacroTable, at: usize) -> Expander<'m> {
+        Expander {
+            macros,
+            at,
+            produced: 0,
+            depth: 0,
+        }
+    }
+
+    /// Tokens produced so far (for the file-wide budget).
+    pub fn produced(&self) -> usize {
+        self.produced
+    }
+
+    /// Expands the invocation that starts at `toks[start]` of the file (a macro name), reading
+    /// further file tokens as the expansion needs (a function-like macro's arguments, or a
+    /// name the expansion ends with followed by `(`). Returns the tokens and the index of the
+    /// first file token not consumed.
+    pub fn expand_in_file(
+        &mut self,
+        src: &str,
+        toks: &[Token],
+        start: usize,
+    ) -> Result<(Vec<PpToken>, usize), ExpansionError> {
+        let mut input = Input {
+            pending: Vec::new(),
+            file: Some((src, toks, start)),
+        };
+        let first = input.next().expect("a token at start");
+        let mut out = Vec::new();
+        // Expand the first token, then keep going only while the tail of what was produced
+        // can still consume file tokens (a pending function-like macro name).
+        input.pending.push(first);
+        while let Some(t) = input.pending.pop() {
+            self.step(t, &mut input, &mut out)?;
+        }
+        let consumed = input.file.map_or(start + 1, |(_, _, next)| next);
+        Ok((out, consumed))
+    }
+
+    /// Expands a token list on its own (a macro argument, an `#if` condition).
+    pub fn expand_tokens(&mut self, tokens: Vec<PpToken>) -> Result<Vec<PpToken>, ExpansionError> {
+        let mut input = Input {
+            pending: Vec::new(),
+            file: None,
+        };
+        input.push_front(tokens);
+        let mut out = Vec::new();
+        while let Some(t) = input.next() {
+            self.step(t, &mut input, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Handles one token: expands it if it names a macro that may expand here, else emits it.
+    fn step(
+        &mut self,
+        t: PpToken,
+        input: &mut Input<'_>,
+        out: &mut Vec<PpToken>,
+    ) -> Result<(), ExpansionError> {
+        let def = (t.kind == TokenKind::Ident && !t.hidden(&t.text))
+            .then(|| self.macros.lookup_rc(&t.text, self.at))
+            .flatten();
+        let Some(def) = def else {
+            out.push(t);
+            return Ok(());
+        };
+        match &def.params {
+            None => {
+                let origin = Origin::Invocation(t.invocation_start());
+                let mut hide = (*t.hide).clone();
+                hide.push(Rc::from(def.name.as_str()));
+                let hide = Rc::new(hide);
+                let body = self.body_tokens(&def, &origin, &hide);
+                self.count(body.len(), &def.name)?;
+                input.push_front(body);
+            }
+            Some(params) => {
+                if !input.peek_is("(") {
+                    out.push(t);
+                    return Ok(());
+                }
+                let open = input.next().expect("peeked");
+                let Some((args, close)) = collect_arguments(input) else {
+                    // No closing parenthesis: not an invocation.
+                    out.push(t);
+                    out.push(open);
+                    return Ok(());
+                };
+                let range = t.invocation_start().start..close.invocation_start().end;
+                let origin = Origin::Invocation(range);
+                // The hide set of the result: what both the name and `)` had, plus this macro.
+                let mut hide: Vec<Rc<str>> = t
+                    .hide
+                    .iter()
+                    .filter(|h| close.hide.contains(h))
+                    .cloned()
+                    .collect();
+                hide.push(Rc::from(def.name.as_str()));
+                let hide = Rc::new(hide);
+                let result = self.substitute(&def, params, args, &origin, &hide)?;
+                self.count(result.len(), &def.name)?;
+                input.push_front(result);
+            }
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, n: usize, name: &str) -> Result<(), ExpansionError> {
+        self.produced += n;
+        if self.produced > limits::MAX_EXPANSION_TOKENS {
+            return Err(ExpansionError::TooLong {
+                name: name.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn body_tokens(
+        &self,
+        def: &MacroDef,
+        origin: &Origin,
+        hide: &Rc<Vec<Rc<str>>>,
+    ) -> Vec<PpToken> {
+        lex_body(&def.body)
+            .iter()
+            .map(|b| PpToken {
+                text: Rc::from(b.text(&def.body)),
+                kind: b.kind,
+                origin: origin.clone(),
+                space: space_before(&def.body, b.start),
+                hide: hide.clone(),
+            })
+            .collect()
+    }
+
+    /// A function-like macro's body with its arguments in place: `#p` stringized, `a ## b`
+    /// pasted from the arguments as written, other parameters replaced by their expansion.
+    fn substitute(
+        &mut self,
+        def: &MacroDef,
+        params: &[String],
+        mut args: Vec<Vec<PpToken>>,
+        origin: &Origin,
+        hide: &Rc<Vec<Rc<str>>>,
+    ) -> Result<Vec<PpToken>, ExpansionError> {
+        // Variadic: the trailing arguments, commas included, are one.
+        if def.variadic && args.len() > params.len() && !params.is_empty() {
+            let tail = args.split_off(params.len() - 1);
+            let mut joined = Vec::new();
+            for (k, a) in tail.into_iter().enumerate() {
+                if k > 0 {
+                    joined.push(PpToken {
+                        text: Rc::from(","),
+                        kind: TokenKind::Punct,
+                        origin: origin.clone(),
+                        space: false,
+                        hide: Rc::default(),
+                    });
+                }
+                joined.extend(a);
+            }
+            args.push(joined);
+        }
+        // `F()` passes one empty argument; a macro with no parameters takes none.
+        if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+            args.clear();
+        }
+        let body = self.body_tokens(def, origin, hide);
+        let param_of = |t: &PpToken| {
+            (t.kind == TokenKind::Ident)
+                .then(|| params.iter().position(|p| **p == *t.text))
+                .flatten()
+        };
+        let mut expanded_args: HashMap<usize, Vec<PpToken>> = HashMap::new();
+        let mut out: Vec<PpToken> = Vec::new();
+        let mut k = 0;
+        while k < body.len() {
+            let t = &body[k];
+            let next_is_paste = body.get(k + 1).is_some_and(|n| n.is("##"));
+            let prev_was_paste = k > 0 && body[k - 1].is("##");
+            if t.is("#")
+                && let Some(p) = body.get(k + 1).and_then(param_of)
+            {
+                out.push(PpToken {
+                    text: Rc::from(stringize(args.get(p).map_or(&[][..], Vec::as_slice))),
+                    kind: TokenKind::Str,
+                    origin: origin.clone(),
+                    space: t.space,
+                    hide: hide.clone(),
+                });
+                k += 2;
+                continue;
+            }
+            if t.is("##") {
+                // Paste the last token so far with the first of what follows.
+                let right: Vec<PpToken> = match body.get(k + 1) {
+                    Some(n) => match param_of(n) {
+                        Some(p) => args.get(p).cloned().unwrap_or_default(),
+                        None => vec![n.clone()],
+                    },
+                    None => Vec::new(),
+                };
+                let mut right = right.into_iter();
+                if let (Some(left), Some(first)) = (out.pop(), right.next()) {
+                    out.push(paste(&left, &first, origin, hide));
+                } else if let Some(first) = right.next() {
+                    out.push(first);
+                }
+                out.extend(right);
+                k += 2;
+                continue;
+            }
+            match param_of(t) {
+                Some(p) if next_is_paste || prev_was_paste => {
+                    out.extend(with_space(
+                        args.get(p).cloned().unwrap_or_default(),
+                        t.space,
+                    ));
+                }
+                Some(p) => {
+                    if let std::collections::hash_map::Entry::Vacant(slot) = expanded_args.entry(p)
+                    {
+                        let arg = args.get(p).cloned().unwrap_or_default();
+                        self.depth += 1;
+                        if self.depth > limits::MAX_MACRO_DEPTH {
+                            return Err(ExpansionError::TooDeep {
+                                name: def.name.clone(),
+                            });
+                        }
+                        let e = self.expand_tokens(arg);
+                        self.depth -= 1;
+                        slot.insert(e?);
+                    }
+                    let e = &expanded_args[&p];
+                    self.count(e.len(), &def.name)?;
+                    let e: Vec<PpToken> = e
+                        .iter()
+                        .map(|a| {
+                            let mut a = a.clone();
+                            let mut h = (*a.hide).clone();
+                            h.extend(hide.iter().cloned());
+                            a.hide = Rc::new(h);
+                            a
+                        })
+                        .collect();
+                    out.extend(with_space(e, t.space));
+                }
+                None => out.push(t.clone()),
+            }
+            k += 1;
+        }
+        Ok(out)
+    }
+}
+
+/// The arguments of an invocation after its `(`, up to the matching `)`: each argument's
+/// tokens, and the `)`. `None` if the input ends first.
+fn collect_arguments(input: &mut Input<'_>) -> Option<(Vec<Vec<PpToken>>, PpToken)> {
+    let mut args = vec![Vec::new()];
+    let mut depth = 0usize;
+    loop {
+        let t = input.next()?;
+        match &*t.text {
+            "(" | "[" | "{" => depth += 1,
+            ")" if depth == 0 => return Some((args, t)),
+            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+            "," if depth == 0 => {
+                args.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        args.last_mut().expect("one").push(t);
+    }
+}
+
+fn stringize(tokens: &[PpToken]) -> String {
+    let mut s = String::from("\"");
+    for (k, t) in tokens.iter().enumerate() {
+        if k > 0 {
+            s.push(' ');
+        }
+        if matches!(t.kind, TokenKind::Str | TokenKind::Char) {
+            s.push_str(&t.text.replace('\\', "\\\\").replace('"', "\\\""));
+        } else {
+            s.push_str(&t.text);
+        }
+    }
+    s.push('"');
+    s
+}
+
+fn paste(left: &PpToken, right: &PpToken, origin: &Origin, hide: &Rc<Vec<Rc<str>>>) -> PpToken {
+    let text = format!("{}{}", left.text, right.text);
+    let toks = lex_body(&text);
+    let kind = match toks.as_slice() {
+        [one] if one.start == 0 && one.end == text.len() => one.kind,
+        _ => TokenKind::Punct,
+    };
+    PpToken {
+        text: Rc::from(text),
+        kind,
+        origin: origin.clone(),
+        space: left.space,
+        hide: hide.clone(),
+    }
+}
+
+/// Whether whitespace precedes offset `at` of `text`.
+fn space_before(text: &str, at: usize) -> bool {
+    at > 0
+        && text
+            .as_bytes()
+            .get(at - 1)
+            .is_some_and(|b| b.is_ascii_whitespace())
+}
+
+/// Substituted tokens take the spacing of the parameter they replace.
+fn with_space(mut tokens: Vec<PpToken>, space: bool) -> Vec<PpToken> {
+    if let Some(first) = tokens.first_mut() {
+        first.space = space;
+    }
+    tokens
+}
+
+/// Evaluates an `#if` expression with the macros in force at `at`: `defined NAME` and
+/// `defined(NAME)` first, then macros expanded, then names left are 0 (`true` is 1).
+pub fn eval_condition(expr: &str, macros: &MacroTable, at: usize) -> bool {
+    let toks = lex(expr).tokens;
+    let mut pre: Vec<PpToken> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let text = toks[i].text(expr);
+        if text == "defined" {
+            let (name, skip) = match toks.get(i + 1).map(|t| t.text(expr)) {
+                Some("(") => (toks.get(i + 2).map_or("", |t| t.text(expr)), 4),
+                Some(n) => (n, 2),
+                None => ("", 1),
+            };
+            let value = if macros.lookup(name, at).is_some() {
+                "1"
+            } else {
+                "0"
+            };
+            pre.push(PpToken {
+                text: Rc::from(value),
+                kind: TokenKind::Number,
+                origin: Origin::Written(0..0),
+                space: true,
+                hide: Rc::default(),
+            });
+            i += skip;
+            continue;
+        }
+        pre.push(PpToken::written(expr, &toks[i]));
+        i += 1;
+    }
+    let expanded = Expander::new(macros, at)
+        .expand_tokens(pre)
+        .unwrap_or_default();
+    let words: Vec<String> = expanded
+        .iter()
+        .map(|t| match t.kind {
+            TokenKind::Ident if &*t.text == "true" => "1".to_string(),
+            // `__has_include(...)`, `__has_attribute(...)` and other names: 0.
+            TokenKind::Ident => "0".to_string(),
+            _ => t.text.to_string(),
+        })
+        .collect();
+    let mut p = CondParser {
+        words: &words,
+        pos: 0,
+        depth: 0,
+    };
+    p.ternary() != 0
+}
+
+struct CondParser<'a> {
+    words: &'a [String],
+    pos: usize,
+    depth: usize,
+}
+
+impl CondParser<'_> {
+    fn peek(&self) -> &str {
+        self.words.get(self.pos).map_or("", String::as_str)
+    }
+
+    fn ternary(&mut self) -> i64 {
+        self.depth += 1;
+        if self.depth > limits::MAX_NESTING {
+            // Deeper than any real condition: give up on it (false) rather than recurse on.
+            self.pos = self.words.len();
+            return 0;
+        }
+        let c = self.binary(0);
+        let v = if self.peek() == "?" {
+            self.pos += 1;
+            let a = self.ternary();
+            if self.peek() == ":" {
+                self.pos += 1;
+            }
+            let b = self.ternary();
+            if c != 0 { a } else { b }
+        } else {
+            c
+        };
+        self.depth -= 1;
+        v
+    }
+
+    fn binary(&mut self, min_prec: u8) -> i64 {
+        let mut lhs = self.unary();
+        loop {
+            let op = self.peek().to_string();
+            let prec = match op.as_str() {
+                "||" => 1,
+                "&&" => 2,
+                "|" => 3,
+                "^" => 4,
+                "&" => 5,
+                "==" | "!=" => 6,
+                "<" | "<=" | ">" | ">=" => 7,
+                "<<" | ">>" => 8,
+                "+" | "-" => 9,
+                "*" | "/" | "%" => 10,
+                _ => return lhs,
+            };
+            if prec < min_prec {
+                return lhs;
+            }
+            self.pos += 1;
+            let rhs = self.binary(prec + 1);
+            lhs = match op.as_str() {
+                "||" => i64::from(lhs != 0 || rhs != 0),
+                "&&" => i64::from(lhs != 0 && rhs != 0),
+                "|" => lhs | rhs,
+                "^" => lhs ^ rhs,
+                "&" => lhs & rhs,
+                "==" => i64::from(lhs == rhs),
+                "!=" => i64::from(lhs != rhs),
+                "<" => i64::from(lhs < rhs),
+                "<=" => i64::from(lhs <= rhs),
+                ">" => i64::from(lhs > rhs),
+                ">=" => i64::from(lhs >= rhs),
+                "<<" => lhs.checked_shl(rhs as u32).unwrap_or(0),
+                ">>" => lhs.checked_shr(rhs as u32).unwrap_or(0),
+                "+" => lhs.wrapping_add(rhs),
+                "-" => lhs.wrapping_sub(rhs),
+                "*" => lhs.wrapping_mul(rhs),
+                "/" => lhs.checked_div(rhs).unwrap_or(0),
+                _ => lhs.checked_rem(rhs).unwrap_or(0),
+            };
+        }
+    }
+
+    fn unary(&mut self) -> i64 {
+        match self.peek() {
+            "!" | "-" | "+" | "~" | "(" if self.depth > limits::MAX_NESTING => {
+                self.pos = self.words.len();
+                0
+            }
+            "!" => {
+                self.pos += 1;
+                self.depth += 1;
+                let v = i64::from(self.unary() == 0);
+                self.depth -= 1;
+                v
+            }
+            "-" => {
+                self.pos += 1;
+                self.depth += 1;
+                let v = self.unary().wrapping_neg();
+                self.depth -= 1;
+                v
+            }
+            "+" => {
+                self.pos += 1;
+                self.depth += 1;
+                let v = self.unary();
+                self.depth -= 1;
+                v
+            }
+            "~" => {
+                self.pos += 1;
+                self.depth += 1;
+                let v = !self.unary();
+                self.depth -= 1;
+                v
+            }
+            "(" => {
+                self.pos += 1;
+                let v = self.ternary();
+                if self.peek() == ")" {
+                    self.pos += 1;
+                }
+                v
+            }
+            _ => {
+                let text = self.peek().to_string();
+                self.pos += 1;
+                parse_int_literal(&text).unwrap_or(0)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(defs: &[&str]) -> MacroTable {
+        let mut t = MacroTable::default();
+        for d in defs {
+            t.define(MacroDef::parse(d, 0).expect("a definition"));
+        }
+        t
+    }
+
+    fn expand(defs: &[&str], text: &str) -> String {
+        let t = table(defs);
+        let toks = lex(text).tokens;
+        let pre: Vec<PpToken> = toks.iter().map(|k| PpToken::written(text, k)).collect();
+        Expander::new(&t, 1)
+            .expand_tokens(pre)
+            .expect("expands")
+            .iter()
+            .map(|t| t.text.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn expands_as_the_preprocessor_does() {
+        assert_eq!(expand(&["W 32 + 1"], "s[t * W]"), "s [ t * 32 + 1 ]");
+        assert_eq!(
+            expand(&["AS(i, j) As[i][j]"], "AS(t, 0) = 1"),
+            "As [ t ] [ 0 ] = 1"
+        );
+        assert_eq!(
+            expand(&["F4(v) (reinterpret_cast<float4 *>(&(v))[0])"], "F4(s[i])"),
+            "( reinterpret_cast < float4 * > ( & ( s [ i ] ) ) [ 0 ] )"
+        );
+        // Self-reference expands once.
+        assert_eq!(expand(&["X (X + X)"], "X"), "( X + X )");
+        // Arguments are expanded before substitution, and the result rescanned.
+        assert_eq!(
+            expand(&["N 4", "SQ(x) ((x) * (x))"], "SQ(N)"),
+            "( ( 4 ) * ( 4 ) )"
+        );
+        assert_eq!(expand(&["A B", "B(x) x + 1"], "A(2)"), "2 + 1");
+        // Stringizing and pasting.
+        assert_eq!(expand(&["S(x) #x"], "S(a + b)"), "\"a + b\"");
+        assert_eq!(expand(&["CAT(a, b) a ## b"], "CAT(x, 1)"), "x1");
+        assert_eq!(
+            expand(&["V(f, ...) f(__VA_ARGS__)"], "V(g, 1, 2)"),
+            "g ( 1 , 2 )"
+        );
+        // A function-like macro name without `(` stays.
+        assert_eq!(expand(&["F(x) x"], "F + 1"), "F + 1");
+    }
+
+    #[test]
+    fn the_gems_scan_macro_keeps_c_precedence() {
+        // `+` binds tighter than `>>`: the shift count is LOG_NUM_BANKS + n.
+        assert_eq!(
+            expand(
+                &[
+                    "LOG_NUM_BANKS 5",
+                    "OFF(n) ((n) >> LOG_NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))"
+                ],
+                "OFF(i)"
+            ),
+            "( ( i ) >> 5 + ( i ) >> ( 2 * 5 ) )"
+        );
+    }
+
+    #[test]
+    fn doubling_chains_stop_at_the_limit() {
+        let mut defs: Vec<String> = (0..24)
+            .map(|i| format!("M{i} M{} M{}", i + 1, i + 1))
+            .collect();
+        defs.push("M24 x".to_string());
+        let refs: Vec<&str> = defs.iter().map(String::as_str).collect();
+        let t = table(&refs);
+        let text = "M0";
+        let toks = lex(text).tokens;
+        let r = Expander::new(&t, 1).expand_in_file(text, &toks, 0);
+        assert!(matches!(r, Err(ExpansionError::TooLong { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn conditions() {
+        let t = table(&["A 2", "B A * 3", "E"]);
+        assert!(eval_condition("B == 6", &t, 1));
+        assert!(eval_condition("defined(E) && !defined F", &t, 1));
+        assert!(!eval_condition("UNKNOWN", &t, 1));
+        assert!(eval_condition("__CUDA_ARCH__ >= 700 || true", &t, 1));
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(
+            !eval_condition(&deep, &t, 1),
+            "too deep: false, no overflow"
+        );
+    }
+
+    #[test]
+    fn origins_point_at_the_file() {
+        let t = table(&["F(x) (x) * 2"]);
+        let text = "a = F(b);";
+        let toks = lex(text).tokens;
+        let (out, next) = Expander::new(&t, 1)
+            .expand_in_file(text, &toks, 2)
+            .expect("expands");
+        assert_eq!(next, 6, "consumed `F ( b )`");
+        let b = out.iter().find(|t| t.is("b")).expect("b");
+        assert_eq!(b.origin, Origin::Written(6..7));
+        let two = out.iter().find(|t| t.is("2")).expect("2");
+        assert_eq!(two.origin, Origin::Invocation(4..8));
+    }
+}

@@ -1,0 +1,261 @@
+//! What the front end found in a file: the text lang-c parses, the map back to the file,
+//! and the facts later stages look up (macros, launches, templates, classes, headers).
+
+use crate::front::lex::{Comment, Token};
+use crate::front::macros::MacroTable;
+use crate::front::source_map::SourceMap;
+use std::collections::HashMap;
+use std::ops::Range;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    Global,
+    Device,
+    Host,
+    Shared,
+    Constant,
+    Constexpr,
+    Other,
+}
+
+/// A kernel launch `name<<<grid, block, smem, stream>>>(...)`.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub kernel: String,
+    /// Explicit template arguments, `k<16, float><<<...>>>`, as written.
+    pub template_args: Vec<String>,
+    /// The configuration arguments between `<<<` and `>>>`, as spans.
+    pub config: Vec<Range<usize>>,
+    /// From the kernel name to the closing `>>>`.
+    pub span: Range<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkKind {
+    /// A `__global__` or `__device__` function definition.
+    DeviceFunction { kernel: bool },
+    /// A host-only function definition: not parsed, only scanned for launch sites.
+    HostFunction,
+    /// Anything else at file scope ending in `;`: declarations, structs, typedefs.
+    Declaration,
+}
+
+/// One top-level item, parsed by lang-c on its own.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    pub span: Range<usize>,
+    pub kind: ChunkKind,
+    /// Indices of its first and one-past-last token in `Prepared::tokens`.
+    pub tokens: Range<usize>,
+}
+
+/// A region the front end or the parser could not handle.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    pub span: Range<usize>,
+    pub reason: String,
+}
+
+/// Template parameters of a `template <...>` header, by the offset the header ends at.
+#[derive(Clone, Debug)]
+pub struct TemplateHeader {
+    pub span: Range<usize>,
+    /// In declaration order.
+    pub params: Vec<TemplateParam>,
+}
+
+/// One template parameter: `int BLOCK = 16` or `typename T`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateParam {
+    pub name: String,
+    pub is_type: bool,
+    /// The default, as written.
+    pub default: Option<String>,
+}
+
+impl TemplateHeader {
+    /// Non-type parameters with their defaults.
+    pub fn values(&self) -> Vec<(String, Option<String>)> {
+        self.params
+            .iter()
+            .filter(|p| !p.is_type)
+            .map(|p| (p.name.clone(), p.default.clone()))
+            .collect()
+    }
+
+    pub fn types(&self) -> Vec<String> {
+        self.params
+            .iter()
+            .filter(|p| p.is_type)
+            .map(|p| p.name.clone())
+            .collect()
+    }
+}
+
+/// The front end's output. Offsets in it are offsets of `text` (the expanded text), except
+/// where a field says "file": `map` turns the former into the latter.
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// The file as written.
+    pub source: String,
+    /// The expanded text with CUDA C++ rewritten to C of the same length: what lang-c parses.
+    pub text: String,
+    /// From `text` to the file.
+    pub map: SourceMap,
+    /// Where each line of the file starts.
+    pub source_lines: Vec<usize>,
+    pub tokens: Vec<Token>,
+    /// The file's comments (file offsets).
+    pub comments: Vec<Comment>,
+    /// The macros in force, by file offset.
+    pub macros: MacroTable,
+    pub keywords: Vec<(Keyword, usize)>,
+    pub launches: Vec<Launch>,
+    pub chunks: Vec<Chunk>,
+    pub typenames: Vec<String>,
+    pub templates: Vec<TemplateHeader>,
+    /// `#include "x"` directives with their file span.
+    pub includes: Vec<(String, Range<usize>)>,
+    /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
+    pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
+    pub class_names: Vec<String>,
+    /// Local `#include "..."` lines whose file was not found (file spans).
+    pub missing_includes: Vec<(String, Range<usize>)>,
+    /// Local headers that were followed, with what their front end found.
+    pub headers: Vec<(String, Prepared)>,
+    /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
+    /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
+    pub shared_memory_classes: Vec<String>,
+    /// The `extern __shared__` array each of those classes (or specialization) declares.
+    pub shared_memory_arrays: Vec<WrapperArray>,
+    pub skipped: Vec<Skipped>,
+    /// File regions that conditional compilation leaves out (`#if 0` ... `#endif`), in order.
+    pub inactive: Vec<Range<usize>>,
+    /// `typedef`s inside class templates and their specializations (this file's and its
+    /// headers'): `template <> struct vec4<float> { typedef float4 Type; };`.
+    pub member_typedefs: Vec<MemberTypedef>,
+    /// Dependent member types written `typename vec4<T>::Type`, each rewritten in place to
+    /// one identifier of the same length (`vec4_T___Type`) that the analysis resolves once `T`
+    /// is bound.
+    pub dependent_types: Vec<DependentType>,
+}
+
+/// `typedef TYPE MEMBER;` inside `struct CLASS` (the primary template, `args` `None`) or
+/// `struct CLASS<ARGS>` (a specialization).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemberTypedef {
+    pub class: String,
+    pub args: Option<Vec<String>>,
+    pub member: String,
+    pub ty: String,
+}
+
+/// The `extern __shared__` array that a shared-memory wrapper class hands out:
+/// `s_float` in `template <> struct SharedMemory<float> { ... }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrapperArray {
+    pub class: String,
+    /// The specialization's template arguments as written; `None` for the primary template.
+    pub args: Option<Vec<String>>,
+    pub array: String,
+    /// The file it is declared in, as included from the analyzed file (`""`: that file).
+    pub file: String,
+    /// 1-based line of the array's name.
+    pub line: usize,
+}
+
+/// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependentType {
+    pub name: String,
+    pub class: String,
+    pub args: Vec<String>,
+    pub member: String,
+}
+
+impl Prepared {
+    /// The file range an expanded range stands for.
+    pub fn source_span(&self, r: Range<usize>) -> Range<usize> {
+        self.map.span(r)
+    }
+
+    /// The 1-based line of the file where an expanded offset's text is written.
+    pub fn line_of(&self, offset: usize) -> usize {
+        let at = self.map.start(offset);
+        match self.source_lines.binary_search(&at) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+
+    /// The text written in the file for an expanded range, on one line and at most 60
+    /// characters (for messages).
+    pub fn written(&self, r: Range<usize>) -> String {
+        let text = self.source.get(self.map.span(r)).unwrap_or("");
+        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if one_line.chars().count() > 60 {
+            let cut = one_line
+                .char_indices()
+                .nth(57)
+                .map_or(one_line.len(), |(i, _)| i);
+            format!("{}...", &one_line[..cut])
+        } else {
+            one_line
+        }
+    }
+
+    /// What a header (or the includer's text before its `#include`), read from `path`,
+    /// declares for this file: type names, member typedefs and shared-memory wrapper classes
+    /// with their arrays. (Its macros take effect through the preprocessor.)
+    pub fn absorb_declarations(&mut self, other: &Prepared, path: &str) {
+        self.typenames.extend(other.typenames.iter().cloned());
+        self.member_typedefs
+            .extend(other.member_typedefs.iter().cloned());
+        self.shared_memory_classes
+            .extend(other.shared_memory_classes.iter().cloned());
+        // Arrays declared in `other` itself are in `path`; nested ones keep their file.
+        self.shared_memory_arrays
+            .extend(other.shared_memory_arrays.iter().map(|a| WrapperArray {
+                file: if a.file.is_empty() {
+                    path.to_string()
+                } else {
+                    a.file.clone()
+                },
+                ..a.clone()
+            }));
+    }
+
+    /// The type a dependent member type names once template type parameters are bound
+    /// (`bound`: parameter name -> type as written): the matching specialization's typedef,
+    /// else the primary template's.
+    pub fn resolve_dependent(
+        &self,
+        dep: &DependentType,
+        bound: &HashMap<String, String>,
+    ) -> Option<String> {
+        let subst = |t: &str| {
+            bound
+                .get(t.trim())
+                .cloned()
+                .unwrap_or_else(|| t.trim().to_string())
+        };
+        let args: Vec<String> = dep.args.iter().map(|a| subst(a)).collect();
+        let same = |written: &[String]| {
+            written.len() == args.len()
+                && written
+                    .iter()
+                    .zip(&args)
+                    .all(|(w, a)| w.split_whitespace().eq(a.split_whitespace()))
+        };
+        let of_class = self
+            .member_typedefs
+            .iter()
+            .filter(|m| m.class == dep.class && m.member == dep.member);
+        let found = of_class
+            .clone()
+            .find(|m| m.args.as_deref().is_some_and(same))
+            .or_else(|| of_class.clone().find(|m| m.args.is_none()))?;
+        Some(subst(&found.ty))
+    }
+}

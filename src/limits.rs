@@ -1,0 +1,37 @@
+//! Every bound on banklint's work, in one place. Each keeps one analysis (or one input) from
+//! costing unbounded time or memory; reaching one is always reported where it happens (a
+//! `skipped-code` region or an `unknown` access with the reason), never silent.
+
+/// Tokens one macro invocation may expand to, rescans included (a doubling chain
+/// `#define M1 M2 M2` ... reaches millions within twenty levels).
+pub const MAX_EXPANSION_TOKENS: usize = 50_000;
+
+/// Tokens macro expansion may produce in one file, all invocations together.
+pub const MAX_FILE_EXPANSION_TOKENS: usize = 2_000_000;
+
+/// Nesting of macro invocations inside macro arguments, expanded one within another.
+pub const MAX_MACRO_DEPTH: usize = 64;
+
+/// Deepest bracket nesting given to the parsers; the parser and the analyzer recurse once
+/// per level, so deeper code is skipped instead of overflowing the stack.
+pub const MAX_NESTING: usize = 256;
+
+/// Statements lang-c may fail on in one item before the item is given up.
+pub const MAX_RECOVERIES: usize = 64;
+
+/// Local headers read while preprocessing one file (include cycles end here too).
+pub const MAX_HEADERS: usize = 64;
+
+/// Trips of one loop enumerated one by one.
+pub const MAX_TRIPS: u64 = 4096;
+
+/// Trips analyzed of a loop whose bound is warp-uniform but unknown (`size < n`): enough to
+/// show how a doubling stride's pattern changes up to 2^16.
+pub const ASSUMED_TRIPS: u64 = 16;
+
+/// Thread-statements a kernel may spend on enumerating loops trip by trip before the rest are
+/// analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
+pub const WORK_BUDGET: u64 = 8_000_000;
+
+/// Device-function calls inlined one inside another.
+pub const MAX_CALL_DEPTH: usize = 8;
