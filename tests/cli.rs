@@ -276,7 +276,7 @@ fn unparseable_statement_costs_only_itself() {
     let f = write(
         &dir,
         "cpp.cu",
-        "__global__ void k(int *out) {\n    __shared__ int matrix[32][32];\n    auto t = std::make_tuple<int>(1);\n    matrix[threadIdx.x][4] = 0;\n}\n",
+        "__global__ void k(int *out) {\n    __shared__ int matrix[32][32];\n    for (auto &v : matrix[0]) v = 0;\n    matrix[threadIdx.x][4] = 0;\n}\n",
     );
     let o = banklint(&["check", &f, "--format", "short"]);
     let out = stdout(&o);
@@ -683,7 +683,7 @@ fn fix_leaves_files_it_could_not_fully_analyze() {
     // An access to `matrix` banklint cannot analyze: the padding is not checked against it.
     let unknown = "__global__ void k(const int *in) {\n    __shared__ int matrix[32][32];\n    matrix[threadIdx.x][4] = 0;\n    matrix[in[threadIdx.x]][0] = 1;\n}\n";
     // A statement banklint cannot parse.
-    let skipped = "__global__ void k(int *o) {\n    __shared__ int matrix[32][32];\n    auto t = std::make_tuple<int>(1);\n    matrix[threadIdx.x][4] = 0;\n}\n";
+    let skipped = "__global__ void k(int *o) {\n    __shared__ int matrix[32][32];\n    for (auto &v : matrix[0]) v = 0;\n    matrix[threadIdx.x][4] = 0;\n}\n";
     for (name, text, why) in [
         (
             "unknown.cu",

@@ -180,6 +180,20 @@ def nonzero(vals):
 
 
 # ------------------------------------------------------------------------------------ main
+def plan(args):
+    """The patterns to measure: generated ones; with --previous, a follow-up run instead."""
+    pats = P.generate(args.seed)
+    if args.previous:
+        # what the previous run did not reach, second-round probes, and repeats of some of its patterns
+        prev = json.load(open(args.previous))
+        done = {(p["kernel"], tuple(p["offsets"])) for p in prev["patterns"]}
+        pats = [p for p in pats if (p["kernel"], tuple(p["offsets"])) not in done]
+        pats += P.cg_probe_patterns()
+        pats += [{"kernel": p["kernel"], "offsets": p["offsets"], "gen": "repeat:" + p["gen"]}
+                 for i, p in enumerate(prev["patterns"]) if i % 8 == 0 or p["kernel"].startswith("cp_cg")]
+    return pats
+
+
 def measure(args):
     t_start = time.time()
     work = args.work
@@ -203,24 +217,33 @@ def measure(args):
             versions[name] = sh(cmd, check=False).stdout.strip()
         except OSError as e:
             versions[name] = f"unavailable: {e}"
-    base, cands = available_metrics(args, work)
-    cands = sorted(set(cands) | set(CORE))
+    if args.metrics:
+        base, cands = [], args.metrics.split(",")
+    else:
+        base, cands = available_metrics(args, work)
+        cands = sorted(set(cands) | set(CORE))
     log(f"{len(cands)} candidate .sum metrics")
 
     baselines = [(k, 1, [i * P.width(k) for i in range(32)]) for k in P.KERNELS]
     disc = [(p["kernel"], 0, p["offsets"]) for p in P.discovery()]
     disc_base = [b for b in baselines if b[0] in ("atom_add_f32", "ldsm_x4", "stsm_x4", "cp_cg_16")]
-    try:
+    if args.metrics:
+        disc, disc_base = disc[:0], disc_base[:0]
+        d_res = []
+    else:
+      try:
         d_res = run_ncu(args, exe, work, disc_base + disc, cands, "discovery")
-    except RuntimeError as e:
+      except RuntimeError as e:
         log(f"discovery with {len(cands)} metrics failed ({e}); keeping the groups of metrics ncu accepts")
         cands = accepted_metrics(args, exe, work, cands, disc[:1])
         d_res = run_ncu(args, exe, work, disc_base + disc, cands, "discovery-accepted")
     moved = sorted({m for v in d_res for m, x in v.items() if x not in (None, 0, 0.0)})
     chosen = sorted((set(moved) | set(CORE) | {m for v in PRIMARY.values() for m in v}) & set(cands))
+    if args.metrics:
+        chosen = cands
     log(f"{len(moved)} metrics moved in discovery; measuring with {len(chosen)}")
 
-    pats = P.generate(args.seed)
+    pats = plan(args)
     # round-robin over kernels, so a run cut short by the budget still covers every kernel
     by = {}
     for p in pats:
@@ -299,6 +322,9 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--cuobjdump", default="cuobjdump")
     ap.add_argument("--dry-run", action="store_true", help="write the patterns to --out and stop")
+    ap.add_argument("--metrics", help="comma-separated metric list: skip the query and discovery")
+    ap.add_argument("--previous", help="RAW JSON of an earlier run: measure what it did not reach, the "
+                    "second-round cp.async.cg probes, and repeats of some of its patterns")
     ap.add_argument("--fake-gpu", action="store_true", help="test mode: no GPU (use with a stand-in --ncu)")
     ap.add_argument("--export", help="RAW JSON to turn into test data (with --data-dir)")
     ap.add_argument("--data-dir", help="where --export writes sm90_atomics.json and sm90_matrix_ops.json")
@@ -310,7 +336,7 @@ def main():
     if not args.out:
         sys.exit("--out is required")
     if args.dry_run:
-        pats = P.generate(args.seed)
+        pats = plan(args)
         json.dump({"patterns": pats}, open(args.out, "w"))
         log(f"wrote {len(pats)} patterns to {args.out}")
         return

@@ -248,6 +248,56 @@ def generate(seed=14, extended=True):
     return g.out
 
 
+def cg_probe_patterns():
+    """Second-round probes of the L1-bypass copy (cp.async.cg): two active lanes (one or two source
+    sectors of one 128-byte global line, or of two lines) into chosen 16-byte destination chunks,
+    one full global line under many chunk mappings, and pairs of chunks with identical global and
+    shared layout (the _mirror kernel)."""
+    g = Gen(140)
+    k = "cp_cg_16"
+
+    def two(a, da, b, db, tag):
+        offs = [-1] * 32
+        offs[a], offs[b] = da * 16, db * 16
+        g.add(k, offs, tag)
+
+    for a, da in ((0, 0), (0, 1), (1, 1), (1, 0)):
+        for b in range(8):
+            if b == a:
+                continue
+            for db in range(16):
+                if db != da:
+                    two(a, da, b, db, f"pair-l{a}c{da}-l{b}c{db}")
+    for b in (8, 9, 12):
+        for db in range(16):
+            two(0, 0, b, db, f"pair-l0c0-l{b}c{db}")
+    line = range(8)
+    maps = {f"stride{s}": (lambda s: lambda l: l * s)(s) for s in range(0, 10)}
+    maps.update({f"xor{x}": (lambda x: lambda l: l ^ x)(x) for x in range(1, 8)})
+    maps.update({f"rot{r}": (lambda r: lambda l: (l + r) % 8)(r) for r in range(1, 8)})
+    maps.update({f"plus{r}": (lambda r: lambda l: l + r)(r) for r in (1, 2, 3, 4, 8)})
+    maps["reverse"] = lambda l: 7 - l
+    maps["halves-swapped-sectors-kept"] = lambda l: l ^ 1
+    maps["sector-reverse"] = lambda l: (3 - l // 2) * 2 + l % 2
+    for name, f in maps.items():
+        g.add(k, [f(l) * 16 if l < 8 else -1 for l in range(32)], f"line0-{name}")
+    for _ in range(24):
+        perm = list(range(16))
+        g.rng.shuffle(perm)
+        g.add(k, [perm[l] * 16 if l < 8 else -1 for l in range(32)], "line0-random16")
+    for n in (3, 4, 5):
+        for _ in range(30):
+            offs = [-1] * 32
+            for l in g.rng.sample(range(8), n):
+                offs[l] = g.rng.randrange(16) * 16
+            g.add(k, offs, f"line0-random{n}lanes")
+    for b in range(1, 16):
+        offs = [-1] * 32
+        offs[0], offs[1] = 0, b * 16
+        g.add("cp_cg_16_mirror", offs, f"mirror-pair-c0-c{b}")
+    return g.out
+
+
 def discovery(seed=14):
     """A few patterns per kernel, for finding which metrics count what: a conflict-free one and a
     conflicting one."""

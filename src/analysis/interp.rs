@@ -400,7 +400,7 @@ pub fn host_const_eval<'a>(
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
 pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
     let mut prelude = String::new();
-    for name in crate::front::lower::BUILTIN_TYPENAMES
+    for name in crate::front::names::BUILTIN_TYPENAMES
         .iter()
         .copied()
         .chain(unit.prepared.typenames.iter().map(String::as_str))
@@ -1695,7 +1695,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(name) = name else {
             return Lanes::unknown("the result of a call through a pointer");
         };
-        if let Some(float) = crate::front::lower::is_functional_cast(&name) {
+        if let Some(float) = crate::front::names::is_functional_cast(&name) {
             let v = args.into_iter().next().unwrap_or_else(|| Lanes::int(0));
             return if float {
                 self.data_value(&v, "a floating-point value")
@@ -3145,7 +3145,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
-    if let Some(name) = crate::front::lower::dependent_type_name(text) {
+    if let Some(name) = crate::front::names::dependent_type_name(text) {
         return types.lookup(&name);
     }
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();

@@ -5,17 +5,14 @@
 //! expansion, source map), [`crate::front::lower`] (CUDA C++ to C of the same length),
 //! [`crate::front::items`] (top-level items and aggregates).
 
-use crate::front::items::{
-    drop_deeply_nested, split_chunks, strip_member_functions, take_shared_memory_classes,
-};
+use crate::front::items::lower_items;
 use crate::front::lex::lex;
-use crate::front::lower::{collect_typenames, rewrite_tokens};
+use crate::front::lower::Lowering;
 pub use crate::front::macros::Defines;
 use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
 use crate::front::preprocess::{Included, initial_macros, preprocess};
-use std::borrow::Cow;
-use std::ops::Range;
+use crate::front::syntax::parse;
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     prepare_with_includes(src, defines, &mut |_| None)
@@ -100,49 +97,37 @@ fn prepare_from(
     out
 }
 
-/// Lowers the expanded text into `out`: type names, rewrites, items, launches.
+/// Lowers the expanded text into `out`: items, rewrites, type names, launches.
 fn lower(text: &str, out: &mut Prepared) {
-    let mut blank: Vec<Range<usize>> = Vec::new();
-    let tokens = lex(text).tokens;
-    // Type names first: the C++ rewrites need them to tell `T &x` from `a & b`.
-    collect_typenames(text, &tokens, &mut out.typenames);
-    let mut patches: Vec<(usize, Cow<'static, str>)> = Vec::new();
-    let tokens = rewrite_tokens(text, tokens, out, &mut blank, &mut patches);
-    out.chunks = split_chunks(text, &tokens, &out.keywords);
-    take_shared_memory_classes(text, &tokens, out);
-    strip_member_functions(text, &tokens, out, &mut blank, &mut patches);
-    drop_deeply_nested(text, &tokens, out);
-
+    out.tokens = lex(text).tokens;
     let mut bytes = text.as_bytes().to_vec();
-    for r in &blank {
-        for b in &mut bytes[r.clone()] {
-            if *b != b'\n' && *b != b'\r' {
-                *b = b' ';
+    if let Some(tree) = parse(text) {
+        let mut l = Lowering::new(text, out);
+        lower_items(&mut l, tree.root_node());
+        let (blank, patches) = (l.blank, l.patches);
+        for r in &blank {
+            for b in &mut bytes[r.clone()] {
+                if *b != b'\n' && *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        }
+        for (at, t) in &patches {
+            if let Some(dst) = bytes.get_mut(*at..*at + t.len()) {
+                dst.copy_from_slice(t.as_bytes());
             }
         }
     }
-    for (at, t) in &patches {
-        bytes[*at..*at + t.len()].copy_from_slice(t.as_bytes());
-    }
-    for l in &out.launches {
-        // `k<<<g, b>>>(x)` becomes `k(  g, b  )(x)`: a call of a call, same length.
-        if let Some(open) = text[l.span.clone()].find("<<<") {
-            let o = l.span.start + open;
-            bytes[o..o + 3].copy_from_slice(b"(  ");
-        }
-        let c = l.span.end - 3;
-        bytes[c..c + 3].copy_from_slice(b"  )");
-    }
+    out.chunks.sort_by_key(|c| c.span.start);
     // Only ASCII bytes were written over whole tokens, so this stays UTF-8.
     out.text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    out.tokens = tokens;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::front::lower::dependent_type_name;
+    use crate::front::names::dependent_type_name;
     use std::collections::HashMap;
 
     #[test]

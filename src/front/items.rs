@@ -1,285 +1,499 @@
-//! Top-level items: splits the lowered file into the items lang-c parses one by one
-//! (functions, declarations), classifies them (kernel, device, host), and turns C++
-//! aggregates into C structs of the same layout.
+//! Top-level items, read from the syntax tree: the functions and declarations lang-c parses
+//! one by one, found inside namespaces, `extern "C"` blocks and template declarations;
+//! each function classified as kernel, device or host code by its qualifiers (macros are
+//! expanded by then, so `RAFT_KERNEL` reads as `__global__`); template headers and explicit
+//! instantiations recorded; C++ classes turned into C structs of the same layout, with their
+//! member typedefs, static members and shared-memory wrappers recorded.
 
-use crate::front::lex::{Token, TokenKind, argument_texts, lex, matching, matching_angle};
-use crate::front::prepared::{Chunk, ChunkKind, Keyword, Prepared, Skipped, WrapperArray};
+use crate::front::lower::Lowering;
+use crate::front::prepared::{
+    Chunk, ChunkKind, MemberTypedef, Skipped, StaticMember, TemplateHeader, TemplateParam,
+    WrapperArray,
+};
+use crate::front::syntax::{children, depth_exceeds, find_descendant, named_children, text};
 use crate::limits::MAX_NESTING;
-use std::borrow::Cow;
-use std::ops::Range;
+use tree_sitter::Node;
 
-/// Splits the file into top-level items.
-pub fn split_chunks(src: &str, tokens: &[Token], keywords: &[(Keyword, usize)]) -> Vec<Chunk> {
-    let mut chunks = Vec::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        let start = i;
-        // Leading keywords that were blanked belong to the chunk too.
-        let prev_end = if start == 0 { 0 } else { tokens[start - 1].end };
-        let chunk_start = keywords
-            .iter()
-            .filter(|(_, at)| *at >= prev_end && *at < tokens[start].start)
-            .map(|(_, at)| *at)
-            .min()
-            .unwrap_or(tokens[start].start);
-        let mut paren = 0i32;
-        let mut aggregate = false;
-        let mut end = None;
-        let mut kind = ChunkKind::Declaration;
-        let mut j = i;
-        while j < tokens.len() {
-            let t = tokens[j].text(src);
-            match t {
-                "(" | "[" => paren += 1,
-                ")" | "]" => paren -= 1,
-                "struct" | "union" | "enum" | "class" if paren == 0 => aggregate = true,
-                ";" if paren <= 0 => {
-                    end = Some(j);
-                    break;
+/// Syntax-tree depth past which an item is not lowered: the C parser and the analyzer
+/// recurse once per level. A tree level is about one bracket or operator.
+const MAX_TREE_DEPTH: usize = 4 * MAX_NESTING;
+
+/// Walks the file's top-level declarations, lowering each item and recording its chunk.
+pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
+    collect_type_names(l, root);
+    let mut pending: Vec<Node<'_>> = named_children(root);
+    pending.reverse();
+    while let Some(n) = pending.pop() {
+        match n.kind() {
+            "namespace_definition" => {
+                // `namespace a::b {` and its `}` go; what is inside is read as top level.
+                if let Some(body) = n.child_by_field_name("body") {
+                    l.blank.push(n.start_byte()..body.start_byte() + 1);
+                    l.blank
+                        .push(body.end_byte().saturating_sub(1)..body.end_byte());
+                    let mut inner = named_children(body);
+                    inner.reverse();
+                    pending.extend(inner);
+                } else {
+                    l.blank_node(n);
                 }
-                "}" if paren <= 0 => {
-                    // A stray closing brace: end the item before it.
-                    end = Some(j);
-                    break;
-                }
-                "{" if paren <= 0 => {
-                    let close = matching(src, tokens, j).unwrap_or(tokens.len() - 1);
-                    let prev = if j > start {
-                        tokens[j - 1].text(src)
-                    } else {
-                        ""
-                    };
-                    let is_function = !aggregate
-                        && (prev == ")"
-                            || matches!(prev, "const" | "noexcept" | "override" | "final"))
-                        && tokens[start..j].iter().any(|t| t.text(src) == "(");
-                    if is_function {
-                        let header = chunk_start..tokens[j].start;
-                        let has = |k: Keyword| {
-                            keywords
-                                .iter()
-                                .any(|(kw, at)| *kw == k && header.contains(at))
-                        };
-                        kind = if has(Keyword::Global) {
-                            ChunkKind::DeviceFunction { kernel: true }
-                        } else if has(Keyword::Device) {
-                            ChunkKind::DeviceFunction { kernel: false }
-                        } else {
-                            ChunkKind::HostFunction
-                        };
-                        end = Some(close);
-                        break;
-                    }
-                    j = close;
-                }
-                _ => {}
             }
-            j += 1;
+            "linkage_specification" => {
+                // `extern "C" ...`: the words go, the declarations stay.
+                let Some(body) = n.child_by_field_name("body") else {
+                    l.blank_node(n);
+                    continue;
+                };
+                l.blank.push(n.start_byte()..body.start_byte());
+                if body.kind() == "declaration_list" {
+                    l.blank.push(body.start_byte()..body.start_byte() + 1);
+                    l.blank
+                        .push(body.end_byte().saturating_sub(1)..body.end_byte());
+                    let mut inner = named_children(body);
+                    inner.reverse();
+                    pending.extend(inner);
+                } else {
+                    pending.push(body);
+                }
+            }
+            "template_declaration" => template_declaration(l, n),
+            "template_instantiation" => {
+                // `template void reduce<int>(...)`: its arguments say what the host code
+                // instantiates. No item: nothing in it for lang-c.
+                record_call_arguments(l, n);
+            }
+            "function_definition" => item(l, n, n),
+            "declaration" | "type_definition" | "enum_specifier" | "struct_specifier"
+            | "class_specifier" | "union_specifier" => item(l, n, n),
+            "alias_declaration"
+            | "using_declaration"
+            | "namespace_alias_definition"
+            | "static_assert_declaration"
+            | "concept_definition" => l.lower(n),
+            "ERROR" => error_at_top(l, n),
+            // Anything else at file scope (a stray `;`, a leftover macro call) is no item.
+            _ => {}
         }
-        let last = end.unwrap_or(tokens.len() - 1);
-        chunks.push(Chunk {
-            span: chunk_start..tokens[last].end,
-            kind,
-            tokens: start..last + 1,
-        });
-        i = last + 1;
     }
-    chunks
 }
 
-pub fn drop_deeply_nested(src: &str, tokens: &[Token], out: &mut Prepared) {
-    let mut dropped = Vec::new();
-    out.chunks.retain(|c| {
-        let mut depth = 0usize;
-        let mut deepest = 0usize;
-        for t in &tokens[c.tokens.clone()] {
-            match t.text(src) {
-                "(" | "[" | "{" => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                _ => {}
+/// Every name the tree uses as a type (`uint`, `KVPair`, a template's `T`): lang-c must
+/// know them as type names to parse a declaration.
+fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
+    let mut c = root.walk();
+    loop {
+        let n = c.node();
+        if n.kind() == "type_identifier" {
+            let name = text(n, l.src).to_string();
+            l.add_typename(name);
+        }
+        if c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return;
             }
         }
-        if deepest > MAX_NESTING {
-            let first_line = src[c.span.clone()]
-                .find('\n')
-                .map_or(c.span.end, |p| c.span.start + p);
-            dropped.push(Skipped {
-                span: c.span.start..first_line,
-                reason: format!(
-                    "brackets nested {deepest} levels deep (banklint reads at most {MAX_NESTING})"
-                ),
+    }
+}
+
+/// `template <...>` and what it declares.
+fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
+    let Some(params) = n.child_by_field_name("parameters") else {
+        return;
+    };
+    let header = template_header(l, n, params);
+    l.out.templates.push(header);
+    l.blank.push(n.start_byte()..params.end_byte());
+    for inner in named_children(n) {
+        if inner.id() == params.id() {
+            continue;
+        }
+        match inner.kind() {
+            "function_definition"
+            | "declaration"
+            | "struct_specifier"
+            | "class_specifier"
+            | "union_specifier"
+            | "type_definition" => item(l, inner, n),
+            "template_declaration" => template_declaration(l, inner),
+            "requires_clause" => l.blank_node(inner),
+            _ => l.lower(inner),
+        }
+    }
+}
+
+fn template_header(l: &Lowering<'_>, whole: Node<'_>, params: Node<'_>) -> TemplateHeader {
+    let src = l.src;
+    let mut header = TemplateHeader {
+        span: whole.start_byte()..params.end_byte(),
+        params: Vec::new(),
+    };
+    for p in named_children(params) {
+        let is_type = matches!(
+            p.kind(),
+            "type_parameter_declaration"
+                | "optional_type_parameter_declaration"
+                | "variadic_type_parameter_declaration"
+                | "template_template_parameter_declaration"
+        );
+        let name = p
+            .child_by_field_name("name")
+            .or_else(|| p.child_by_field_name("declarator"))
+            .or_else(|| {
+                named_children(p)
+                    .into_iter()
+                    .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
+            })
+            .map(|n| text(n, src).trim_start_matches("...").trim().to_string());
+        let Some(name) = name else { continue };
+        let default = p
+            .child_by_field_name("default_type")
+            .or_else(|| p.child_by_field_name("default_value"))
+            .map(|d| {
+                text(d, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
             });
-            false
-        } else {
-            true
-        }
-    });
-    out.skipped.extend(dropped);
+        header.params.push(TemplateParam {
+            name,
+            is_type,
+            default,
+        });
+    }
+    header
 }
 
-/// C++ aggregates become C structs of the same layout: member functions, constructors,
-/// access specifiers and base-class lists are blanked, and `class` is spelled `union` (same
-/// length; `class_names` says to lay it out as a struct).
-pub fn strip_member_functions(
-    src: &str,
-    tokens: &[Token],
-    out: &mut Prepared,
-    blank: &mut Vec<Range<usize>>,
-    patches: &mut Vec<(usize, Cow<'static, str>)>,
-) {
-    let text = |k: usize| tokens.get(k).map_or("", |t| t.text(src));
-    for chunk in out
-        .chunks
-        .iter()
-        .filter(|c| c.kind == ChunkKind::Declaration)
+/// One item: lowered, and recorded as a chunk of its kind. `whole` includes a template
+/// header when there is one.
+fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
+    if depth_exceeds(n, MAX_TREE_DEPTH) {
+        l.out.skipped.push(Skipped {
+            span: first_line(l.src, n),
+            reason: format!(
+                "nested too deeply (banklint reads at most {MAX_NESTING} levels of brackets)"
+            ),
+        });
+        l.blank_node(whole);
+        return;
+    }
+    let kind = match n.kind() {
+        "function_definition" => function_kind(l, n),
+        _ => ChunkKind::Declaration,
+    };
+    // A prototype declares nothing the analysis needs (the definition is what it reads).
+    if n.kind() == "declaration" && named_children(n).iter().any(|d| is_prototype(*d)) {
+        return;
+    }
+    // A class that hands out shared memory is recorded, not parsed.
+    let class = if is_class(n) {
+        Some(n)
+    } else {
+        named_children(n).into_iter().find(|c| is_class(*c))
+    };
+    if let Some(c) = class
+        && c.child_by_field_name("body")
+            .is_some_and(|b| !wrapper_arrays(l, b).is_empty())
     {
-        let first = chunk.tokens.start;
-        if first >= tokens.len() {
-            continue;
-        }
-        let mut k = first;
-        if text(k) == "typedef" {
-            k += 1;
-        }
-        if !matches!(text(k), "struct" | "class") {
-            continue;
-        }
-        let is_class = text(k) == "class";
-        let Some(open) = (k..tokens.len())
-            .take_while(|&j| tokens[j].start < chunk.span.end)
-            .find(|&j| text(j) == "{")
-        else {
-            continue;
+        lower_class(l, c);
+        return;
+    }
+    l.host = kind == ChunkKind::HostFunction;
+    l.lower(n);
+    l.host = false;
+    let mut span = n.byte_range();
+    // `struct P { ... };` ends at its `;`.
+    if let Some(semi) = n.next_sibling().filter(|s| s.kind() == ";") {
+        span.end = semi.end_byte();
+    }
+    let tokens = &l.out.tokens;
+    let first = tokens.partition_point(|t| t.start < span.start);
+    let last = tokens.partition_point(|t| t.start < span.end);
+    l.out.chunks.push(Chunk {
+        span,
+        kind,
+        tokens: first..last,
+    });
+}
+
+/// Kernel, device function or host function, by the qualifiers before its name.
+fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> ChunkKind {
+    let declarator = f.child_by_field_name("declarator").map(|d| d.start_byte());
+    let before = |c: &Node<'_>| declarator.is_none_or(|d| c.start_byte() < d);
+    let mut kernel = false;
+    let mut device = false;
+    for c in children(f).iter().filter(|c| before(c)) {
+        let word = match c.kind() {
+            "type_qualifier" | "storage_class_specifier" => text(*c, l.src),
+            k => k,
         };
-        if is_class {
-            patches.push((tokens[k].start, "union".into()));
-            if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
-                out.class_names.push(name.text(src).to_string());
+        match word {
+            "__global__" => kernel = true,
+            "__device__" => device = true,
+            _ => {}
+        }
+    }
+    if kernel {
+        ChunkKind::DeviceFunction { kernel: true }
+    } else if device {
+        ChunkKind::DeviceFunction { kernel: false }
+    } else {
+        ChunkKind::HostFunction
+    }
+}
+
+/// `void f(int);` (also behind pointers or references to the result).
+fn is_prototype(d: Node<'_>) -> bool {
+    match d.kind() {
+        "function_declarator" => true,
+        "pointer_declarator" | "reference_declarator" | "attributed_declarator" => d
+            .child_by_field_name("declarator")
+            .is_some_and(is_prototype),
+        _ => false,
+    }
+}
+
+fn is_class(n: Node<'_>) -> bool {
+    matches!(
+        n.kind(),
+        "struct_specifier" | "class_specifier" | "union_specifier"
+    )
+}
+
+/// Turns a C++ class into a C struct of the same layout: `class` is spelled `union` (same
+/// length; `class_names` says to lay it out as a struct), base lists, access specifiers and
+/// member functions are blanked; member typedefs and static members are recorded. A class
+/// whose methods declare `extern __shared__` memory (`SharedMemory<T>`) is recorded as a
+/// wrapper with its arrays, and left out.
+pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
+    let src = l.src;
+    let name_node = n.child_by_field_name("name");
+    let (class, args) = match name_node {
+        Some(nm) if nm.kind() == "template_type" => {
+            let class = nm
+                .child_by_field_name("name")
+                .map_or("", |x| text(x, src))
+                .to_string();
+            let args = nm.child_by_field_name("arguments").map(|a| {
+                named_children(a)
+                    .iter()
+                    .map(|x| {
+                        text(*x, src)
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .collect::<Vec<_>>()
+            });
+            if let Some(a) = nm.child_by_field_name("arguments") {
+                l.blank_node(a);
             }
+            (class, args)
         }
-        // `struct D : public B {`: drop the base list.
-        if let Some(colon) = (k + 1..open).find(|&j| text(j) == ":") {
-            blank.push(tokens[colon].start..tokens[open - 1].end);
+        Some(nm) => (text(nm, src).to_string(), None),
+        None => (String::new(), None),
+    };
+    if !class.is_empty() {
+        l.add_typename(class.replace("::", "__"));
+    }
+    if let Some(first) = n.child(0)
+        && first.kind() == "class"
+    {
+        l.blank_node(first);
+        l.patches.push((first.start_byte(), "union".into()));
+        if !class.is_empty() {
+            l.out.class_names.push(class.clone());
         }
-        let Some(close) = matching(src, tokens, open) else {
-            continue;
+    }
+    let Some(body) = n.child_by_field_name("body") else {
+        if let Some(nm) = name_node {
+            l.lower(nm);
+        }
+        return;
+    };
+    // The shared memory a method declares `extern __shared__`: a wrapper class.
+    let wrapper_arrays = wrapper_arrays(l, body);
+    if !wrapper_arrays.is_empty() {
+        for (array, at) in wrapper_arrays {
+            let line = l.out.line_of(at);
+            l.out.shared_memory_arrays.push(WrapperArray {
+                class: class.clone(),
+                args: args.clone(),
+                array,
+                file: String::new(),
+                line,
+            });
+        }
+        if !l.out.shared_memory_classes.contains(&class) {
+            l.out.shared_memory_classes.push(class);
+            l.out.shared_memory_classes.sort();
+        }
+        l.blank_node(n);
+        return;
+    }
+    for c in children(n) {
+        if matches!(
+            c.kind(),
+            "base_class_clause" | "attribute_specifier" | "alignas_qualifier"
+        ) {
+            l.blank_node(c);
+        }
+    }
+    for member in children(body) {
+        match member.kind() {
+            "{" | "}" => {}
+            "access_specifier" => {
+                l.blank_node(member);
+                if let Some(colon) = member.next_sibling().filter(|s| s.kind() == ":") {
+                    l.blank_node(colon);
+                }
+            }
+            ":" => {}
+            "type_definition" => {
+                record_member_typedef(l, member, &class, &args);
+                l.blank_node(member);
+            }
+            "field_declaration" if is_static(l, member) => {
+                record_static_member(l, member, &class);
+                l.blank_node(member);
+            }
+            "field_declaration" if find_descendant(member, &["function_declarator"]).is_some() => {
+                // A method declared here and defined elsewhere.
+                l.blank_node(member);
+            }
+            "field_declaration" => l.lower(member),
+            _ => l.blank_node(member),
+        }
+    }
+}
+
+/// `extern __shared__` arrays declared in the class's member functions.
+fn wrapper_arrays(l: &Lowering<'_>, body: Node<'_>) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for member in named_children(body) {
+        let f = match member.kind() {
+            "function_definition" => Some(member),
+            "template_declaration" => named_children(member)
+                .into_iter()
+                .find(|c| c.kind() == "function_definition"),
+            _ => None,
         };
-        let mut m = open + 1;
-        while m < close {
-            if matches!(text(m), "public" | "private" | "protected") && text(m + 1) == ":" {
-                blank.push(tokens[m].start..tokens[m + 1].end);
-                m += 2;
+        let Some(f) = f else { continue };
+        let mut stack = vec![f];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "declaration" {
+                let words: Vec<&str> = children(x).iter().map(|c| text(*c, l.src)).collect();
+                if words.contains(&"extern") && words.contains(&"__shared__") {
+                    for d in named_children(x) {
+                        if let Some(id) = find_descendant(d, &["identifier"])
+                            && d.kind() == "array_declarator"
+                        {
+                            out.push((text(id, l.src).to_string(), id.start_byte()));
+                        }
+                    }
+                }
                 continue;
             }
-            // One member: up to `;` at depth 0, or a function body.
-            let mut j = m;
-            let mut depth = 0i32;
-            let mut has_call_parens = false;
-            let mut end = close - 1;
-            while j < close {
-                match text(j) {
-                    "(" | "[" => {
-                        if depth == 0 && text(j) == "(" {
-                            has_call_parens = true;
-                        }
-                        depth += 1;
-                    }
-                    ")" | "]" => depth -= 1,
-                    "{" if depth == 0 => {
-                        let body_end = matching(src, tokens, j).unwrap_or(close - 1);
-                        end = if text(body_end + 1) == ";" {
-                            body_end + 1
-                        } else {
-                            body_end
-                        };
-                        if has_call_parens {
-                            break;
-                        }
-                        j = body_end;
-                    }
-                    ";" if depth == 0 => {
-                        end = j;
-                        break;
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            if has_call_parens {
-                blank.push(tokens[m].start..tokens[end].end);
-            }
-            m = end + 1;
+            stack.extend(named_children(x));
         }
     }
+    out
 }
 
-/// Finds classes whose body declares `extern __shared__` storage and hands it out, records
-/// their names and arrays, and drops their definitions from the items to parse.
-pub fn take_shared_memory_classes(src: &str, tokens: &[Token], out: &mut Prepared) {
-    let shared: Vec<usize> = out
-        .keywords
+fn is_static(l: &Lowering<'_>, member: Node<'_>) -> bool {
+    children(member)
         .iter()
-        .filter(|(k, _)| *k == Keyword::Shared)
-        .map(|(_, at)| *at)
-        .collect();
-    let mut names = Vec::new();
-    let mut arrays = Vec::new();
-    out.chunks.retain(|c| {
-        if c.kind != ChunkKind::Declaration || !shared.iter().any(|at| c.span.contains(at)) {
-            return true;
-        }
-        let first = Some(c.tokens.start).filter(|&k| k < tokens.len());
-        let Some(k) = first else { return true };
-        if !matches!(tokens[k].text(src), "struct" | "class")
-            || !src[c.span.clone()].contains("extern")
-        {
-            return true;
-        }
-        if let Some(name) = tokens.get(k + 1).filter(|t| t.kind == TokenKind::Ident) {
-            let class = name.text(src).to_string();
-            let args = angle_arguments(&src[name.end..c.span.end]);
-            for &at in shared.iter().filter(|at| c.span.contains(at)) {
-                // The declared name: the first identifier after `__shared__` followed by `[`.
-                let array = tokens[c.tokens.clone()]
-                    .windows(2)
-                    .find(|w| {
-                        w[0].start > at && w[0].kind == TokenKind::Ident && w[1].text(src) == "["
-                    })
-                    .map(|w| &w[0]);
-                if let Some(array) = array {
-                    arrays.push(WrapperArray {
-                        class: class.clone(),
-                        args: args.clone(),
-                        array: array.text(src).to_string(),
-                        file: String::new(),
-                        // The expanded offset for now; its file line below.
-                        line: array.start,
-                    });
-                }
-            }
-            names.push(class);
-        }
-        false
-    });
-    out.shared_memory_classes.extend(names);
-    out.shared_memory_classes.sort();
-    out.shared_memory_classes.dedup();
-    for a in &mut arrays {
-        a.line = out.line_of(a.line);
-    }
-    out.shared_memory_arrays.extend(arrays);
+        .any(|c| c.kind() == "storage_class_specifier" && text(*c, l.src) == "static")
 }
 
-/// The template arguments `text` starts with (`<float>` after `SharedMemory`), if any. Read
-/// from the source text, lexed again: the rewritten tokens no longer hold them.
-fn angle_arguments(text: &str) -> Option<Vec<String>> {
-    let tokens = lex(text).tokens;
-    if tokens.first()?.text(text) != "<" {
-        return None;
+/// `typedef TYPE MEMBER;` inside a class (template or specialization).
+fn record_member_typedef(
+    l: &mut Lowering<'_>,
+    t: Node<'_>,
+    class: &str,
+    args: &Option<Vec<String>>,
+) {
+    let Some(ty) = t.child_by_field_name("type") else {
+        return;
+    };
+    let Some(decl) = t.child_by_field_name("declarator") else {
+        return;
+    };
+    l.out.member_typedefs.push(MemberTypedef {
+        class: class.to_string(),
+        args: args.clone(),
+        member: text(decl, l.src).to_string(),
+        ty: text(ty, l.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    });
+}
+
+/// `static constexpr int size = 4;` inside `struct x128`: `x128::size` is 4.
+fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
+    let (Some(name), Some(value)) = (
+        f.child_by_field_name("declarator"),
+        f.child_by_field_name("default_value"),
+    ) else {
+        return;
+    };
+    if class.is_empty() {
+        return;
     }
-    let close = matching_angle(text, &tokens, 0)?;
-    Some(argument_texts(text, &tokens[1..close]))
+    l.out.static_members.push(StaticMember {
+        class: class.to_string(),
+        member: text(name, l.src).to_string(),
+        value: text(value, l.src).to_string(),
+    });
+}
+
+/// The template arguments written in an explicit instantiation, recorded at the name as a
+/// call's are (`template void reduce<int>(...)`).
+fn record_call_arguments(l: &mut Lowering<'_>, n: Node<'_>) {
+    if let Some(f) = find_descendant(n, &["template_function"])
+        && let (Some(name), Some(args)) = (
+            f.child_by_field_name("name"),
+            f.child_by_field_name("arguments"),
+        )
+    {
+        let list = named_children(args)
+            .iter()
+            .map(|a| {
+                text(*a, l.src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        l.out.template_calls.push((name.start_byte(), list));
+    }
+}
+
+/// A top-level region tree-sitter could not read: reported when it holds device code.
+fn error_at_top(l: &mut Lowering<'_>, n: Node<'_>) {
+    // Items it still recognises inside are read as usual.
+    for inner in named_children(n) {
+        if matches!(inner.kind(), "function_definition" | "declaration") {
+            item(l, inner, inner);
+        }
+    }
+    let t = text(n, l.src);
+    if t.contains("__global__") || t.contains("__device__") || t.contains("__shared__") {
+        l.out.skipped.push(Skipped {
+            span: first_line(l.src, n),
+            reason: "this code does not parse as CUDA C++ (a syntax error, or a construct banklint's grammar does not know)".into(),
+        });
+    }
+}
+
+fn first_line(src: &str, n: Node<'_>) -> std::ops::Range<usize> {
+    let t = text(n, src);
+    let end = t.find('\n').map_or(n.end_byte(), |p| n.start_byte() + p);
+    n.start_byte()..end
 }

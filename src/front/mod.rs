@@ -1,9 +1,10 @@
 //! The front end: source files in, parsed C items out.
 //!
 //! [`source`] loads a file; [`lex`] tokenizes; [`preprocess`] runs the directives and expands
-//! macros ([`macros`]), recording a [`source_map`] back to the file; [`lower`] rewrites CUDA
-//! C++ into C of the same length and [`items`] splits it into top-level items, together
-//! driven by [`cuda`] into a [`prepared`] file; [`parse`] parses each item with lang-c; and
+//! macros ([`macros`]), recording a [`source_map`] back to the file; [`syntax`] parses the
+//! expanded text with tree-sitter, [`items`] finds the top-level items in the tree and [`lower`]
+//! rewrites their CUDA C++ into C of the same length, together driven by [`cuda`] into a
+//! [`prepared`] file ([`names`]: names known without a declaration); [`parse`] parses each item with lang-c; and
 //! [`includes`] finds the files that include a file.
 
 pub mod cuda;
@@ -12,8 +13,10 @@ pub mod items;
 pub mod lex;
 pub mod lower;
 pub mod macros;
+pub mod names;
 pub mod parse;
 pub mod prepared;
 pub mod preprocess;
 pub mod source;
 pub mod source_map;
+pub mod syntax;

@@ -135,6 +135,10 @@ pub struct Prepared {
     /// `typedef`s inside class templates and their specializations (this file's and its
     /// headers'): `template <> struct vec4<float> { typedef float4 Type; };`.
     pub member_typedefs: Vec<MemberTypedef>,
+    /// `using NAME = TYPE;`, as written.
+    pub aliases: Vec<(String, String)>,
+    /// Static data members with a value in their class (`static constexpr int size = 4;`).
+    pub static_members: Vec<StaticMember>,
     /// Dependent member types written `typename vec4<T>::Type`, each rewritten in place to
     /// one identifier of the same length (`vec4_T___Type`) that the analysis resolves once `T`
     /// is bound.
@@ -163,6 +167,15 @@ pub struct WrapperArray {
     pub file: String,
     /// 1-based line of the array's name.
     pub line: usize,
+}
+
+/// `static constexpr int MEMBER = VALUE;` in `struct CLASS`: `CLASS::MEMBER` (spelled
+/// `CLASS__MEMBER` in the text lang-c reads) is VALUE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticMember {
+    pub class: String,
+    pub member: String,
+    pub value: String,
 }
 
 /// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.
@@ -212,6 +225,9 @@ impl Prepared {
         self.typenames.extend(other.typenames.iter().cloned());
         self.member_typedefs
             .extend(other.member_typedefs.iter().cloned());
+        self.aliases.extend(other.aliases.iter().cloned());
+        self.static_members
+            .extend(other.static_members.iter().cloned());
         self.shared_memory_classes
             .extend(other.shared_memory_classes.iter().cloned());
         // Arrays declared in `other` itself are in `path`; nested ones keep their file.

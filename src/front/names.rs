@@ -1,0 +1,140 @@
+//! Names the front end knows without a declaration: CUDA's vector and library types, the
+//! scalar types written as functional casts, C++ casts, and the identifiers it writes for
+//! names C cannot spell.
+
+/// CUDA's vector types and other names that code uses without declaring.
+pub const BUILTIN_TYPENAMES: &[&str] = &[
+    "bool",
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "uintptr_t",
+    "intptr_t",
+    "half",
+    "__half",
+    "half2",
+    "__half2",
+    "__nv_bfloat16",
+    "__nv_bfloat162",
+    "nv_bfloat16",
+    "nv_bfloat162",
+    "dim3",
+    "uint",
+    "ushort",
+    "uchar",
+    "ulong",
+    "cudaStream_t",
+    "cudaError_t",
+    "cudaEvent_t",
+    "char1",
+    "char2",
+    "char3",
+    "char4",
+    "uchar1",
+    "uchar2",
+    "uchar3",
+    "uchar4",
+    "short1",
+    "short2",
+    "short3",
+    "short4",
+    "ushort1",
+    "ushort2",
+    "ushort3",
+    "ushort4",
+    "int1",
+    "int2",
+    "int3",
+    "int4",
+    "uint1",
+    "uint2",
+    "uint3",
+    "uint4",
+    "long1",
+    "long2",
+    "long3",
+    "long4",
+    "ulong1",
+    "ulong2",
+    "ulong3",
+    "ulong4",
+    "longlong1",
+    "longlong2",
+    "longlong3",
+    "longlong4",
+    "ulonglong1",
+    "ulonglong2",
+    "ulonglong3",
+    "ulonglong4",
+    "float1",
+    "float2",
+    "float3",
+    "float4",
+    "double1",
+    "double2",
+    "double3",
+    "double4",
+    "clock_t",
+    "time_t",
+    "cudaTextureObject_t",
+    "cudaSurfaceObject_t",
+    "CUtexObject",
+    "CUsurfObject",
+    "curandState",
+    "curandState_t",
+    "cudaExtent",
+    "cufftComplex",
+];
+
+/// The identifier the front end writes for `typename CLASS<ARGS>::MEMBER` written as text
+/// (a template argument), or `None` if `text` is not of that form.
+pub fn dependent_type_name(text: &str) -> Option<String> {
+    let rest = text.trim().strip_prefix("typename")?;
+    let (class, rest) = rest.split_once('<')?;
+    let (args, member) = rest.rsplit_once('>')?;
+    let member = member.trim().strip_prefix("::")?.trim();
+    let ident = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let words: Vec<String> = args
+        .split(',')
+        .map(|a| a.split_whitespace().collect::<Vec<_>>().join("_"))
+        .collect();
+    (ident(class.trim()) && ident(member) && words.iter().all(|w| ident(w)))
+        .then(|| format!("{}_{}___{member}", class.trim(), words.join("_")))
+}
+
+/// C++ casts written `static_cast<T>(x)`, lowered to `(T)(x)`.
+pub const CXX_CASTS: &[&str] = &[
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+];
+
+/// Scalar type words that appear as functional casts, `float(x)`, with the same-length
+/// identifier they become (the index analyzer treats calls to them as casts).
+pub const FUNCTIONAL_CASTS: &[(&str, &str)] = &[
+    ("int", "_i_"),
+    ("float", "_f___"),
+    ("double", "_d____"),
+    ("unsigned", "_u______"),
+    ("char", "_c__"),
+    ("short", "_s___"),
+    ("long", "_l__"),
+    ("bool", "_b__"),
+    ("size_t", "_z____"),
+];
+
+/// Whether a call named `name` is a functional cast written by the front end.
+pub fn is_functional_cast(name: &str) -> Option<bool> {
+    FUNCTIONAL_CASTS
+        .iter()
+        .find(|(_, alias)| *alias == name)
+        .map(|(word, _)| matches!(*word, "float" | "double"))
+}

@@ -1,0 +1,97 @@
+//! The syntax tree of the expanded text, from tree-sitter's CUDA grammar: error-tolerant, so a
+//! construct it cannot read becomes one local error node and the rest of the file stays
+//! readable. The front end reads where kernels, classes, templates and launches are from it,
+//! and lowers device code to C construct by construct.
+
+use std::cell::RefCell;
+use tree_sitter::{Node, Parser, Tree};
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Parses `text` (expanded: no directives, no comments).
+pub fn parse(text: &str) -> Option<Tree> {
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            p.set_language(&tree_sitter_cuda::LANGUAGE.into()).ok()?;
+            *slot = Some(p);
+        }
+        slot.as_mut()?.parse(text, None)
+    })
+}
+
+/// The node's children, named and anonymous, in order.
+pub fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.children(&mut c).collect()
+}
+
+/// The node's named children, in order.
+pub fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
+    let mut c = n.walk();
+    n.named_children(&mut c).collect()
+}
+
+pub fn text<'s>(n: Node<'_>, src: &'s str) -> &'s str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+/// How deep the tree below `n` goes, counted without recursion (a file of 300,000 nested
+/// `if`s must not overflow the stack here), stopping once past `limit`.
+pub fn depth_exceeds(n: Node<'_>, limit: usize) -> bool {
+    let mut c = n.walk();
+    let mut depth = 0usize;
+    loop {
+        if c.goto_first_child() {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// The first descendant (or `n` itself) of one of `kinds`, searched without recursion.
+pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if kinds.contains(&x.kind()) {
+            return Some(x);
+        }
+        let mut c = x.walk();
+        let kids: Vec<Node<'t>> = x.children(&mut c).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cuda_and_bounds_depth() {
+        let src = "template <int N> __global__ void k() { __shared__ float s[N]; s[threadIdx.x] = 0; }\nvoid h() { k<4><<<1, 32>>>(); }\n";
+        let tree = parse(src).expect("a tree");
+        let root = tree.root_node();
+        assert!(!root.has_error(), "{}", root.to_sexp());
+        assert!(find_descendant(root, &["kernel_call_syntax"]).is_some());
+        assert!(!depth_exceeds(root, 64));
+        let deep = format!("void f() {{ {} }}", "if (a) ".repeat(3000) + "x = 1;");
+        let tree = parse(&deep).expect("a tree");
+        assert!(depth_exceeds(tree.root_node(), 1000));
+    }
+}
