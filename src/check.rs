@@ -199,21 +199,26 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
 /// place in the expansion.
 fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
     for run in &mut runs.runs {
-        let sites = std::mem::take(&mut run.sites);
+        let mut sites: Vec<(SiteKey, _)> = std::mem::take(&mut run.sites).into_iter().collect();
+        // In the order of the expanded text, so that sites sharing a file span keep a
+        // stable order.
+        sites.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, mut site) in sites {
             let expanded = site.span.clone();
             site.span = prepared.source_span(expanded.clone());
-            let sub = if prepared.map.is_verbatim(expanded.clone()) {
-                key.sub
-            } else {
-                key.sub.max(expanded.start + 1)
-            };
-            let key = SiteKey {
+            let mut key = SiteKey {
                 start: site.span.start,
                 end: site.span.end,
-                sub,
+                sub: if prepared.map.is_verbatim(expanded.clone()) {
+                    key.sub
+                } else {
+                    key.sub.max(expanded.start + 1)
+                },
                 ..key
             };
+            while run.sites.contains_key(&key) {
+                key.sub += 1;
+            }
             run.sites.insert(key, site);
         }
     }

@@ -9,10 +9,12 @@
 //! - [`lint`]: findings, fixes, suppressions, rules and the diagnostics built from them;
 //! - [`app`]: the command line, configuration, runs over many files, emitters, autofix.
 //!
-//! [`check`] ties the stages together for one file; [`limits`] holds every bound on the work.
+//! [`check`] ties the stages together for one file; [`limits`] holds every bound on the work;
+//! [`arith`] is C's integer arithmetic, shared by host and device evaluation.
 
 pub mod analysis;
 pub mod app;
+pub mod arith;
 pub mod bank;
 pub mod check;
 pub mod front;

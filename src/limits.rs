@@ -22,6 +22,9 @@ pub const MAX_RECOVERIES: usize = 64;
 /// Local headers read while preprocessing one file (include cycles end here too).
 pub const MAX_HEADERS: usize = 64;
 
+/// Statements of host code read per file to find what each launch sees.
+pub const MAX_HOST_STATEMENTS: usize = 200_000;
+
 /// Trips of one loop enumerated one by one.
 pub const MAX_TRIPS: u64 = 4096;
 

@@ -299,11 +299,6 @@ struct Analyzer<'a, 'p> {
     constant_cache: HashMap<String, Option<i64>>,
     template_values: HashMap<String, Lanes>,
     /// Evaluating host code before this offset: unknown names are looked up in its text.
-    host_at: Option<usize>,
-    /// How host code defines a name before an offset (see `host::launches`), while `host_at`.
-    host_lookup: Option<&'a HostLookup<'a>>,
-    /// Host names evaluated so far (by name and offset), and those being evaluated.
-    host_values: HashMap<(String, usize), Lanes>,
     sequence: u64,
     /// The file's types plus this instantiation's template type arguments.
     types: crate::analysis::types::TypeTable,
@@ -354,18 +349,8 @@ pub fn analyze<'p>(
     FileRuns { runs, arrays }
 }
 
-/// The value host code gives a name before an offset, as expression text (`int n = 256;`
-/// gives `256`), supplied by the host-facts stage.
-pub type HostLookup<'l> = dyn Fn(&str, usize) -> Option<String> + 'l;
-
-/// Evaluates a constant with no thread context (one thread, no arrays): a template argument
-/// when `host` is `None`, a host-side expression at an offset otherwise.
-fn eval_constant<'a>(
-    unit: &'a Unit<'_>,
-    expr: &Node<Expression>,
-    item: usize,
-    host: Option<(usize, &'a HostLookup<'a>)>,
-) -> Option<i64> {
+/// Evaluates a constant with no thread context (one thread, no arrays).
+fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
     let mut arrays = Vec::new();
     let mut reached = BTreeSet::new();
     let shape = BlockShape {
@@ -378,23 +363,13 @@ fn eval_constant<'a>(
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
     a.item = item;
-    if let Some((at, lookup)) = host {
-        a.span_override = Some(at..at);
-        a.host_at = Some(at);
-        a.host_lookup = Some(lookup);
-    }
     a.eval(expr, &[true]).as_const()
 }
 
-/// Evaluates an expression written as text (a template argument, a launch's block argument)
-/// to an integer; `host` says how host code defines names before an offset.
-pub fn host_const_eval<'a>(
-    unit: &'a Unit<'_>,
-    text: &str,
-    host: Option<(usize, &'a HostLookup<'a>)>,
-) -> Option<i64> {
+/// Evaluates an expression written as text (a template argument) to an integer.
+pub fn const_eval_text(unit: &Unit<'_>, text: &str) -> Option<i64> {
     let expr = parse_expression_text(unit, text)?;
-    eval_constant(unit, &expr, 0, host)
+    eval_constant(unit, &expr, 0)
 }
 
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
@@ -531,9 +506,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             reached_functions: reached,
             constant_cache: HashMap::new(),
             template_values: HashMap::new(),
-            host_at: None,
-            host_lookup: None,
-            host_values: HashMap::new(),
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
@@ -582,7 +554,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             let value = given
                 .as_deref()
-                .and_then(|d| host_const_eval(self.unit, d, None))
+                .and_then(|d| const_eval_text(self.unit, d))
                 .map_or_else(
                     || {
                         Lanes::unknown(format!(
@@ -1500,23 +1472,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
-        }
-        if let (Some(at), Some(lookup)) = (self.host_at, self.host_lookup) {
-            // Host values are warp-uniform constants: each name is evaluated once, and a
-            // definition in terms of itself (`int n = n * 2;`) is not a constant.
-            let key = (name.to_string(), at);
-            if let Some(v) = self.host_values.get(&key) {
-                return v.clone();
-            }
-            if let Some(v) = lookup(name, at) {
-                self.host_values.insert(
-                    key.clone(),
-                    Lanes::unknown(format!("`{name}` is defined in terms of itself")),
-                );
-                let value = self.eval_text(&v, span, mask, name);
-                self.host_values.insert(key, value.clone());
-                return value;
-            }
         }
         Lanes::unknown(format!("`{name}` is not known to banklint"))
     }

@@ -3,6 +3,7 @@
 //! with the reason why. `Lanes` holds one value per thread of the block, or one value shared
 //! by all of them; sharing is also how uniformity is known.
 
+pub use crate::arith::{BinOp, fold};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -20,57 +21,6 @@ pub struct Affine {
 pub enum Value {
     Affine(Affine),
     Unknown(Rc<str>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Shl,
-    Shr,
-    And,
-    Or,
-    Xor,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-    Eq,
-    Ne,
-    LogicalAnd,
-    LogicalOr,
-    Min,
-    Max,
-}
-
-impl BinOp {
-    fn spelling(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::And => "&",
-            BinOp::Or => "|",
-            BinOp::Xor => "^",
-            BinOp::Lt => "<",
-            BinOp::Gt => ">",
-            BinOp::Le => "<=",
-            BinOp::Ge => ">=",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::LogicalAnd => "&&",
-            BinOp::LogicalOr => "||",
-            BinOp::Min => "min",
-            BinOp::Max => "max",
-        }
-    }
 }
 
 impl Value {
@@ -283,31 +233,6 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
     ));
     syms.reasons.insert(key, reason.clone());
     Value::Unknown(reason)
-}
-
-fn fold(op: BinOp, p: i64, q: i64) -> Option<i64> {
-    Some(match op {
-        BinOp::Add => p.wrapping_add(q),
-        BinOp::Sub => p.wrapping_sub(q),
-        BinOp::Mul => p.wrapping_mul(q),
-        BinOp::Div => p.checked_div(q)?,
-        BinOp::Rem => p.checked_rem(q)?,
-        BinOp::Shl => p.checked_shl(u32::try_from(q).ok()?)?,
-        BinOp::Shr => p.checked_shr(u32::try_from(q).ok()?)?,
-        BinOp::And => p & q,
-        BinOp::Or => p | q,
-        BinOp::Xor => p ^ q,
-        BinOp::Lt => i64::from(p < q),
-        BinOp::Gt => i64::from(p > q),
-        BinOp::Le => i64::from(p <= q),
-        BinOp::Ge => i64::from(p >= q),
-        BinOp::Eq => i64::from(p == q),
-        BinOp::Ne => i64::from(p != q),
-        BinOp::LogicalAnd => i64::from(p != 0 && q != 0),
-        BinOp::LogicalOr => i64::from(p != 0 || q != 0),
-        BinOp::Min => p.min(q),
-        BinOp::Max => p.max(q),
-    })
 }
 
 /// Exact results when at least one side is symbolic. Unknowns are taken as non-negative

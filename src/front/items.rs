@@ -75,6 +75,13 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
             _ => {}
         }
     }
+    // Each launch read as part of its host function gets the values it sees.
+    let values = std::mem::take(&mut l.host_reader.launches);
+    for (at, v) in values {
+        if let Some(launch) = l.out.launches.iter_mut().find(|x| x.span.start == at) {
+            launch.values = v;
+        }
+    }
 }
 
 /// Every name the tree uses as a type (`uint`, `KVPair`, a template's `T`): lang-c must
@@ -206,6 +213,11 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     l.host = kind == ChunkKind::HostFunction;
     l.lower(n);
     l.host = false;
+    match kind {
+        ChunkKind::HostFunction => l.host_reader.function(n),
+        ChunkKind::Declaration => l.host_reader.global(n),
+        ChunkKind::DeviceFunction { .. } => {}
+    }
     let mut span = n.byte_range();
     // `struct P { ... };` ends at its `;`.
     if let Some(semi) = n.next_sibling().filter(|s| s.kind() == ";") {

@@ -8,6 +8,7 @@
 //! blanked and reported as skipped code with the construct named. Launches are recorded
 //! wherever they are.
 
+use crate::front::host_code::HostReader;
 use crate::front::names::{CXX_CASTS, FUNCTIONAL_CASTS, dependent_type_name};
 use crate::front::prepared::{DependentType, Keyword, Launch, Prepared, Skipped};
 use crate::front::syntax::{children, named_children, text};
@@ -26,6 +27,8 @@ pub struct Lowering<'p> {
     /// Reading host code: launches and template arguments are recorded, nothing is
     /// rewritten (host code is read for what it says about kernels, not parsed).
     pub host: bool,
+    /// Host functions run as programs: what each launch sees.
+    pub host_reader: HostReader<'p>,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -45,6 +48,7 @@ impl<'p> Lowering<'p> {
             blank: Vec::new(),
             patches: Vec::new(),
             host: false,
+            host_reader: HostReader::new(src),
         }
     }
 
@@ -522,6 +526,7 @@ impl<'p> Lowering<'p> {
             template_args,
             config,
             span: f.start_byte()..syntax.end_byte(),
+            values: Default::default(),
         });
         if let (Some(open), Some(close)) = (parts.first(), parts.last())
             && open.byte_range().len() == 3

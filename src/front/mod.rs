@@ -5,9 +5,11 @@
 //! expanded text with tree-sitter, [`items`] finds the top-level items in the tree and [`lower`]
 //! rewrites their CUDA C++ into C of the same length, together driven by [`cuda`] into a
 //! [`prepared`] file ([`names`]: names known without a declaration); [`parse`] parses each item with lang-c; and
-//! [`includes`] finds the files that include a file.
+//! [`includes`] finds the files that include a file; [`host_code`] reads host
+//! functions as programs to give each launch its values.
 
 pub mod cuda;
+pub mod host_code;
 pub mod includes;
 pub mod items;
 pub mod lex;

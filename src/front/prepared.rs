@@ -28,6 +28,8 @@ pub struct Launch {
     pub config: Vec<Range<usize>>,
     /// From the kernel name to the closing `>>>`.
     pub span: Range<usize>,
+    /// Its block, template arguments and kernel arguments, evaluated where it stands.
+    pub values: crate::front::host_code::LaunchValues,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,9 +7,8 @@
 //! gives the parameters the launch leaves open.
 
 use crate::analysis::extraction::{Function, Unit};
-use crate::analysis::interp::{BlockShape, ShapeSource, host_const_eval, parse_expression_text};
+use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
-use lang_c::ast::Expression;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
@@ -136,20 +135,25 @@ fn launch_shapes(
             });
             continue;
         };
-        let text = &unit.prepared.text[block.clone()];
-        let dims_here = block_dims(unit, text, block.start, 0);
+        let text = unit.prepared.written(block.clone());
+        let dims_here = launch.values.block.as_ref().map(|b| b.as_dims());
+        let dims_here = match dims_here {
+            Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
+            Some(Err(why)) => Err(why),
+            None => Err("the launch is in device code (dynamic parallelism), whose values banklint does not follow".to_string()),
+        };
         // A problem with the block is the launch's, reported once whatever it instantiates.
-        let problem = match dims_here {
-            Some(dims) if valid(dims) => None,
-            Some(dims) => Some(format!(
+        let problem = match &dims_here {
+            Ok(dims) if valid(*dims) => None,
+            Ok(dims) => Some(format!(
                 "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
                 dims[0], dims[1], dims[2]
             )),
-            None => Some(format!(
-                "the block shape `{}` is not a compile-time constant",
-                text.trim()
+            Err(why) => Some(format!(
+                "the block shape `{text}` is not a compile-time constant: {why}"
             )),
         };
+        let dims_here = dims_here.ok();
         if let Some(reason) = problem {
             unresolved.push(UnresolvedLaunch {
                 span: unit.prepared.source_span(block.clone()),
@@ -157,7 +161,7 @@ fn launch_shapes(
                 annotation: None,
             });
         }
-        let arguments = launch_arguments(unit, f, launch);
+        let arguments = launch_arguments(f, launch);
         for written in host_instantiations(unit, launch) {
             let template_args = bind_template_args(f, &written);
             match dims_here {
@@ -190,46 +194,14 @@ fn launch_shapes(
 }
 
 /// The integer arguments of a launch that are compile-time constants there
-/// (`k<<<g, b>>>(out, 80, PITCH)`), by the kernel's parameter names. Host variables count only
-/// when their function never assigns them again (see [`host_constant`]).
-fn launch_arguments(
-    unit: &Unit<'_>,
-    f: &Function,
-    launch: &crate::front::cuda::Launch,
-) -> Vec<(String, i64)> {
-    let text = &unit.prepared.text;
-    let rest = &text[launch.span.end.min(text.len())..];
-    let Some(open) = rest.find(|c: char| !c.is_whitespace()) else {
-        return Vec::new();
-    };
-    if !rest[open..].starts_with('(') {
-        return Vec::new();
-    }
-    let mut depth = 0usize;
-    let mut close = None;
-    for (i, c) in rest[open..].char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    close = Some(open + i);
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    let Some(close) = close else {
-        return Vec::new();
-    };
-    let args = split_args(&rest[open + 1..close]);
+/// (`k<<<g, b>>>(out, 80, PITCH)`), by the kernel's parameter names, as the host code gives
+/// them at the launch (see `front::host_code`).
+fn launch_arguments(f: &Function, launch: &crate::front::cuda::Launch) -> Vec<(String, i64)> {
     f.params
         .iter()
         .filter(|p| matches!(p.ty, Type::Scalar { float: false, .. }))
         .filter_map(|p| {
-            let arg = args.get(p.index)?;
-            let v = host_value(unit, arg, launch.span.start)?;
+            let v = launch.values.arguments.get(p.index)?.as_int()?;
             Some((p.name.clone(), v))
         })
         .collect()
@@ -258,7 +230,20 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 /// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
 fn host_instantiations(unit: &Unit<'_>, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
     let p = unit.prepared;
-    let written = vec![launch.template_args.clone()];
+    // Arguments the host code makes constants (`constexpr int BM = 32; k<BM><<<...>>>`) by
+    // their value; others (types, the host template's own parameters) as written.
+    let args: Vec<String> = launch
+        .template_args
+        .iter()
+        .enumerate()
+        .map(
+            |(k, a)| match launch.values.template_values.get(k).copied().flatten() {
+                Some(v) => v.to_string(),
+                None => a.clone(),
+            },
+        )
+        .collect();
+    let written = vec![args.clone()];
     let Some(chunk) = p.chunks.iter().find(|c| {
         c.kind == crate::front::cuda::ChunkKind::HostFunction && c.span.contains(&launch.span.start)
     }) else {
@@ -331,197 +316,12 @@ fn valid(d: [u32; 3]) -> bool {
         && d.iter().map(|&x| u64::from(x)).product::<u64>() <= u64::from(MAX_THREADS)
 }
 
-/// Evaluates a launch's block argument: an integer, `dim3(x, y, z)`, or a host variable.
-fn block_dims(unit: &Unit<'_>, text: &str, at: usize, depth: usize) -> Option<[u32; 3]> {
-    if depth > 4 {
-        return None;
-    }
-    let expr = parse_expression_text(unit, text)?;
-    match &expr.node {
-        Expression::Call(call) => {
-            if let Expression::Identifier(id) = &call.node.callee.node
-                && id.node.name == "dim3"
-            {
-                let parts = split_args(&text[text.find('(')? + 1..text.rfind(')')?]);
-                return components(unit, &parts, at);
-            }
-            None
-        }
-        Expression::Identifier(id) => {
-            let name = &id.node.name;
-            if let Some(def) = host_constant(unit.prepared, name, at) {
-                return match def {
-                    HostDef::Args(args) => components(unit, &split_args(&args), at),
-                    HostDef::Value(v) => block_dims(unit, &v, at, depth + 1),
-                };
-            }
-            let v = host_value(unit, text, at)?;
-            Some([u32::try_from(v).ok()?, 1, 1])
-        }
-        _ => {
-            let v = host_value(unit, text, at)?;
-            Some([u32::try_from(v).ok()?, 1, 1])
-        }
-    }
-}
-
-/// Evaluates host-side expression text at an offset, host variables included.
-fn host_value(unit: &Unit<'_>, text: &str, at: usize) -> Option<i64> {
-    let lookup = |name: &str, at: usize| match host_constant(unit.prepared, name, at)? {
-        HostDef::Value(v) => Some(v),
-        HostDef::Args(_) => None,
-    };
-    host_const_eval(unit, text, Some((at, &lookup)))
-}
-
-fn components(unit: &Unit<'_>, parts: &[String], at: usize) -> Option<[u32; 3]> {
-    let mut dims = [1u32; 3];
-    if parts.is_empty() || parts.len() > 3 {
-        return None;
-    }
-    for (k, p) in parts.iter().enumerate() {
-        let v = host_value(unit, p, at)?;
-        dims[k] = u32::try_from(v).ok()?;
-    }
-    Some(dims)
-}
-
-fn split_args(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(cur.trim().to_string());
-                cur.clear();
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur.trim().to_string());
-    }
-    out
-}
-
-pub enum HostDef {
-    /// `dim3 t(16, 16);`, `dim3 t{16, 16};`, `t = dim3(16, 16)`.
-    Args(String),
-    /// `int n = 256;`, `dim3 t = 256;`.
-    Value(String),
-}
-
-/// The last definition of a host variable before `before`, and the offset of its name, found
-/// in the text: host code is scanned, not parsed, since it is often C++ that banklint's C
-/// parser does not read.
-fn host_definition_at(text: &str, name: &str, before: usize) -> Option<(usize, HostDef)> {
-    let hay = &text[..before.min(text.len())];
-    let mut search_end = hay.len();
-    while let Some(pos) = hay[..search_end].rfind(name) {
-        search_end = pos;
-        let pre_ok = pos == 0
-            || !hay.as_bytes()[pos - 1].is_ascii_alphanumeric() && hay.as_bytes()[pos - 1] != b'_';
-        let rest = &hay[pos + name.len()..];
-        let post_ok = rest
-            .chars()
-            .next()
-            .is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_');
-        if !pre_ok || !post_ok {
-            continue;
-        }
-        let rest = rest.trim_start();
-        let stmt_end = rest.find(';')?;
-        let stmt = &rest[..stmt_end];
-        if let Some(args) = stmt.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
-            return Some((pos, HostDef::Args(args.to_string())));
-        }
-        if let Some(args) = stmt
-            .strip_prefix('{')
-            .and_then(|s| s.trim_end().strip_suffix('}'))
-        {
-            return Some((pos, HostDef::Args(args.to_string())));
-        }
-        if let Some(value) = stmt.strip_prefix('=').filter(|v| !v.starts_with('=')) {
-            let value = value.trim();
-            if let Some(args) = value
-                .strip_prefix("dim3")
-                .map(str::trim_start)
-                .and_then(|v| v.strip_prefix('('))
-                .and_then(|v| v.strip_suffix(')'))
-            {
-                return Some((pos, HostDef::Args(args.to_string())));
-            }
-            if let Some(args) = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
-                return Some((pos, HostDef::Args(args.to_string())));
-            }
-            return Some((pos, HostDef::Value(value.to_string())));
-        }
-    }
-    None
-}
-
-/// Like [`host_definition_at`], for a variable used as a constant: `None` when the host function
-/// around `before` assigns it again anywhere after its definition (`s *= 2` in a loop that
-/// launches once per value, `n++`, `&n` handed to a function), since the value at the launch
-/// is then not the one written at the definition.
-pub fn host_constant(
-    prepared: &crate::front::cuda::Prepared,
-    name: &str,
-    before: usize,
-) -> Option<HostDef> {
-    let text = &prepared.text;
-    let (at, def) = host_definition_at(text, name, before)?;
-    let end = prepared
-        .chunks
-        .iter()
-        .find(|c| c.span.contains(&before))
-        .map_or(text.len(), |c| c.span.end);
-    // Past the definition's own `=` or `(...)`: from the end of its statement.
-    let from = text[at..end].find(';').map_or(end, |k| at + k + 1);
-    let tokens = crate::front::lex::tokenize(&text[from..end]);
-    let words: Vec<&str> = tokens.iter().map(|t| t.text(&text[from..end])).collect();
-    for (k, w) in words.iter().enumerate() {
-        if *w != name {
-            continue;
-        }
-        let before_tok = k.checked_sub(1).map(|j| words[j]);
-        let after = words.get(k + 1).copied();
-        let after_member = if after == Some(".") {
-            words.get(k + 3).copied()
-        } else {
-            after
-        };
-        let assigned = after_member.is_some_and(|a| {
-            matches!(
-                a,
-                "=" | "+="
-                    | "-="
-                    | "*="
-                    | "/="
-                    | "%="
-                    | "<<="
-                    | ">>="
-                    | "&="
-                    | "|="
-                    | "^="
-                    | "++"
-                    | "--"
-            )
-        });
-        let address_taken = before_tok == Some("&")
-            && k.checked_sub(2).map(|j| words[j]).is_none_or(|p| {
-                !(p == ")" || p == "]" || p.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            });
-        if assigned || matches!(before_tok, Some("++" | "--")) || address_taken {
-            return None;
-        }
-    }
-    Some(def)
+fn to_dims(d: [i64; 3]) -> Option<[u32; 3]> {
+    Some([
+        u32::try_from(d[0]).ok()?,
+        u32::try_from(d[1]).ok()?,
+        u32::try_from(d[2]).ok()?,
+    ])
 }
 
 /// What the comment lines directly above a kernel (or its template header) say:
@@ -658,22 +458,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_variables_assigned_again_are_not_constants() {
-        let src = "void h(int *o) {\n  int a = 4; int b = 8; int c = 16; int d = 32; dim3 t(8, 8);\n  b += 1; f(&c); e = a & d; t.x = 2;\n  k<<<1, 32>>>(o);\n}\n";
-        let p = crate::front::cuda::prepare(src, &Default::default());
-        let at = src.find("k<<<").expect("launch");
-        let value = |name: &str| match host_constant(&p, name, at) {
-            Some(HostDef::Value(v)) => Some(v),
-            _ => None,
-        };
-        assert_eq!(value("a").as_deref(), Some("4"), "`a & d` is a bitwise and");
-        assert_eq!(value("d").as_deref(), Some("32"));
-        assert_eq!(value("b"), None, "compound assignment");
-        assert_eq!(value("c"), None, "address taken");
-        assert!(host_constant(&p, "t", at).is_none(), "member assigned");
-    }
-
-    #[test]
     fn parses_shapes() {
         assert_eq!(parse_block_dim("32x8"), Ok([32, 8, 1]));
         assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
@@ -713,18 +497,5 @@ mod tests {
             parse_args_annotation("banklint: args(n = 4"),
             Some(Err(_))
         ));
-    }
-
-    #[test]
-    fn finds_host_definitions() {
-        let text = "dim3 threads(16, 16);\nint n = 256;\nk<<<g, threads>>>();";
-        match host_definition_at(text, "threads", text.len()).map(|(_, d)| d) {
-            Some(HostDef::Args(a)) => assert_eq!(a, "16, 16"),
-            _ => panic!("no definition"),
-        }
-        match host_definition_at(text, "n", text.len()).map(|(_, d)| d) {
-            Some(HostDef::Value(v)) => assert_eq!(v, "256"),
-            _ => panic!("no definition"),
-        }
     }
 }

@@ -1,0 +1,910 @@
+//! Host code read as a program: each host function's statements run in order, once, over
+//! the integer and `dim3` values of its names, so that a launch sees what the code gives
+//! those names at that point: a reassignment wins (`threads = threads > 1024 ? 1024 :
+//! threads`), a name changed in a loop around the launch or differently by the two arms of a
+//! branch is not a constant (and says why), and a name is only what its own function (or the
+//! file's constants) defines: never a same-named variable of another function or text in a
+//! string. Each launch gets its block shape, template arguments and kernel arguments
+//! evaluated where it stands.
+
+use crate::front::lex::parse_int_literal;
+use crate::front::syntax::{children, named_children, text};
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// A host value: an integer, a `dim3`, or unknown with the reason why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostValue {
+    Int(i64),
+    Dim3([i64; 3]),
+    Unknown(String),
+}
+
+impl HostValue {
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            HostValue::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// A block or grid shape: a `dim3`, or an integer for its x extent.
+    pub fn as_dims(&self) -> Result<[i64; 3], String> {
+        match self {
+            HostValue::Int(v) => Ok([*v, 1, 1]),
+            HostValue::Dim3(d) => Ok(*d),
+            HostValue::Unknown(why) => Err(why.clone()),
+        }
+    }
+}
+
+/// What a launch's configuration and arguments are where it stands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchValues {
+    /// The block argument (the second between `<<<` and `>>>`).
+    pub block: Option<HostValue>,
+    /// Each explicit template argument: its value when it is an integer constant there.
+    pub template_values: Vec<Option<i64>>,
+    /// Each kernel argument.
+    pub arguments: Vec<HostValue>,
+}
+
+type Env = HashMap<String, HostValue>;
+
+/// Reads host code. `globals` holds the file's constants (`const int N = 32;`, enumerators).
+pub struct HostReader<'s> {
+    src: &'s str,
+    globals: Env,
+    /// Launch values by the start of the launch's kernel name.
+    pub launches: Vec<(usize, LaunchValues)>,
+    /// Bound on statements run, so that no input costs more than linear work.
+    budget: usize,
+}
+
+impl<'s> HostReader<'s> {
+    pub fn new(src: &'s str) -> HostReader<'s> {
+        HostReader {
+            src,
+            globals: Env::new(),
+            launches: Vec::new(),
+            budget: crate::limits::MAX_HOST_STATEMENTS,
+        }
+    }
+
+    fn t(&self, n: Node<'_>) -> &'s str {
+        text(n, self.src)
+    }
+
+    /// A file-scope declaration: its integer constants become visible to every function.
+    pub fn global(&mut self, decl: Node<'_>) {
+        let mut env = std::mem::take(&mut self.globals);
+        let constant = children(decl)
+            .iter()
+            .any(|c| matches!(self.t(*c), "const" | "constexpr" | "static const"))
+            || self.t(decl).starts_with("const")
+            || self.t(decl).starts_with("constexpr");
+        if decl.kind() == "declaration" && constant {
+            self.declaration(decl, &mut env);
+        }
+        if let Some(e) = find_enum(decl) {
+            self.enumerators(e, &mut env);
+        }
+        self.globals = env;
+    }
+
+    fn enumerators(&mut self, e: Node<'_>, env: &mut Env) {
+        let Some(body) = e.child_by_field_name("body") else {
+            return;
+        };
+        let mut next = 0i64;
+        for en in named_children(body) {
+            let Some(name) = en.child_by_field_name("name") else {
+                continue;
+            };
+            if let Some(v) = en.child_by_field_name("value") {
+                match self.eval(v, env) {
+                    HostValue::Int(x) => next = x,
+                    _ => {
+                        env.insert(
+                            self.t(name).to_string(),
+                            HostValue::Unknown(format!(
+                                "the enumerator `{}` has no constant value",
+                                self.t(name)
+                            )),
+                        );
+                        continue;
+                    }
+                }
+            }
+            env.insert(self.t(name).to_string(), HostValue::Int(next));
+            next = next.wrapping_add(1);
+        }
+    }
+
+    /// Runs a host function's body.
+    pub fn function(&mut self, f: Node<'_>) {
+        let mut env = self.globals.clone();
+        // Parameters are whatever the caller passes.
+        if let Some(d) = f.child_by_field_name("declarator")
+            && let Some(params) = crate::front::syntax::find_descendant(d, &["parameter_list"])
+        {
+            for p in named_children(params) {
+                if let Some(name) = declared_name(p, self.src) {
+                    env.insert(
+                        name.to_string(),
+                        HostValue::Unknown(format!("`{name}` is a parameter of the host function")),
+                    );
+                }
+            }
+        }
+        if let Some(body) = f.child_by_field_name("body") {
+            self.statement(body, &mut env);
+        }
+    }
+
+    fn statement(&mut self, n: Node<'_>, env: &mut Env) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        match n.kind() {
+            "compound_statement" => {
+                let outer: Vec<String> = env.keys().cloned().collect();
+                let saved = env.clone();
+                for s in named_children(n) {
+                    self.statement(s, env);
+                }
+                // Names declared inside go out of scope; what they shadowed comes back.
+                env.retain(|k, _| outer.contains(k));
+                for (k, v) in saved {
+                    if shadowed_inside(n, &k, self.src) {
+                        env.insert(k, v);
+                    }
+                }
+            }
+            "declaration" => {
+                self.launches_in(n, env);
+                self.declaration(n, env);
+            }
+            "expression_statement" => {
+                self.launches_in(n, env);
+                if let Some(e) = n.named_child(0) {
+                    self.effects(e, env);
+                }
+            }
+            "if_statement" => self.branch(n, env),
+            "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => {
+                self.looping(n, env)
+            }
+            "switch_statement" => {
+                self.launches_in_header(n, env);
+                // Each case runs from the same values; after the switch, a name any case
+                // changes is not a constant.
+                let assigned = assigned_names(n, self.src);
+                let line = self.line(n);
+                if let Some(body) = n.child_by_field_name("body") {
+                    let mut inner = env.clone();
+                    for s in named_children(body) {
+                        let mut case_env = inner.clone();
+                        for c in named_children(s) {
+                            self.statement(c, &mut case_env);
+                        }
+                        inner = env.clone();
+                    }
+                }
+                for name in assigned {
+                    env.insert(
+                        name.clone(),
+                        HostValue::Unknown(format!(
+                            "`{name}` is assigned in the `switch` at line {line}"
+                        )),
+                    );
+                }
+            }
+            "labeled_statement" | "case_statement" => {
+                for c in named_children(n) {
+                    self.statement(c, env);
+                }
+            }
+            "return_statement" => self.launches_in(n, env),
+            _ => self.launches_in(n, env),
+        }
+    }
+
+    /// `if`: a constant condition runs one arm; otherwise both run and a name they leave
+    /// different is not a constant after the branch.
+    fn branch(&mut self, n: Node<'_>, env: &mut Env) {
+        self.launches_in_header(n, env);
+        let cond = n
+            .child_by_field_name("condition")
+            .map(|c| self.eval(c, env).as_int());
+        let then = n.child_by_field_name("consequence");
+        let other = n
+            .child_by_field_name("alternative")
+            .and_then(|a| a.named_child(0).or(Some(a)));
+        match cond {
+            Some(Some(v)) => {
+                let taken = if v != 0 { then } else { other };
+                if let Some(s) = taken {
+                    self.statement(s, env);
+                }
+            }
+            _ => {
+                let mut a = env.clone();
+                let mut b = env.clone();
+                if let Some(s) = then {
+                    self.statement(s, &mut a);
+                }
+                if let Some(s) = other {
+                    self.statement(s, &mut b);
+                }
+                let line = self.line(n);
+                for (k, va) in a {
+                    let vb = b.get(&k);
+                    let joined = match vb {
+                        Some(vb) if *vb == va => va,
+                        _ => HostValue::Unknown(format!(
+                            "`{k}` depends on which side of the branch at line {line} runs"
+                        )),
+                    };
+                    if env.contains_key(&k) {
+                        env.insert(k, joined);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A loop: names assigned anywhere in it change from trip to trip, so inside and after
+    /// it they are not constants; its launches are read once with that.
+    fn looping(&mut self, n: Node<'_>, env: &mut Env) {
+        if let Some(init) = n.child_by_field_name("initializer") {
+            match init.kind() {
+                "declaration" => self.declaration(init, env),
+                _ => self.effects(init, env),
+            }
+        }
+        let line = self.line(n);
+        for name in assigned_names(n, self.src) {
+            env.insert(
+                name.clone(),
+                HostValue::Unknown(format!("`{name}` changes in the loop at line {line}")),
+            );
+        }
+        self.launches_in_header(n, env);
+        if let Some(body) = n.child_by_field_name("body") {
+            let mut inner = env.clone();
+            self.statement(body, &mut inner);
+        }
+    }
+
+    fn line(&self, n: Node<'_>) -> usize {
+        n.start_position().row + 1
+    }
+
+    /// `int n = 256;`, `dim3 t(16, 16);`, `dim3 t{16, 16};`, `const int w = 2 * n;`.
+    fn declaration(&mut self, n: Node<'_>, env: &mut Env) {
+        let is_dim3 = n
+            .child_by_field_name("type")
+            .is_some_and(|t| self.t(t).trim_start_matches("const ").trim() == "dim3");
+        for d in named_children(n) {
+            let (name_node, value) = match d.kind() {
+                "init_declarator" => (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                ),
+                "identifier" => (Some(d), None),
+                // `dim3 b(TILE, TILE);` reads as a function declaration to a grammar that
+                // does not know `TILE` is a value: inside a function body it is an object
+                // constructed from those names.
+                "function_declarator" => {
+                    let name = d.child_by_field_name("declarator");
+                    let args: Vec<HostValue> = d
+                        .child_by_field_name("parameters")
+                        .map(named_children)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|p| self.eval_name(self.t(*p), env))
+                        .collect();
+                    if let Some(name) = name.filter(|x| x.kind() == "identifier") {
+                        let v = if is_dim3 {
+                            dim3(&args)
+                        } else {
+                            args.into_iter().next().unwrap_or(HostValue::Unknown(
+                                "a declaration without a value".into(),
+                            ))
+                        };
+                        env.insert(self.t(name).to_string(), v);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            let Some(name) = name_node.filter(|x| x.kind() == "identifier") else {
+                continue;
+            };
+            let name = self.t(name).to_string();
+            let v = match value {
+                None if is_dim3 => HostValue::Dim3([1, 1, 1]),
+                None => HostValue::Unknown(format!("`{name}` is declared without a value")),
+                Some(v) if matches!(v.kind(), "argument_list" | "initializer_list") => {
+                    let parts: Vec<HostValue> = named_children(v)
+                        .iter()
+                        .map(|p| self.eval(*p, env))
+                        .collect();
+                    if is_dim3 {
+                        dim3(&parts)
+                    } else {
+                        parts
+                            .into_iter()
+                            .next()
+                            .unwrap_or(HostValue::Unknown(format!("`{name}` has no value")))
+                    }
+                }
+                Some(v) => {
+                    let x = self.eval(v, env);
+                    match (is_dim3, x) {
+                        (true, HostValue::Int(i)) => HostValue::Dim3([i, 1, 1]),
+                        (_, x) => x,
+                    }
+                }
+            };
+            env.insert(name, v);
+        }
+    }
+
+    /// What an expression statement does to names: assignments, increments, `&name` handed
+    /// to a function.
+    fn effects(&mut self, e: Node<'_>, env: &mut Env) {
+        match e.kind() {
+            "assignment_expression" => {
+                let (Some(lhs), Some(rhs)) = (
+                    e.child_by_field_name("left"),
+                    e.child_by_field_name("right"),
+                ) else {
+                    return;
+                };
+                self.effects(rhs, env);
+                let op = e.child_by_field_name("operator").map_or("=", |o| self.t(o));
+                match lhs.kind() {
+                    "identifier" => {
+                        let name = self.t(lhs).to_string();
+                        let new = if op == "=" {
+                            self.eval(rhs, env)
+                        } else {
+                            let old = env
+                                .get(&name)
+                                .cloned()
+                                .unwrap_or(HostValue::Unknown(format!("`{name}` is not known")));
+                            let r = self.eval(rhs, env);
+                            arith(&op[..op.len() - 1], &old, &r)
+                        };
+                        env.insert(name, new);
+                    }
+                    "field_expression" => {
+                        // `block.x = 64`.
+                        let (Some(base), Some(field)) = (
+                            lhs.child_by_field_name("argument"),
+                            lhs.child_by_field_name("field"),
+                        ) else {
+                            return;
+                        };
+                        let name = self.t(base).to_string();
+                        let k = match self.t(field) {
+                            "x" => 0,
+                            "y" => 1,
+                            "z" => 2,
+                            _ => return,
+                        };
+                        let v = self.eval(rhs, env);
+                        let new = match (env.get(&name), v, op) {
+                            (Some(HostValue::Dim3(d)), HostValue::Int(i), "=") => {
+                                let mut d = *d;
+                                d[k] = i;
+                                HostValue::Dim3(d)
+                            }
+                            _ => HostValue::Unknown(format!("`{name}` is changed field by field")),
+                        };
+                        env.insert(name, new);
+                    }
+                    _ => {}
+                }
+            }
+            "update_expression" => {
+                if let Some(arg) = e.child_by_field_name("argument")
+                    && arg.kind() == "identifier"
+                {
+                    let name = self.t(arg).to_string();
+                    let delta = if self.t(e).contains("++") { 1 } else { -1 };
+                    let new = arith(
+                        "+",
+                        env.get(&name).unwrap_or(&HostValue::Int(0)),
+                        &HostValue::Int(delta),
+                    );
+                    let new = if env.contains_key(&name) {
+                        new
+                    } else {
+                        HostValue::Unknown(format!("`{name}` is not known"))
+                    };
+                    env.insert(name, new);
+                }
+            }
+            "call_expression" => {
+                // A name whose address a function receives may be changed by it.
+                if let Some(args) = e.child_by_field_name("arguments") {
+                    let callee = e.child_by_field_name("function").map_or("", |f| self.t(f));
+                    for a in named_children(args) {
+                        if a.kind() == "pointer_expression"
+                            && self.t(a).starts_with('&')
+                            && let Some(x) = a.child_by_field_name("argument")
+                            && x.kind() == "identifier"
+                        {
+                            let name = self.t(x).to_string();
+                            env.insert(
+                                name.clone(),
+                                HostValue::Unknown(format!(
+                                    "`{name}` is passed by address to `{callee}`"
+                                )),
+                            );
+                        }
+                    }
+                }
+            }
+            "comma_expression" | "parenthesized_expression" => {
+                for c in named_children(e) {
+                    self.effects(c, env);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Records the launches inside `n` with the values in force.
+    fn launches_in(&mut self, n: Node<'_>, env: &Env) {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if x.kind() == "kernel_call_syntax" {
+                self.launch(x, env);
+            }
+            if x.kind() != "lambda_expression" {
+                stack.extend(named_children(x));
+            }
+        }
+    }
+
+    /// The launches in a statement's header (a condition), not its body.
+    fn launches_in_header(&mut self, n: Node<'_>, env: &Env) {
+        for field in ["condition", "initializer", "update"] {
+            if let Some(c) = n.child_by_field_name(field) {
+                self.launches_in(c, env);
+            }
+        }
+    }
+
+    fn launch(&mut self, syntax: Node<'_>, env: &Env) {
+        let Some(call) = syntax.parent() else { return };
+        let Some(f) = call.child_by_field_name("function") else {
+            return;
+        };
+        let config: Vec<Node<'_>> = named_children(syntax);
+        let block = config.get(1).map(|b| self.eval(*b, env));
+        let template_values = match f.kind() {
+            "template_function" => f
+                .child_by_field_name("arguments")
+                .map(|a| {
+                    named_children(a)
+                        .iter()
+                        .map(|x| self.eval(*x, env).as_int())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let arguments = call
+            .child_by_field_name("arguments")
+            .map(|a| {
+                named_children(a)
+                    .iter()
+                    .map(|x| self.eval(*x, env))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.launches.push((
+            f.start_byte(),
+            LaunchValues {
+                block,
+                template_values,
+                arguments,
+            },
+        ));
+    }
+
+    /// The value of a name written as text.
+    fn eval_name(&self, name: &str, env: &Env) -> HostValue {
+        let name = name.trim();
+        env.get(name)
+            .or_else(|| self.globals.get(name))
+            .cloned()
+            .unwrap_or_else(|| HostValue::Unknown(format!("`{name}` is not known to banklint")))
+    }
+
+    /// The value of a host expression.
+    pub fn eval(&self, n: Node<'_>, env: &Env) -> HostValue {
+        let unknown = |why: String| HostValue::Unknown(why);
+        match n.kind() {
+            "number_literal" => parse_int_literal(self.t(n)).map_or_else(
+                || unknown(format!("`{}` is not an integer", self.t(n))),
+                HostValue::Int,
+            ),
+            "true" => HostValue::Int(1),
+            "false" => HostValue::Int(0),
+            "char_literal" => {
+                let t = self.t(n);
+                let c = t.trim_matches('\'');
+                match c.chars().next() {
+                    Some(ch) if c.chars().count() == 1 => HostValue::Int(ch as i64),
+                    _ => unknown(format!("`{t}` is not known")),
+                }
+            }
+            // A template argument that names a constant reads as a type to the grammar.
+            "identifier" | "qualified_identifier" | "type_identifier" | "type_descriptor" => {
+                self.eval_name(self.t(n), env)
+            }
+            "parenthesized_expression" | "condition_clause" => match n.named_child(0) {
+                Some(c) => self.eval(c, env),
+                None => unknown("an empty expression".into()),
+            },
+            "binary_expression" => {
+                let (Some(l), Some(r), Some(op)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                    n.child_by_field_name("operator"),
+                ) else {
+                    return unknown("an incomplete expression".into());
+                };
+                arith(self.t(op), &self.eval(l, env), &self.eval(r, env))
+            }
+            "unary_expression" => {
+                let (Some(arg), Some(op)) = (
+                    n.child_by_field_name("argument"),
+                    n.child_by_field_name("operator"),
+                ) else {
+                    return unknown("an incomplete expression".into());
+                };
+                match (self.t(op), self.eval(arg, env)) {
+                    ("-", HostValue::Int(v)) => HostValue::Int(v.wrapping_neg()),
+                    ("+", HostValue::Int(v)) => HostValue::Int(v),
+                    ("~", HostValue::Int(v)) => HostValue::Int(!v),
+                    ("!" | "not", HostValue::Int(v)) => HostValue::Int(i64::from(v == 0)),
+                    (_, HostValue::Unknown(w)) => HostValue::Unknown(w),
+                    (o, _) => unknown(format!("`{o}` of a non-integer")),
+                }
+            }
+            "conditional_expression" => {
+                let (Some(c), Some(a), Some(b)) = (
+                    n.child_by_field_name("condition"),
+                    n.child_by_field_name("consequence"),
+                    n.child_by_field_name("alternative"),
+                ) else {
+                    return unknown("an incomplete expression".into());
+                };
+                match self.eval(c, env) {
+                    HostValue::Int(v) if v != 0 => self.eval(a, env),
+                    HostValue::Int(_) => self.eval(b, env),
+                    other => other,
+                }
+            }
+            "cast_expression" => match n.child_by_field_name("value") {
+                Some(v) => self.eval(v, env),
+                None => unknown("an incomplete cast".into()),
+            },
+            "sizeof_expression" => {
+                let ty = n
+                    .child_by_field_name("type")
+                    .map(|t| self.t(t).to_string())
+                    .unwrap_or_default();
+                match scalar_size(&ty) {
+                    Some(s) => HostValue::Int(s),
+                    None => unknown(format!("the size of `{ty}`")),
+                }
+            }
+            "field_expression" => {
+                let (Some(base), Some(field)) = (
+                    n.child_by_field_name("argument"),
+                    n.child_by_field_name("field"),
+                ) else {
+                    return unknown("an incomplete expression".into());
+                };
+                let k = match self.t(field) {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    _ => return unknown(format!("`{}` is not known to banklint", self.t(n))),
+                };
+                match self.eval(base, env) {
+                    HostValue::Dim3(d) => HostValue::Int(d[k]),
+                    HostValue::Unknown(w) => HostValue::Unknown(w),
+                    HostValue::Int(_) => unknown(format!("`{}` is not a dim3", self.t(base))),
+                }
+            }
+            "call_expression" => self.call(n, env),
+            "initializer_list" => {
+                let parts: Vec<HostValue> = named_children(n)
+                    .iter()
+                    .map(|p| self.eval(*p, env))
+                    .collect();
+                dim3(&parts)
+            }
+            _ => unknown(format!(
+                "`{}` is not a compile-time constant",
+                short(self.t(n))
+            )),
+        }
+    }
+
+    fn call(&self, n: Node<'_>, env: &Env) -> HostValue {
+        let f = n.child_by_field_name("function");
+        let args: Vec<Node<'_>> = n
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        let name = f.map_or("", |f| match f.kind() {
+            "template_function" => f.child_by_field_name("name").map_or("", |x| self.t(x)),
+            _ => self.t(f),
+        });
+        let name = name.rsplit("::").next().unwrap_or(name);
+        let values = || args.iter().map(|a| self.eval(*a, env)).collect::<Vec<_>>();
+        match name {
+            "dim3" => dim3(&values()),
+            "min" | "max" | "fminf" | "fmaxf" if args.len() == 2 => {
+                let v = values();
+                arith(
+                    if name.contains("min") { "min" } else { "max" },
+                    &v[0],
+                    &v[1],
+                )
+            }
+            "static_cast" | "int" | "unsigned" | "size_t" | "uint32_t" | "int32_t" | "int64_t"
+                if args.len() == 1 =>
+            {
+                self.eval(args[0], env)
+            }
+            _ => HostValue::Unknown(format!("`{}` is the result of `{name}`", short(self.t(n)))),
+        }
+    }
+}
+
+/// Integer arithmetic with C's semantics (`fold` of the analysis), unknowns propagated.
+fn arith(op: &str, a: &HostValue, b: &HostValue) -> HostValue {
+    use crate::arith::{BinOp, fold};
+    let (x, y) = match (a, b) {
+        (HostValue::Int(x), HostValue::Int(y)) => (*x, *y),
+        (HostValue::Unknown(w), _) | (_, HostValue::Unknown(w)) => {
+            return HostValue::Unknown(w.clone());
+        }
+        _ => return HostValue::Unknown("arithmetic on a dim3".into()),
+    };
+    let op = match op {
+        "+" => BinOp::Add,
+        "-" => BinOp::Sub,
+        "*" => BinOp::Mul,
+        "/" => BinOp::Div,
+        "%" => BinOp::Rem,
+        "<<" => BinOp::Shl,
+        ">>" => BinOp::Shr,
+        "&" | "bitand" => BinOp::And,
+        "|" | "bitor" => BinOp::Or,
+        "^" | "xor" => BinOp::Xor,
+        "<" => BinOp::Lt,
+        ">" => BinOp::Gt,
+        "<=" => BinOp::Le,
+        ">=" => BinOp::Ge,
+        "==" => BinOp::Eq,
+        "!=" | "not_eq" => BinOp::Ne,
+        "&&" | "and" => BinOp::LogicalAnd,
+        "||" | "or" => BinOp::LogicalOr,
+        "min" => BinOp::Min,
+        "max" => BinOp::Max,
+        other => return HostValue::Unknown(format!("the operator `{other}`")),
+    };
+    fold(op, x, y).map_or_else(
+        || HostValue::Unknown(format!("`{x} {op:?} {y}` is not defined")),
+        HostValue::Int,
+    )
+}
+
+fn dim3(parts: &[HostValue]) -> HostValue {
+    let mut d = [1i64; 3];
+    if parts.len() > 3 {
+        return HostValue::Unknown("a dim3 of more than 3 extents".into());
+    }
+    for (k, p) in parts.iter().enumerate() {
+        match p {
+            HostValue::Int(v) => d[k] = *v,
+            HostValue::Unknown(w) => return HostValue::Unknown(w.clone()),
+            HostValue::Dim3(x) if parts.len() == 1 => return HostValue::Dim3(*x),
+            HostValue::Dim3(_) => return HostValue::Unknown("a dim3 inside a dim3".into()),
+        }
+    }
+    HostValue::Dim3(d)
+}
+
+fn scalar_size(ty: &str) -> Option<i64> {
+    let t = ty.trim().trim_start_matches("const ").trim();
+    Some(match t {
+        "char" | "unsigned char" | "signed char" | "int8_t" | "uint8_t" | "bool" => 1,
+        "short" | "unsigned short" | "half" | "__half" | "int16_t" | "uint16_t"
+        | "__nv_bfloat16" | "nv_bfloat16" => 2,
+        "int" | "unsigned" | "unsigned int" | "float" | "int32_t" | "uint32_t" | "half2"
+        | "__half2" | "__nv_bfloat162" => 4,
+        "long" | "unsigned long" | "long long" | "unsigned long long" | "double" | "size_t"
+        | "int64_t" | "uint64_t" | "float2" | "int2" | "uint2" => 8,
+        "float4" | "int4" | "uint4" | "double2" => 16,
+        "double4" => 32,
+        _ if t.ends_with('*') => 8,
+        _ => return None,
+    })
+}
+
+fn short(t: &str) -> String {
+    let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > 40 {
+        format!("{}...", one.chars().take(37).collect::<String>())
+    } else {
+        one
+    }
+}
+
+fn find_enum(n: Node<'_>) -> Option<Node<'_>> {
+    if n.kind() == "enum_specifier" {
+        return Some(n);
+    }
+    named_children(n)
+        .into_iter()
+        .find(|c| c.kind() == "enum_specifier")
+}
+
+/// The name a parameter declares.
+fn declared_name<'s>(p: Node<'_>, src: &'s str) -> Option<&'s str> {
+    let d = p.child_by_field_name("declarator")?;
+    crate::front::syntax::find_descendant(d, &["identifier"]).map(|i| text(i, src))
+}
+
+/// Names assigned (or incremented, or handed out by address) anywhere inside `n`.
+fn assigned_names(n: Node<'_>, src: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        let target = match x.kind() {
+            "assignment_expression" => x.child_by_field_name("left"),
+            "update_expression" => x.child_by_field_name("argument"),
+            "pointer_expression" if text(x, src).starts_with('&') => {
+                x.child_by_field_name("argument")
+            }
+            _ => None,
+        };
+        if let Some(t) = target {
+            let t = if t.kind() == "field_expression" {
+                t.child_by_field_name("argument").unwrap_or(t)
+            } else {
+                t
+            };
+            if t.kind() == "identifier" {
+                let name = text(t, src).to_string();
+                if !out.contains(&name) {
+                    out.push(name);
+                }
+            }
+        }
+        stack.extend(named_children(x));
+    }
+    out
+}
+
+/// Whether a block declares `name` itself (so that the outer one is back after it).
+fn shadowed_inside(block: Node<'_>, name: &str, src: &str) -> bool {
+    named_children(block).iter().any(|s| {
+        s.kind() == "declaration"
+            && named_children(*s).iter().any(|d| {
+                let n = if d.kind() == "init_declarator" {
+                    d.child_by_field_name("declarator")
+                } else {
+                    Some(*d)
+                };
+                n.is_some_and(|n| n.kind() == "identifier" && text(n, src) == name)
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values of every launch in `src` (host functions and file-scope constants).
+    fn launches(src: &str) -> Vec<LaunchValues> {
+        let tree = crate::front::syntax::parse(src).expect("a tree");
+        let mut r = HostReader::new(src);
+        for n in named_children(tree.root_node()) {
+            match n.kind() {
+                "function_definition" => r.function(n),
+                _ => r.global(n),
+            }
+        }
+        r.launches.sort_by_key(|(at, _)| *at);
+        r.launches.into_iter().map(|(_, v)| v).collect()
+    }
+
+    fn block(v: &LaunchValues) -> Result<[i64; 3], String> {
+        v.block.as_ref().expect("a block").as_dims()
+    }
+
+    #[test]
+    fn values_follow_the_program_order() {
+        let l = launches(
+            "const int TILE = 16;\nvoid h(int n) {\n  int threads = 256;\n  threads = threads > 1024 ? 1024 : threads;\n  k<<<1, threads>>>(n);\n  dim3 b(TILE, TILE);\n  b.y = 4;\n  k<<<1, b>>>(n, TILE * 2);\n  constexpr int BM = 32;\n  t<BM, 2 * BM><<<1, BM>>>();\n}\n",
+        );
+        assert_eq!(block(&l[0]), Ok([256, 1, 1]), "the clamp idiom, in order");
+        assert_eq!(block(&l[1]), Ok([16, 4, 1]));
+        assert_eq!(l[1].arguments[1], HostValue::Int(32));
+        assert!(
+            matches!(l[1].arguments[0], HostValue::Unknown(_)),
+            "a parameter"
+        );
+        assert_eq!(l[2].template_values, vec![Some(32), Some(64)]);
+    }
+
+    #[test]
+    fn no_scope_leaks_and_no_string_text() {
+        let l = launches(
+            "__global__ void k() { int rows = 64; }\nvoid h() {\n  printf(\"block (%d,%d)\\n\", 1, 2);\n  k<<<1, rows>>>();\n}\n",
+        );
+        assert!(block(&l[0]).is_err(), "`rows` belongs to another function");
+    }
+
+    #[test]
+    fn self_reference_loops_and_branches_are_not_constants() {
+        let l = launches(
+            "void h(int c) {\n  int n = n * n + n;\n  k<<<1, n>>>();\n  int s = 32;\n  for (int i = 0; i < 4; i++) { k<<<1, s>>>(); s *= 2; }\n  int w = 64;\n  if (c) w = 128;\n  k<<<1, w>>>();\n  int v = 8;\n  if (1) v = 16; else v = 4;\n  k<<<1, v>>>();\n}\n",
+        );
+        assert!(block(&l[0]).is_err(), "{:?}", l[0]);
+        let e = block(&l[1]).expect_err("changes in the loop");
+        assert!(e.contains("loop at line 5"), "{e}");
+        let e = block(&l[2]).expect_err("a branch");
+        assert!(e.contains("branch at line 7"), "{e}");
+        assert_eq!(block(&l[3]), Ok([16, 1, 1]), "a constant condition");
+    }
+
+    #[test]
+    fn what_a_function_does_to_a_name_after_its_definition_counts() {
+        let l = launches(
+            "void h(int *o) {\n  int a = 4; int b = 8; int c = 16; int d = 32; dim3 t(8, 8);\n  b += 1; f(&c); int e = a & d; t.x = 2;\n  k<<<1, 32>>>(a, b, c, d, e, t.x);\n}\n",
+        );
+        let args = &l[0].arguments;
+        assert_eq!(args[0], HostValue::Int(4));
+        assert_eq!(args[1], HostValue::Int(9), "compound assignment, in order");
+        assert!(
+            matches!(&args[2], HostValue::Unknown(w) if w.contains("by address")),
+            "{:?}",
+            args[2]
+        );
+        assert_eq!(args[3], HostValue::Int(32));
+        assert_eq!(args[4], HostValue::Int(0), "`a & d` is a bitwise and");
+        assert_eq!(args[5], HostValue::Int(2), "a field of a dim3");
+    }
+
+    #[test]
+    fn a_long_chain_costs_linear_time() {
+        let mut src = String::from("void h() {\n  int b0 = 1;\n  int b1 = 1;\n");
+        for i in 2..200 {
+            src.push_str(&format!(
+                "  int b{i} = b{} + b{} - b{};\n",
+                i - 1,
+                i - 2,
+                i - 2
+            ));
+        }
+        src.push_str("  k<<<1, b199>>>();\n}\n");
+        let l = launches(&src);
+        assert_eq!(block(&l[0]), Ok([1, 1, 1]));
+    }
+}
