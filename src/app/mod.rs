@@ -2,6 +2,7 @@
 //! many files ([`runner`]), [`autofix`], coverage [`stats`], one emitter per output format ([`emit`]) and the
 //! bank engine as a calculator ([`simulate`]).
 
+pub mod archs;
 pub mod autofix;
 pub mod cli;
 pub mod config;
