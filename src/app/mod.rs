@@ -9,4 +9,5 @@ pub mod config;
 pub mod emit;
 pub mod runner;
 pub mod simulate;
+pub mod simulate_ops;
 pub mod stats;

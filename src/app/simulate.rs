@@ -2,8 +2,10 @@
 //! offsets, or a base and stride) and shows which lanes land in which bank, the words that
 //! collide, and the wavefronts. `banklint archs` is in [`crate::app::archs`].
 
+use crate::app::simulate_ops;
 use crate::bank::arch::{Arch, BankMode, Family, Target};
 use crate::bank::engine::{self, BankLoad, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
+use crate::bank::ops;
 use clap::{Args, ValueEnum};
 
 pub use crate::app::archs::{ArchsFormat, run_archs};
@@ -27,11 +29,20 @@ Examples:
   banklint simulate --bytes 16 --stride 0       float4 broadcast load: 2
   banklint simulate --arch sm_35 --bank-mode 8 --bytes 8 --stride 8
   banklint simulate --offsets 0,4,8,-,-,...     (32 entries, - = inactive)
+  banklint simulate --op atomic --stride 0      atomicAdd on one word: 32
+  banklint simulate --op ldmatrix.x4 --stride 128   rows of one bank: 32
+  banklint simulate --op cp.async.ca --bytes 16 --stride 16
 
---format json prints {arch, bank_mode, bytes, op, active_lanes, wavefronts,
-ideal_wavefronts, conflict_ways, merged, phases: [{lanes: [first, last], part,
-wavefronts, ideal, banks: [{bank, lanes, words, ways}]}]}. words are 4-byte word
-indices (byte offset / 4); ways counts what the bank serves one after another.
+--op is one of: load, store, atomic[.rmw|.count|.cas|.cas-loop],
+ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca, cp.async.cg.
+Lanes an operation does not read (ldmatrix.x1: 8-31) are ignored.
+
+--format json prints {arch, bank_mode, bytes, op, active_lanes, lanes_read,
+wavefronts, ideal_wavefronts, conflict_ways, merged, load_wavefronts,
+instructions, phases: [{lanes: [first, last], part, wavefronts, ideal, banks:
+[{bank, lanes, words, ways}]}]}. words are 4-byte word indices (byte offset /
+4); ways counts what the bank serves one after another; load_wavefronts is the
+part of wavefronts spent by a CAS loop's loads.
 Exit status: 0, or 2 for bad input.";
 
 #[derive(Args, Debug, Clone)]
@@ -48,20 +59,17 @@ pub struct SimulateArgs {
         value_name = "4|8"
     )]
     pub bank_mode: String,
-    /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        default_value = "4",
-        value_name = "1|2|4|8|16"
-    )]
-    pub bytes: String,
-    /// Load or store.
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16 (default 4; ldmatrix, stmatrix and
+    /// cp.async.cg: 16).
+    #[arg(long, allow_hyphen_values = true, value_name = "1|2|4|8|16")]
+    pub bytes: Option<String>,
+    /// load, store, atomic[.rmw|.count|.cas|.cas-loop], ldmatrix.x1|x2|x4[.trans],
+    /// stmatrix.x1|x2|x4[.trans], cp.async.ca or cp.async.cg.
     #[arg(
         long,
         allow_hyphen_values = true,
         default_value = "load",
-        value_name = "load|store"
+        value_name = "OP"
     )]
     pub op: String,
     /// 32 comma-separated byte offsets, one per lane; `-` for an inactive lane.
@@ -117,25 +125,21 @@ pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
         .ok()
         .and_then(BankMode::from_bytes)
         .ok_or_else(|| format!("invalid --bank-mode `{}` (expected 4 or 8)", args.bank_mode))?;
-    let width = match args.bytes.trim().parse::<u32>() {
-        Ok(w @ (1 | 2 | 4 | 8 | 16)) => w,
-        _ => {
-            return Err(format!(
-                "invalid --bytes `{}` (the access width per lane must be 1, 2, 4, 8 or 16)",
-                args.bytes
-            ));
-        }
+    let op = simulate_ops::parse_op(&args.op)?;
+    let width = match &args.bytes {
+        None => simulate_ops::default_width(op),
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(w @ (1 | 2 | 4 | 8 | 16)) => w,
+            _ => {
+                return Err(format!(
+                    "invalid --bytes `{text}` (the access width per lane must be 1, 2, 4, 8 or 16)"
+                ));
+            }
+        },
     };
-    let op = match args.op.trim().to_ascii_lowercase().as_str() {
-        "load" | "ld" | "read" => Op::Load,
-        "store" | "st" | "write" => Op::Store,
-        _ => {
-            return Err(format!(
-                "invalid --op `{}` (expected load or store)",
-                args.op
-            ));
-        }
-    };
+    simulate_ops::check_width(op, width, args.bytes.as_deref().unwrap_or(""))?;
+    simulate_ops::check_arch(op, arch)?;
+    let read = ops::lanes_read(op);
     let offsets = match (&args.offsets, &args.stride) {
         (Some(_), Some(_)) => {
             return Err("give either --offsets or --stride, not both".to_string());
@@ -150,12 +154,25 @@ pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
             if args.base.is_some() || args.active.is_some() {
                 return Err("--base and --active go with --stride, not --offsets".to_string());
             }
-            parse_offsets(list, width)?
+            parse_offsets(list, width, read)?
         }
-        (None, Some(stride)) => {
-            strided_offsets(stride, args.base.as_deref(), args.active.as_deref(), width)?
-        }
+        (None, Some(stride)) => strided_offsets(
+            stride,
+            args.base.as_deref(),
+            args.active.as_deref(),
+            width,
+            read,
+        )?,
     };
+    if read < WARP_SIZE
+        && let Some(lane) = (0..read).find(|&l| offsets[l].is_none())
+    {
+        return Err(format!(
+            "{} reads a row address from each of lanes 0-{}; lane {lane} has none",
+            op.spelling(),
+            read - 1
+        ));
+    }
     if offsets.iter().all(Option::is_none) {
         return Err("every lane is inactive; give at least one byte offset".to_string());
     }
@@ -209,7 +226,8 @@ fn check_offset(flag: &str, lane: usize, offset: i128, width: u32) -> Result<u64
     Ok(offset as u64)
 }
 
-fn parse_offsets(list: &str, width: u32) -> Result<LaneOffsets, String> {
+/// Parses `--offsets`; lanes from `read` on are not read by the operation: anything goes there.
+fn parse_offsets(list: &str, width: u32, read: usize) -> Result<LaneOffsets, String> {
     let items: Vec<&str> = list.split(',').map(str::trim).collect();
     if items.len() != WARP_SIZE {
         return Err(format!(
@@ -219,7 +237,7 @@ fn parse_offsets(list: &str, width: u32) -> Result<LaneOffsets, String> {
         ));
     }
     let mut offsets = [None; WARP_SIZE];
-    for (lane, item) in items.iter().enumerate() {
+    for (lane, item) in items.iter().enumerate().take(read) {
         if *item == "-" {
             continue;
         }
@@ -239,6 +257,7 @@ fn strided_offsets(
     base: Option<&str>,
     active: Option<&str>,
     width: u32,
+    read: usize,
 ) -> Result<LaneOffsets, String> {
     let stride_value = parse_int(stride)
         .ok_or_else(|| format!("invalid --stride `{stride}` (expected a number of bytes)"))?;
@@ -259,7 +278,7 @@ fn strided_offsets(
         None => WARP_SIZE,
     };
     let mut offsets = [None; WARP_SIZE];
-    for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes) {
+    for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes.min(read)) {
         let offset = (lane as i128)
             .checked_mul(stride_value)
             .and_then(|o| o.checked_add(base_value))
@@ -344,6 +363,9 @@ fn pairs_share(offsets: &LaneOffsets, mask: usize) -> bool {
 /// One sentence on the wide-load merge rule for this access.
 pub fn merge_note(sim: &Simulation, verdict: &Verdict) -> String {
     let access = &sim.access;
+    if !access.op.is_plain() {
+        return format!("does not apply to {} (see below)", access.op.spelling());
+    }
     if sim.target.family() != Family::Maxwell {
         return format!(
             "does not apply on {} (measured on 5.x and later only)",
@@ -398,12 +420,15 @@ pub fn to_json(sim: &Simulation, verdict: &Verdict) -> Value {
         "arch": sim.target.arch.name(),
         "bank_mode": match sim.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
         "bytes": sim.access.width,
-        "op": sim.access.op.name(),
+        "op": sim.access.op.spelling(),
         "active_lanes": sim.access.offsets.iter().filter(|o| o.is_some()).count(),
+        "lanes_read": ops::lanes_read(sim.access.op),
         "wavefronts": verdict.wavefronts,
         "ideal_wavefronts": verdict.ideal,
         "conflict_ways": verdict.conflict_ways,
         "merged": verdict.merged,
+        "load_wavefronts": verdict.load_wavefronts,
+        "instructions": verdict.instructions,
         "phases": phases,
     })
 }
@@ -469,14 +494,24 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
     let active: Vec<usize> = (0..WARP_SIZE)
         .filter(|&l| access.offsets[l].is_some())
         .collect();
+    let read = ops::lanes_read(access.op);
     let _ = writeln!(
         out,
-        "{}: {}-byte {}, {} of 32 lanes active",
+        "{}: {}-byte {}, {} of {} lanes active",
         sim.target.describe(),
         access.width,
-        access.op.name(),
-        active.len()
+        access.op.spelling(),
+        active.len(),
+        read
     );
+    if read < WARP_SIZE {
+        let _ = writeln!(
+            out,
+            "lanes {}-31 are not read by {} (shown as -)",
+            read,
+            access.op.spelling()
+        );
+    }
     if sim.target.arch.rules_are_assumed() {
         let _ = writeln!(
             out,
@@ -484,9 +519,7 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
             sim.target.arch
         );
     }
-    let inactive: Vec<usize> = (0..WARP_SIZE)
-        .filter(|&l| access.offsets[l].is_none())
-        .collect();
+    let inactive: Vec<usize> = (0..read).filter(|&l| access.offsets[l].is_none()).collect();
     if !inactive.is_empty() {
         let _ = writeln!(
             out,
@@ -512,13 +545,17 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
 
     let lanes_per_phase = verdict.phases.first().map_or(32, |p| p.lanes.len());
     let parts = verdict.phases.iter().map(|p| p.part + 1).max().unwrap_or(1);
-    let possible = (WARP_SIZE / lanes_per_phase) as u32 * parts;
+    let possible = (read / lanes_per_phase) as u32 * parts;
     let count = verdict.phases.len();
     for (k, phase) in verdict.phases.iter().enumerate() {
         let rows = bank_rows(sim, phase);
         let worst = rows.iter().map(|r| r.ways).max().unwrap_or(1);
         let part = if sim.target.family() == Family::Tesla && access.width > 4 {
             format!(", 32-bit part {} of {}", phase.part + 1, access.width / 4)
+        } else if let Some(label) =
+            simulate_ops::phase_label(access.op, phase.lanes.start / lanes_per_phase)
+        {
+            format!(", {label}")
         } else {
             String::new()
         };
@@ -600,8 +637,14 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
         "none".to_string()
     };
     let _ = writeln!(out, "conflict:    {conflict}");
+    for line in simulate_ops::extra_totals(access.op, verdict) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "merge rule:  {}", merge_note(sim, verdict));
     for line in family_notes(sim) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in simulate_ops::notes(access.op) {
         let _ = writeln!(out, "{line}");
     }
     out
@@ -624,6 +667,9 @@ fn group_quiet_banks(rows: &[BankRow]) -> Vec<Vec<&BankRow>> {
 
 fn family_notes(sim: &Simulation) -> Vec<&'static str> {
     let mut notes = vec!["ways: words a bank serves one after another; > marks the busiest banks."];
+    if !sim.access.op.is_plain() {
+        return notes;
+    }
     match (sim.target.family(), sim.target.bank_mode) {
         (Family::Tesla, _) => {
             notes.push("1.x: 16 banks per half-warp; a load step serves one broadcast word plus");
