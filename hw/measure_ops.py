@@ -183,6 +183,9 @@ def nonzero(vals):
 def plan(args):
     """The patterns to measure: generated ones; with --previous, a follow-up run instead."""
     pats = P.generate(args.seed)
+    if args.kernels:
+        # a follow-up run for some kernels only (e.g. one added to the probe)
+        return [p for p in pats if p["kernel"] in args.kernels.split(",")]
     if args.previous:
         # what the previous run did not reach, second-round probes, and repeats of some of its patterns
         prev = json.load(open(args.previous))
@@ -322,6 +325,7 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--cuobjdump", default="cuobjdump")
     ap.add_argument("--dry-run", action="store_true", help="write the patterns to --out and stop")
+    ap.add_argument("--kernels", help="comma-separated kernel names: measure only their generated patterns")
     ap.add_argument("--metrics", help="comma-separated metric list: skip the query and discovery")
     ap.add_argument("--previous", help="RAW JSON of an earlier run: measure what it did not reach, the "
                     "second-round cp.async.cg probes, and repeats of some of its patterns")

@@ -35,6 +35,7 @@ KERNELS = {
     "atom_inc_u32": ("atomic.rmw", 4, "atomicInc(p, 1000u)"),
     "atom_cas_u32": ("atomic.cas", 4, "out = atomicCAS(p, 0u, lane + 1u)"),
     "atom_cas_u64": ("atomic.cas", 8, "out = atomicCAS((unsigned long long *)p, 0ull, lane + 1ull)"),
+    "atom_exch_u64": ("atomic.rmw", 8, "atomicExch((unsigned long long *)p, lane + 1ull), result unused"),
     "atom_add_f32": ("atomic.cas-loop", 4, "atomicAdd((float *)p, 1.0f)"),
     "atom_add_u64": ("atomic.cas-loop", 8, "atomicAdd((unsigned long long *)p, 1ull)"),
 }
@@ -89,6 +90,11 @@ def export(raw_paths, data_dir):
                    and "bank_writes" not in m and m != "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"}
             assert not bad, f"baseline of {k} is not zero: {bad}"
         assert not r["sass_unexpected"], r["sass_unexpected"]
+    sass = {}
+    for r in raws:
+        for k, v in r["sass"].items():
+            if v is not None:
+                assert sass.setdefault(k, v) == v, f"SASS of {k} differs between runs"
     seen, order, repeats = {}, [], 0
     for r in raws:
         for p in r["patterns"] + r.get("repeats", []):
@@ -116,8 +122,8 @@ def export(raw_paths, data_dir):
         "__shared__ buffer that starts at byte 1024 of the shared window, so offset mod 128 fixes the bank; -1 = "
         "the lane skips the operation. Every kernel's baseline launch (the warp skips the operation) read 0 in "
         "every counter below. Counters are copied from ncu unchanged. "
-        f"{len(order)} distinct patterns in this file and its sibling; {repeats} further measurements of them (repeats in the same run, and in a "
-        "second run on a freshly started machine) were identical in every exported counter. "
+        f"{len(order)} distinct patterns in this file and its sibling; {repeats} further measurements of them (repeats in the same run, and in later runs on "
+        "freshly started machines) were identical in every exported counter. "
     )
     files = {
         "sm90_atomics.json": (lambda k: P.family(k) == "atomic", {
@@ -157,7 +163,7 @@ def export(raw_paths, data_dir):
             e.update(seen[(kernel, tuple(offs))])
             pats.append(e)
         kernels = {k: {"op": KERNELS[k][0], "width": KERNELS[k][1], "source": KERNELS[k][2],
-                       "sass": raws[0]["sass"][k]} for k in KERNELS if want(k)}
+                       "sass": sass[k]} for k in KERNELS if want(k)}
         doc = dict(common, note=base_note + note, metrics=metrics, kernels=kernels, patterns=pats)
         path = os.path.join(data_dir, name)
         with open(path, "w") as f:

@@ -13,11 +13,14 @@ ATOMIC_32 = ["atom_add1_u32", "atom_add_u32", "atom_add_u32_ret", "atom_add_f32"
              "atom_exch_u32", "atom_or_u32", "atom_and_u32", "atom_xor_u32", "atom_min_s32",
              "atom_max_u32", "atom_inc_u32"]
 ATOMIC_64 = ["atom_add_u64", "atom_cas_u64"]
+# Kernels added to the probe after the first measurement; generated last, from their own random
+# stream, so that the patterns of the others stay the ones measured first.
+ADDED = ["atom_exch_u64"]
 LDSM = ["ldsm_x1", "ldsm_x2", "ldsm_x4", "ldsm_x1_trans", "ldsm_x2_trans", "ldsm_x4_trans"]
 STSM = ["stsm_x1", "stsm_x2", "stsm_x4", "stsm_x1_trans", "stsm_x2_trans", "stsm_x4_trans"]
 CPASYNC = {"cp_ca_4": 4, "cp_ca_8": 8, "cp_ca_16": 16, "cp_cg_16": 16,
            "cp_ca_16_mirror": 16, "cp_cg_16_mirror": 16}
-KERNELS = ATOMIC_32 + ATOMIC_64 + LDSM + STSM + list(CPASYNC)
+KERNELS = ATOMIC_32 + ATOMIC_64 + LDSM + STSM + list(CPASYNC) + ADDED
 
 # What each kernel must compile to on sm_90 (cuobjdump -sass; never-executed `@!PT` lines aside):
 # the shared-memory instructions in order. A CAS loop is an LDS then ATOMS.CAST.SPIN.
@@ -25,6 +28,7 @@ EXPECTED_SASS = {
     "atom_add1_u32": ["ATOMS.POPC.INC.32"], "atom_add_u32": ["ATOMS.ADD"], "atom_add_u32_ret": ["ATOMS.ADD"],
     "atom_add_f32": ["LDS", "ATOMS.CAST.SPIN"], "atom_add_u64": ["LDS.64", "ATOMS.CAST.SPIN.64"],
     "atom_cas_u32": ["ATOMS.CAS"], "atom_cas_u64": ["ATOMS.CAS.64"], "atom_exch_u32": ["ATOMS.EXCH"],
+    "atom_exch_u64": ["ATOMS.EXCH.64"],
     "atom_or_u32": ["ATOMS.OR"], "atom_and_u32": ["ATOMS.AND"], "atom_xor_u32": ["ATOMS.XOR"],
     "atom_min_s32": ["ATOMS.MIN.S32"], "atom_max_u32": ["ATOMS.MAX"], "atom_inc_u32": ["ATOMS.INC"],
     "ldsm_x1": ["LDSM.16.M88"], "ldsm_x2": ["LDSM.16.M88.2"], "ldsm_x4": ["LDSM.16.M88.4"],
@@ -49,7 +53,7 @@ def family(kernel):
 
 def width(kernel):
     """Bytes at each lane's offset (the alignment the probe checks)."""
-    if kernel in ATOMIC_64:
+    if kernel in ATOMIC_64 or kernel == "atom_exch_u64":
         return 8
     if kernel in CPASYNC:
         return CPASYNC[kernel]
@@ -245,7 +249,10 @@ def generate(seed=14, extended=True):
         matrix_patterns(g, k, extended and k in ("ldsm_x4", "stsm_x4", "ldsm_x4_trans"))
     for k in CPASYNC:
         cpasync_patterns(g, k, extended and k in ("cp_ca_16", "cp_cg_16", "cp_ca_4"))
-    return g.out
+    added = Gen(seed + 1000)
+    for k in ADDED:
+        atomic_patterns(added, k, extended)
+    return g.out + added.out
 
 
 def cg_probe_patterns():

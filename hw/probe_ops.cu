@@ -58,6 +58,7 @@ ATOMIC(atom_add_f32, float, atomicAdd(p, 1.0f))
 ATOMIC(atom_add_u64, unsigned long long, atomicAdd(p, 1ull))
 ATOMIC(atom_cas_u32, unsigned, out[lane] = atomicCAS(p, 0u, lane + 1u))
 ATOMIC(atom_cas_u64, unsigned long long, out[lane] = (unsigned)atomicCAS(p, 0ull, lane + 1ull))
+ATOMIC(atom_exch_u64, unsigned long long, atomicExch(p, lane + 1ull))
 ATOMIC(atom_exch_u32, unsigned, out[lane] = atomicExch(p, lane + 1u))
 ATOMIC(atom_or_u32, unsigned, atomicOr(p, 1u << lane))
 ATOMIC(atom_and_u32, unsigned, atomicAnd(p, ~(1u << lane)))
@@ -136,7 +137,7 @@ struct Entry {
 static const Entry TABLE[] = {
     E(atom_add1_u32, 4, 4, false), E(atom_add_u32, 4, 4, false), E(atom_add_u32_ret, 4, 4, false),
     E(atom_add_f32, 4, 4, false), E(atom_add_u64, 8, 8, false), E(atom_cas_u32, 4, 4, false),
-    E(atom_cas_u64, 8, 8, false), E(atom_exch_u32, 4, 4, false), E(atom_or_u32, 4, 4, false),
+    E(atom_cas_u64, 8, 8, false), E(atom_exch_u64, 8, 8, false), E(atom_exch_u32, 4, 4, false), E(atom_or_u32, 4, 4, false),
     E(atom_and_u32, 4, 4, false), E(atom_xor_u32, 4, 4, false), E(atom_min_s32, 4, 4, false),
     E(atom_max_u32, 4, 4, false), E(atom_inc_u32, 4, 4, false),
     E(ldsm_x1, 16, 16, true), E(ldsm_x2, 16, 16, true), E(ldsm_x4, 16, 16, true),
