@@ -217,17 +217,11 @@ pub fn bank_map(target: Target, access: &WarpAccess, phase: &Phase) -> Vec<BankL
 fn bank_loads(touches: impl IntoIterator<Item = (usize, u32, u64)>) -> Vec<BankLoad> {
     let mut loads: Vec<BankLoad> = Vec::new();
     for (lane, bank, key) in touches {
-        let t = Touch {
-            lane,
-            bank,
-            key,
-            addr: 0,
-        };
-        let idx = match loads.iter().position(|b| b.bank == t.bank) {
+        let idx = match loads.iter().position(|b| b.bank == bank) {
             Some(i) => i,
             None => {
                 loads.push(BankLoad {
-                    bank: t.bank,
+                    bank,
                     units: Vec::new(),
                     lanes: Vec::new(),
                 });
@@ -235,11 +229,11 @@ fn bank_loads(touches: impl IntoIterator<Item = (usize, u32, u64)>) -> Vec<BankL
             }
         };
         let load = &mut loads[idx];
-        if !load.units.contains(&t.key) {
-            load.units.push(t.key);
+        if !load.units.contains(&key) {
+            load.units.push(key);
         }
-        if !load.lanes.contains(&t.lane) {
-            load.lanes.push(t.lane);
+        if !load.lanes.contains(&lane) {
+            load.lanes.push(lane);
         }
     }
     for load in &mut loads {
