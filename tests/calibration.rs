@@ -93,3 +93,162 @@ fn engine_predicts_our_own_measurements() {
         outcome.mismatches.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Atomics, ldmatrix / stmatrix and cp.async, measured by hw/measure_ops.py on an H100 (see
+// hw/ATOMICS_AND_MATRIX_OPS.md). Each pattern's wavefronts, and where the profiler counts them
+// meaningfully its bank conflicts and instructions, must come out of the engine exactly.
+
+use banklint::bank::engine::{AtomicKind, LaneOffsets};
+use banklint::bank::ops;
+
+fn parse_op(text: &str) -> Op {
+    let matrix = |rest: &str| -> (u8, bool) {
+        let (shape, trans) = match rest.strip_suffix(".trans") {
+            Some(s) => (s, true),
+            None => (rest, false),
+        };
+        let count = shape.strip_prefix('x').and_then(|n| n.parse().ok());
+        (count.expect("matrix shape"), trans)
+    };
+    match text {
+        "atomic.rmw" => Op::Atomic(AtomicKind::Rmw),
+        "atomic.count" => Op::Atomic(AtomicKind::Count),
+        "atomic.cas" => Op::Atomic(AtomicKind::Cas),
+        "atomic.cas-loop" => Op::Atomic(AtomicKind::CasLoop),
+        "cp.async.ca" => Op::CpAsync { bypass_l1: false },
+        "cp.async.cg" => Op::CpAsync { bypass_l1: true },
+        _ => {
+            if let Some(rest) = text.strip_prefix("ldmatrix.") {
+                let (count, trans) = matrix(rest);
+                Op::Ldmatrix { count, trans }
+            } else if let Some(rest) = text.strip_prefix("stmatrix.") {
+                let (count, trans) = matrix(rest);
+                Op::Stmatrix { count, trans }
+            } else {
+                panic!("unknown op {text}")
+            }
+        }
+    }
+}
+
+fn lanes(value: &Value) -> LaneOffsets {
+    let list = value.as_array().expect("32 lanes");
+    assert_eq!(list.len(), WARP_SIZE);
+    let mut out = [None; WARP_SIZE];
+    for (lane, o) in list.iter().enumerate() {
+        let v = o.as_i64().expect("integer offset");
+        out[lane] = (v >= 0).then_some(v as u64);
+    }
+    out
+}
+
+/// Checks every pattern of one file; returns (patterns, mismatches).
+fn check_ops_file(name: &str) -> (usize, Vec<String>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("measured data file");
+    let doc: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert!(doc["device"].as_str().unwrap_or("").ends_with("(sm_90)"));
+    let target = Target::new(Arch::DEFAULT, BankMode::FourByte);
+    let patterns = doc["patterns"].as_array().expect("patterns");
+    let mut bad = Vec::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let op = parse_op(p["op"].as_str().expect("op"));
+        let width = p["width"].as_u64().expect("width") as u32;
+        let offsets = lanes(&p["offsets"]);
+        let field = |k: &str| p[k].as_u64().unwrap_or_else(|| panic!("pattern {i}: {k}")) as u32;
+        let v = engine::wavefronts(target, &WarpAccess { width, op, offsets });
+        // (what, measured, engine) for every quantity compared
+        let mut checks: Vec<(&str, u32, u32)> = Vec::new();
+        match op {
+            Op::Atomic(AtomicKind::CasLoop) => {
+                checks.push((
+                    "ATOMS wavefronts",
+                    field("wavefronts"),
+                    v.wavefronts - v.load_wavefronts,
+                ));
+                checks.push((
+                    "LDS wavefronts",
+                    field("load_wavefronts"),
+                    v.load_wavefronts,
+                ));
+                checks.push((
+                    "instructions",
+                    field("instructions") + field("load_instructions"),
+                    v.instructions,
+                ));
+                // ATOMS.CAST.SPIN serves one lane per bank per try: ncu counts no conflict.
+                checks.push(("ATOMS bank conflicts", field("ncu_bank_conflicts"), 0));
+            }
+            Op::Atomic(AtomicKind::Cas) => {
+                checks.push(("wavefronts", field("wavefronts"), v.wavefronts));
+                // ncu counts a CAS's conflicts in passes of two wavefronts.
+                checks.push((
+                    "bank conflicts",
+                    field("ncu_bank_conflicts"),
+                    (v.wavefronts - v.ideal) / 2,
+                ));
+                checks.push(("instructions", field("instructions"), v.instructions));
+            }
+            Op::CpAsync { bypass_l1: true } => {
+                let sources = lanes(&p["sources"]);
+                let coalesced = ops::coalesced_sources();
+                let engine_wf =
+                    if (0..WARP_SIZE).all(|l| offsets[l].is_none() || sources[l] == coalesced[l]) {
+                        v.wavefronts
+                    } else {
+                        ops::bypass_wavefronts(&offsets, &sources)
+                    };
+                checks.push(("wavefronts", field("wavefronts"), engine_wf));
+                // The profiler counts no bank conflicts for L1-bypass copies.
+                checks.push(("bank conflicts", field("ncu_bank_conflicts"), 0));
+            }
+            _ => {
+                checks.push(("wavefronts", field("wavefronts"), v.wavefronts));
+                checks.push((
+                    "bank conflicts",
+                    field("ncu_bank_conflicts"),
+                    v.wavefronts - v.ideal,
+                ));
+                checks.push(("instructions", field("instructions"), v.instructions));
+            }
+        }
+        for (what, measured, predicted) in checks {
+            if measured != predicted {
+                bad.push(format!(
+                    "pattern {i} ({} {}, {}): {what} measured {measured}, engine {predicted}",
+                    p["kernel"].as_str().unwrap_or("?"),
+                    op.spelling(),
+                    p["gen"].as_str().unwrap_or("")
+                ));
+            }
+        }
+    }
+    (patterns.len(), bad)
+}
+
+#[test]
+fn engine_predicts_every_measured_atomic_pattern() {
+    let (total, bad) = check_ops_file("sm90_atomics.json");
+    assert_eq!(total, 987);
+    assert!(
+        bad.is_empty(),
+        "{} of {total} mispredicted:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn engine_predicts_every_measured_ldmatrix_stmatrix_and_cp_async_pattern() {
+    let (total, bad) = check_ops_file("sm90_matrix_ops.json");
+    assert_eq!(total, 1862);
+    assert!(
+        bad.is_empty(),
+        "{} of {total} mispredicted:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

@@ -398,3 +398,253 @@ fn archs_doc_matches_the_binary() {
         "docs/ARCHS.md is out of date; paste `banklint archs --format markdown` into it:\n{table}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Atomics, ldmatrix / stmatrix and cp.async. Expected numbers are the H100 measurements in
+// tests/data/sm90_atomics.json and tests/data/sm90_matrix_ops.json (pattern names quoted).
+
+/// Lane offsets as `--offsets` text.
+fn lane_list(f: impl Fn(u64) -> u64) -> String {
+    offsets((0..32).map(|l| Some(f(l))))
+}
+
+/// The usual A-fragment addressing of an x4 ldmatrix: lane l -> row l % 16, 16-byte chunk l / 16.
+fn a_fragment(row_bytes: u64) -> String {
+    lane_list(|l| (l % 16) * row_bytes + (l / 16) * 16)
+}
+
+#[test]
+fn ldmatrix_on_an_hgemm_tile_plain_padded_and_swizzled() {
+    // 128x32 half tile, 64-byte rows ("tile-row64B-a"): 16 wavefronts, 4-way, 12 conflicts.
+    let plain = json(&["--op", "ldmatrix.x4", "--offsets", &a_fragment(64)]);
+    assert_eq!(totals(&plain), (16, 4, 4, false));
+    assert_eq!(plain["op"], "ldmatrix.x4");
+    assert_eq!(
+        phase_lanes(&plain),
+        vec![(0, 7), (8, 15), (16, 23), (24, 31)]
+    );
+    // Rows 0, 2, 4, 6 of matrix 0 start in bank 0: four different words there.
+    let bank0 = &plain["phases"][0]["banks"][0];
+    assert_eq!((num(bank0, "bank"), num(bank0, "ways")), (0, 4));
+    assert_eq!(u64s(&bank0["lanes"]), vec![0, 2, 4, 6]);
+    // Padded to 80-byte rows ("tile-row80B-a"): 4, conflict-free.
+    let padded = json(&["--op", "ldmatrix.x4", "--offsets", &a_fragment(80)]);
+    assert_eq!(totals(&padded), (4, 4, 1, false));
+    // Swizzle<2,3,3> ("tile-row64B-a-swizzle233"): 4.
+    let swz = lane_list(|l| {
+        let (r, c) = (l % 16, l / 16);
+        let e = (r * 64 + c * 16) / 2;
+        (e ^ ((e & (0b11 << 6)) >> 3)) * 2
+    });
+    assert_eq!(
+        totals(&json(&["--op", "ldmatrix.x4", "--offsets", &swz])),
+        (4, 4, 1, false)
+    );
+    // stmatrix on the plain tile ("stsm_x4 tile-row64B-a"): the same 16.
+    assert_eq!(
+        num(
+            &json(&["--op", "stmatrix.x4", "--offsets", &a_fragment(64)]),
+            "wavefronts"
+        ),
+        16
+    );
+}
+
+#[test]
+fn ldmatrix_trans_with_the_swizzle_of_cutlass_3172() {
+    // B-fragment addressing (row (l % 8) + 8 (l / 16), chunk (l / 8) % 2) of a 128-byte-row tile.
+    let b = |swizzle: Option<(u64, u64, u64)>| {
+        lane_list(|l| {
+            let off = ((l % 8) + 8 * (l / 16)) * 128 + ((l / 8) % 2) * 16;
+            match swizzle {
+                None => off,
+                Some((bits, base, shift)) => {
+                    let e = off / 2;
+                    let mask = ((1 << bits) - 1) << (base + shift);
+                    (e ^ ((e & mask) >> shift)) * 2
+                }
+            }
+        })
+    };
+    // "tile-row128B-b": 32 (8-way); Swizzle<3,3,3>: 4; Swizzle<3,3,4>: 8 (still 2-way).
+    let run = |o: &str| json(&["--op", "ldmatrix.x4.trans", "--offsets", o]);
+    assert_eq!(totals(&run(&b(None))), (32, 4, 8, false));
+    assert_eq!(totals(&run(&b(Some((3, 3, 3))))), (4, 4, 1, false));
+    assert_eq!(totals(&run(&b(Some((3, 3, 4))))), (8, 4, 2, false));
+}
+
+#[test]
+fn lanes_an_operation_does_not_read_are_ignored() {
+    // "ldsm_x1 unused-lanes-conflicting": lanes 0-7 clean rows, lanes 8-31 all in bank 0: 1.
+    let o = lane_list(|l| if l < 8 { 16 * l } else { 2048 + 128 * l });
+    let v = json(&["--op", "ldmatrix.x1", "--offsets", &o]);
+    assert_eq!(totals(&v), (1, 1, 1, false));
+    assert_eq!((num(&v, "lanes_read"), num(&v, "active_lanes")), (8, 8));
+    // Ignored lanes may be anything, even unaligned or `-`.
+    let mut items: Vec<String> = (0..16).map(|l| (16 * l).to_string()).collect();
+    items.push("3".to_string()); // not 16-byte aligned, and not read
+    items.extend((17..32).map(|_| "-".to_string()));
+    let loose = items.join(",");
+    let v = json(&["--op", "ldmatrix.x2.trans", "--offsets", &loose]);
+    assert_eq!(num(&v, "wavefronts"), 2);
+    // A lane the shape reads must give an address.
+    let (code, _, err) = simulate(&["--op", "stmatrix.x2", "--stride", "16", "--active", "8"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("lanes 0-15") && err.contains("lane 8"),
+        "{err}"
+    );
+    // The human picture names the matrices and the lanes not read.
+    let (code, out, _) = simulate(&["--op", "ldmatrix.x1", "--stride", "16"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("lanes 8-31 are not read by ldmatrix.x1"),
+        "{out}"
+    );
+    assert!(out.contains("(lanes 0-7, matrix 0): 1 wavefront"), "{out}");
+}
+
+#[test]
+fn atomics_serialize_on_one_word_unless_they_count() {
+    // "atom_add_u32 stride0": 32; "atom_add1_u32 stride0" (ATOMS.POPC.INC): 1;
+    // "atom_cas_u32 stride0": 64.
+    assert_eq!(
+        totals(&json(&["--op", "atomic", "--stride", "0"])),
+        (32, 1, 32, false)
+    );
+    assert_eq!(
+        totals(&json(&["--op", "atomic.count", "--stride", "0"])),
+        (1, 1, 1, false)
+    );
+    assert_eq!(
+        num(
+            &json(&["--op", "atomic.cas", "--stride", "0"]),
+            "wavefronts"
+        ),
+        64
+    );
+    // "groups2-samebank": pairs of lanes on 16 words of bank 0: 32 for ATOMS.ADD, 16 counted.
+    let pairs = lane_list(|l| (l / 2) * 128);
+    assert_eq!(
+        num(
+            &json(&["--op", "atomic", "--offsets", &pairs]),
+            "wavefronts"
+        ),
+        32
+    );
+    assert_eq!(
+        num(
+            &json(&["--op", "atomic.count", "--offsets", &pairs]),
+            "wavefronts"
+        ),
+        16
+    );
+    // "atom_cas_u64 stride1": 8-byte CAS, half-warps: 4.
+    assert_eq!(
+        num(
+            &json(&["--op", "atomic.cas", "--bytes", "8", "--stride", "8"]),
+            "wavefronts"
+        ),
+        4
+    );
+}
+
+#[test]
+fn a_cas_loop_reports_its_loads_and_tries() {
+    // "atom_add_f32 stride32": 32 tries; ATOMS 64 wavefronts, LDS 528, 64 instructions.
+    let v = json(&["--op", "atomic.cas-loop", "--stride", "128"]);
+    assert_eq!(num(&v, "wavefronts"), 64 + 528);
+    assert_eq!(num(&v, "load_wavefronts"), 528);
+    assert_eq!(num(&v, "instructions"), 64);
+    // "atom_add_u64 stride0": ATOMS 96 + LDS 32.
+    let v = json(&["--op", "atomic.cas-loop", "--bytes", "8", "--stride", "0"]);
+    assert_eq!(
+        (num(&v, "wavefronts"), num(&v, "load_wavefronts")),
+        (128, 32)
+    );
+    let (code, out, _) = simulate(&["--op", "atomic.cas-loop", "--stride", "0"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("32 of the wavefronts are the loop's LDS (32 tries)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn cp_async_through_l1_and_bypassing_it() {
+    // "cp_ca_4 stride0": 32 lanes on one word, no broadcast: 32 (31 conflicts).
+    assert_eq!(
+        totals(&json(&["--op", "cp.async.ca", "--stride", "0"])),
+        (32, 1, 32, false)
+    );
+    // "cp_ca_8 pairs-n^1": 4.
+    let pairs = lane_list(|l| (l / 2) * 8);
+    assert_eq!(
+        num(
+            &json(&["--op", "cp.async.ca", "--bytes", "8", "--offsets", &pairs]),
+            "wavefronts"
+        ),
+        4
+    );
+    // "cp_ca_16 stride1": 4.
+    assert_eq!(
+        num(
+            &json(&["--op", "cp.async.ca", "--bytes", "16", "--stride", "16"]),
+            "wavefronts"
+        ),
+        4
+    );
+    // .cg, coalesced sources: "stride1" 4, "stride2" 32, "stride3" 24, "stride0" 1.
+    let cg = |stride: &str| {
+        num(
+            &json(&["--op", "cp.async.cg", "--stride", stride]),
+            "wavefronts",
+        )
+    };
+    assert_eq!((cg("16"), cg("32"), cg("48"), cg("0")), (4, 32, 24, 1));
+    assert_eq!(
+        json(&["--op", "cp.async.cg", "--stride", "16"])["bytes"],
+        16
+    );
+    // Widths and architectures the operations do not have.
+    let (code, _, err) = simulate(&["--op", "cp.async.cg", "--bytes", "8", "--stride", "8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cp.async.cg takes 16"), "{err}");
+    let (code, _, err) = simulate(&["--op", "cp.async.ca", "--arch", "sm_75", "--stride", "4"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("sm_80"), "{err}");
+}
+
+#[test]
+fn simulate_agrees_with_a_sample_of_every_measured_operation() {
+    // Every 25th measured pattern of both files, through the binary (cp.async.cg only where its
+    // global sources are the coalesced ones simulate assumes).
+    for file in ["sm90_atomics.json", "sm90_matrix_ops.json"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(file);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut checked = 0;
+        for p in doc["patterns"].as_array().unwrap().iter().step_by(25) {
+            let op = p["op"].as_str().unwrap();
+            let offs: Vec<i64> = p["offsets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o.as_i64().unwrap())
+                .collect();
+            if op == "cp.async.cg"
+                && (0..32).any(|l| offs[l] >= 0 && p["sources"][l].as_i64() != Some(16 * l as i64))
+            {
+                continue;
+            }
+            let list = offsets(offs.iter().map(|&o| (o >= 0).then_some(o as u64)));
+            let width = p["width"].to_string();
+            let v = json(&["--op", op, "--bytes", &width, "--offsets", &list]);
+            let measured = num(p, "wavefronts") + p["load_wavefronts"].as_u64().unwrap_or(0);
+            assert_eq!(num(&v, "wavefronts"), measured, "{file}: {p}");
+            checked += 1;
+        }
+        assert!(checked >= 30, "{file}: only {checked} checked");
+    }
+}

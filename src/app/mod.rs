@@ -2,10 +2,12 @@
 //! many files ([`runner`]), [`autofix`], coverage [`stats`], one emitter per output format ([`emit`]) and the
 //! bank engine as a calculator ([`simulate`]).
 
+pub mod archs;
 pub mod autofix;
 pub mod cli;
 pub mod config;
 pub mod emit;
 pub mod runner;
 pub mod simulate;
+pub mod simulate_ops;
 pub mod stats;

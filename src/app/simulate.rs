@@ -1,12 +1,14 @@
 //! `banklint simulate`: the bank engine as a calculator. Takes one warp instruction (32 byte
 //! offsets, or a base and stride) and shows which lanes land in which bank, the words that
-//! collide, and the wavefronts. `banklint archs`: the bank rules and shared-memory limits
-//! of every architecture as one table.
+//! collide, and the wavefronts. `banklint archs` is in [`crate::app::archs`].
 
-use crate::bank::arch::{Arch, BankMode, Family, KNOWN_ARCHS, Target};
-use crate::bank::capacity::{self, CacheConfig, KB};
+use crate::app::simulate_ops;
+use crate::bank::arch::{Arch, BankMode, Family, Target};
 use crate::bank::engine::{self, BankLoad, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
+use crate::bank::ops;
 use clap::{Args, ValueEnum};
+
+pub use crate::app::archs::{ArchsFormat, run_archs};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -27,11 +29,20 @@ Examples:
   banklint simulate --bytes 16 --stride 0       float4 broadcast load: 2
   banklint simulate --arch sm_35 --bank-mode 8 --bytes 8 --stride 8
   banklint simulate --offsets 0,4,8,-,-,...     (32 entries, - = inactive)
+  banklint simulate --op atomic --stride 0      atomicAdd on one word: 32
+  banklint simulate --op ldmatrix.x4 --stride 128   rows of one bank: 32
+  banklint simulate --op cp.async.ca --bytes 16 --stride 16
 
---format json prints {arch, bank_mode, bytes, op, active_lanes, wavefronts,
-ideal_wavefronts, conflict_ways, merged, phases: [{lanes: [first, last], part,
-wavefronts, ideal, banks: [{bank, lanes, words, ways}]}]}. words are 4-byte word
-indices (byte offset / 4); ways counts what the bank serves one after another.
+--op is one of: load, store, atomic[.rmw|.count|.cas|.cas-loop],
+ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca, cp.async.cg.
+Lanes an operation does not read (ldmatrix.x1: 8-31) are ignored.
+
+--format json prints {arch, bank_mode, bytes, op, active_lanes, lanes_read,
+wavefronts, ideal_wavefronts, conflict_ways, merged, load_wavefronts,
+instructions, phases: [{lanes: [first, last], part, wavefronts, ideal, banks:
+[{bank, lanes, words, ways}]}]}. words are 4-byte word indices (byte offset /
+4); ways counts what the bank serves one after another; load_wavefronts is the
+part of wavefronts spent by a CAS loop's loads.
 Exit status: 0, or 2 for bad input.";
 
 #[derive(Args, Debug, Clone)]
@@ -48,20 +59,17 @@ pub struct SimulateArgs {
         value_name = "4|8"
     )]
     pub bank_mode: String,
-    /// Bytes each lane accesses: 1, 2, 4, 8 or 16.
-    #[arg(
-        long,
-        allow_hyphen_values = true,
-        default_value = "4",
-        value_name = "1|2|4|8|16"
-    )]
-    pub bytes: String,
-    /// Load or store.
+    /// Bytes each lane accesses: 1, 2, 4, 8 or 16 (default 4; ldmatrix, stmatrix and
+    /// cp.async.cg: 16).
+    #[arg(long, allow_hyphen_values = true, value_name = "1|2|4|8|16")]
+    pub bytes: Option<String>,
+    /// load, store, atomic[.rmw|.count|.cas|.cas-loop], ldmatrix.x1|x2|x4[.trans],
+    /// stmatrix.x1|x2|x4[.trans], cp.async.ca or cp.async.cg.
     #[arg(
         long,
         allow_hyphen_values = true,
         default_value = "load",
-        value_name = "load|store"
+        value_name = "OP"
     )]
     pub op: String,
     /// 32 comma-separated byte offsets, one per lane; `-` for an inactive lane.
@@ -117,25 +125,21 @@ pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
         .ok()
         .and_then(BankMode::from_bytes)
         .ok_or_else(|| format!("invalid --bank-mode `{}` (expected 4 or 8)", args.bank_mode))?;
-    let width = match args.bytes.trim().parse::<u32>() {
-        Ok(w @ (1 | 2 | 4 | 8 | 16)) => w,
-        _ => {
-            return Err(format!(
-                "invalid --bytes `{}` (the access width per lane must be 1, 2, 4, 8 or 16)",
-                args.bytes
-            ));
-        }
+    let op = simulate_ops::parse_op(&args.op)?;
+    let width = match &args.bytes {
+        None => simulate_ops::default_width(op),
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(w @ (1 | 2 | 4 | 8 | 16)) => w,
+            _ => {
+                return Err(format!(
+                    "invalid --bytes `{text}` (the access width per lane must be 1, 2, 4, 8 or 16)"
+                ));
+            }
+        },
     };
-    let op = match args.op.trim().to_ascii_lowercase().as_str() {
-        "load" | "ld" | "read" => Op::Load,
-        "store" | "st" | "write" => Op::Store,
-        _ => {
-            return Err(format!(
-                "invalid --op `{}` (expected load or store)",
-                args.op
-            ));
-        }
-    };
+    simulate_ops::check_width(op, width, args.bytes.as_deref().unwrap_or(""))?;
+    simulate_ops::check_arch(op, arch)?;
+    let read = ops::lanes_read(op);
     let offsets = match (&args.offsets, &args.stride) {
         (Some(_), Some(_)) => {
             return Err("give either --offsets or --stride, not both".to_string());
@@ -150,12 +154,25 @@ pub fn parse(args: &SimulateArgs) -> Result<Simulation, String> {
             if args.base.is_some() || args.active.is_some() {
                 return Err("--base and --active go with --stride, not --offsets".to_string());
             }
-            parse_offsets(list, width)?
+            parse_offsets(list, width, read)?
         }
-        (None, Some(stride)) => {
-            strided_offsets(stride, args.base.as_deref(), args.active.as_deref(), width)?
-        }
+        (None, Some(stride)) => strided_offsets(
+            stride,
+            args.base.as_deref(),
+            args.active.as_deref(),
+            width,
+            read,
+        )?,
     };
+    if read < WARP_SIZE
+        && let Some(lane) = (0..read).find(|&l| offsets[l].is_none())
+    {
+        return Err(format!(
+            "{} reads a row address from each of lanes 0-{}; lane {lane} has none",
+            op.spelling(),
+            read - 1
+        ));
+    }
     if offsets.iter().all(Option::is_none) {
         return Err("every lane is inactive; give at least one byte offset".to_string());
     }
@@ -209,7 +226,8 @@ fn check_offset(flag: &str, lane: usize, offset: i128, width: u32) -> Result<u64
     Ok(offset as u64)
 }
 
-fn parse_offsets(list: &str, width: u32) -> Result<LaneOffsets, String> {
+/// Parses `--offsets`; lanes from `read` on are not read by the operation: anything goes there.
+fn parse_offsets(list: &str, width: u32, read: usize) -> Result<LaneOffsets, String> {
     let items: Vec<&str> = list.split(',').map(str::trim).collect();
     if items.len() != WARP_SIZE {
         return Err(format!(
@@ -219,7 +237,7 @@ fn parse_offsets(list: &str, width: u32) -> Result<LaneOffsets, String> {
         ));
     }
     let mut offsets = [None; WARP_SIZE];
-    for (lane, item) in items.iter().enumerate() {
+    for (lane, item) in items.iter().enumerate().take(read) {
         if *item == "-" {
             continue;
         }
@@ -239,6 +257,7 @@ fn strided_offsets(
     base: Option<&str>,
     active: Option<&str>,
     width: u32,
+    read: usize,
 ) -> Result<LaneOffsets, String> {
     let stride_value = parse_int(stride)
         .ok_or_else(|| format!("invalid --stride `{stride}` (expected a number of bytes)"))?;
@@ -259,7 +278,7 @@ fn strided_offsets(
         None => WARP_SIZE,
     };
     let mut offsets = [None; WARP_SIZE];
-    for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes) {
+    for (lane, slot) in offsets.iter_mut().enumerate().take(active_lanes.min(read)) {
         let offset = (lane as i128)
             .checked_mul(stride_value)
             .and_then(|o| o.checked_add(base_value))
@@ -344,6 +363,9 @@ fn pairs_share(offsets: &LaneOffsets, mask: usize) -> bool {
 /// One sentence on the wide-load merge rule for this access.
 pub fn merge_note(sim: &Simulation, verdict: &Verdict) -> String {
     let access = &sim.access;
+    if !access.op.is_plain() {
+        return format!("does not apply to {} (see below)", access.op.spelling());
+    }
     if sim.target.family() != Family::Maxwell {
         return format!(
             "does not apply on {} (measured on 5.x and later only)",
@@ -398,12 +420,15 @@ pub fn to_json(sim: &Simulation, verdict: &Verdict) -> Value {
         "arch": sim.target.arch.name(),
         "bank_mode": match sim.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
         "bytes": sim.access.width,
-        "op": sim.access.op.name(),
+        "op": sim.access.op.spelling(),
         "active_lanes": sim.access.offsets.iter().filter(|o| o.is_some()).count(),
+        "lanes_read": ops::lanes_read(sim.access.op),
         "wavefronts": verdict.wavefronts,
         "ideal_wavefronts": verdict.ideal,
         "conflict_ways": verdict.conflict_ways,
         "merged": verdict.merged,
+        "load_wavefronts": verdict.load_wavefronts,
+        "instructions": verdict.instructions,
         "phases": phases,
     })
 }
@@ -469,14 +494,24 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
     let active: Vec<usize> = (0..WARP_SIZE)
         .filter(|&l| access.offsets[l].is_some())
         .collect();
+    let read = ops::lanes_read(access.op);
     let _ = writeln!(
         out,
-        "{}: {}-byte {}, {} of 32 lanes active",
+        "{}: {}-byte {}, {} of {} lanes active",
         sim.target.describe(),
         access.width,
-        access.op.name(),
-        active.len()
+        access.op.spelling(),
+        active.len(),
+        read
     );
+    if read < WARP_SIZE {
+        let _ = writeln!(
+            out,
+            "lanes {}-31 are not read by {} (shown as -)",
+            read,
+            access.op.spelling()
+        );
+    }
     if sim.target.arch.rules_are_assumed() {
         let _ = writeln!(
             out,
@@ -484,9 +519,7 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
             sim.target.arch
         );
     }
-    let inactive: Vec<usize> = (0..WARP_SIZE)
-        .filter(|&l| access.offsets[l].is_none())
-        .collect();
+    let inactive: Vec<usize> = (0..read).filter(|&l| access.offsets[l].is_none()).collect();
     if !inactive.is_empty() {
         let _ = writeln!(
             out,
@@ -512,13 +545,17 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
 
     let lanes_per_phase = verdict.phases.first().map_or(32, |p| p.lanes.len());
     let parts = verdict.phases.iter().map(|p| p.part + 1).max().unwrap_or(1);
-    let possible = (WARP_SIZE / lanes_per_phase) as u32 * parts;
+    let possible = (read / lanes_per_phase) as u32 * parts;
     let count = verdict.phases.len();
     for (k, phase) in verdict.phases.iter().enumerate() {
         let rows = bank_rows(sim, phase);
         let worst = rows.iter().map(|r| r.ways).max().unwrap_or(1);
         let part = if sim.target.family() == Family::Tesla && access.width > 4 {
             format!(", 32-bit part {} of {}", phase.part + 1, access.width / 4)
+        } else if let Some(label) =
+            simulate_ops::phase_label(access.op, phase.lanes.start / lanes_per_phase)
+        {
+            format!(", {label}")
         } else {
             String::new()
         };
@@ -600,8 +637,14 @@ pub fn render_human(sim: &Simulation, verdict: &Verdict) -> String {
         "none".to_string()
     };
     let _ = writeln!(out, "conflict:    {conflict}");
+    for line in simulate_ops::extra_totals(access.op, verdict) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "merge rule:  {}", merge_note(sim, verdict));
     for line in family_notes(sim) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in simulate_ops::notes(access.op) {
         let _ = writeln!(out, "{line}");
     }
     out
@@ -624,6 +667,9 @@ fn group_quiet_banks(rows: &[BankRow]) -> Vec<Vec<&BankRow>> {
 
 fn family_notes(sim: &Simulation) -> Vec<&'static str> {
     let mut notes = vec!["ways: words a bank serves one after another; > marks the busiest banks."];
+    if !sim.access.op.is_plain() {
+        return notes;
+    }
     match (sim.target.family(), sim.target.bank_mode) {
         (Family::Tesla, _) => {
             notes.push("1.x: 16 banks per half-warp; a load step serves one broadcast word plus");
@@ -653,267 +699,6 @@ fn to_u64(v: &[usize]) -> Vec<u64> {
     v.iter().map(|&x| x as u64).collect()
 }
 
-// ---------------------------------------------------------------- banklint archs
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ArchsFormat {
-    Human,
-    Json,
-    /// The Markdown table of docs/ARCHS.md.
-    Markdown,
-}
-
-/// One row of the `archs` table: what the bank engine and the capacity tables say about a
-/// group of consecutive compute capabilities that agree on everything shown.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArchRow {
-    pub archs: Vec<Arch>,
-    pub family: Family,
-    pub banks: u32,
-    /// Bytes a bank delivers per clock (8 on 3.x).
-    pub bank_width: u32,
-    /// Lanes served together for <=4, 8 and 16-byte accesses, as printed.
-    pub split: [&'static str; 3],
-    pub broadcast: &'static str,
-    pub merge: bool,
-    pub static_per_block: u32,
-    pub opt_in_per_block: u32,
-    pub per_sm: u32,
-    pub per_sm_prefer_l1: u32,
-    pub per_sm_prefer_equal: u32,
-    pub reserved_per_block: u32,
-    pub max_blocks_per_sm: u32,
-    pub rules_assumed: bool,
-}
-
-fn row_for(arch: Arch) -> ArchRow {
-    let family = arch.family();
-    let target = Target::new(arch, BankMode::FourByte);
-    let (split, broadcast, bank_width) = match family {
-        Family::Tesla => (["16", "16x2", "16x4"], "1 word", 4),
-        Family::Fermi => (["32", "16", "8*"], "multi", 4),
-        Family::Kepler => (["32", "32", "32"], "multi", 8),
-        Family::Maxwell => (["32", "16", "8"], "multi", 4),
-    };
-    ArchRow {
-        archs: vec![arch],
-        family,
-        banks: target.banks(),
-        bank_width,
-        split,
-        broadcast,
-        merge: family == Family::Maxwell,
-        static_per_block: capacity::max_static_per_block(arch),
-        opt_in_per_block: capacity::max_dynamic_opt_in_per_block(arch),
-        per_sm: capacity::per_sm_capacity(arch, CacheConfig::PreferShared),
-        per_sm_prefer_l1: capacity::per_sm_capacity(arch, CacheConfig::PreferL1),
-        per_sm_prefer_equal: capacity::per_sm_capacity(arch, CacheConfig::PreferEqual),
-        reserved_per_block: capacity::reserved_per_block(arch),
-        max_blocks_per_sm: capacity::max_resident_blocks_per_sm(arch),
-        rules_assumed: arch.rules_are_assumed(),
-    }
-}
-
-/// The rows of `banklint archs`: consecutive known archs that agree on every column merge.
-pub fn arch_rows() -> Vec<ArchRow> {
-    let mut rows: Vec<ArchRow> = Vec::new();
-    for &(major, minor) in KNOWN_ARCHS {
-        let row = row_for(Arch { major, minor });
-        match rows.last_mut() {
-            Some(last)
-                if ArchRow {
-                    archs: row.archs.clone(),
-                    ..last.clone()
-                } == row =>
-            {
-                last.archs.push(row.archs[0]);
-            }
-            _ => rows.push(row),
-        }
-    }
-    rows
-}
-
-impl ArchRow {
-    /// `1.0-1.3`, `5.3, 6.0`, `9.0`.
-    pub fn label(&self) -> String {
-        let cc = |a: &Arch| format!("{}.{}", a.major, a.minor);
-        match self.archs.as_slice() {
-            [one] => cc(one),
-            [a, b] => format!("{}, {}", cc(a), cc(b)),
-            [first, .., last] => format!("{}-{}", cc(first), cc(last)),
-            [] => String::new(),
-        }
-    }
-
-    fn per_sm_text(&self) -> String {
-        let star = if self.per_sm_prefer_l1 != self.per_sm {
-            "*"
-        } else {
-            ""
-        };
-        format!("{}{star}", kb(self.per_sm))
-    }
-
-    fn opt_in_text(&self) -> String {
-        let plus = if self.reserved_per_block > 0 { "+" } else { "" };
-        format!("{}{plus}", kb(self.opt_in_per_block))
-    }
-}
-
-fn kb(bytes: u32) -> String {
-    if bytes.is_multiple_of(KB) {
-        format!("{} KB", bytes / KB)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
-const ARCHS_LEGEND: &[&str] = &[
-    "<=4B, 8B, 16B: lanes served together (a warp of 32 splits into 32/N phases);",
-    "  16x2, 16x4: half-warps, each wide access split into 2 or 4 32-bit requests;",
-    "  8*: quarter-warps that cost one pass more than the busiest bank (2.x guide).",
-    "banks: 3.x banks deliver 8 bytes per clock, in 4- or 8-byte addressing mode.",
-    "bcast: lanes reading one word never conflict (\"multi\": any number of such",
-    "  words per request; \"1 word\": one broadcast word per step on 1.x).",
-    "merge: 8- and 16-byte LOADS where lanes n and n^1 (or n and n^2) read the",
-    "  same address get phases twice as long (measured on sm_90).",
-    "static: most static __shared__ per block. opt-in: most per block after",
-    "  cudaFuncAttributeMaxDynamicSharedMemorySize; + = 1 KB more per block is",
-    "  reserved for the system (8.x and later).",
-    "per SM: shared memory of one SM (largest carveout on 7.x and later);",
-    "  * = default/PreferShared split: PreferL1 gives 16 KB (2.x, 3.x) or 80 KB",
-    "  (3.7), PreferEqual 32 KB (3.x) or 96 KB (3.7).",
-    "blocks: most resident blocks per SM.",
-    "10.x, 11.x and 12.x use the 5.x-9.x bank rules until measured otherwise.",
-    "Sources: docs/ARCHS.md.",
-];
-
-/// The human table, at most 80 columns wide.
-pub fn render_archs_human() -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<12}{:<7}{:<5}{:<6}{:<6}{:<7}{:<6}{:>6} {:>7} {:>7} {:>6}",
-        "CC",
-        "banks",
-        "<=4B",
-        "8B",
-        "16B",
-        "bcast",
-        "merge",
-        "static",
-        "opt-in",
-        "per SM",
-        "blocks"
-    );
-    for r in arch_rows() {
-        let _ = writeln!(
-            out,
-            "{:<12}{:<7}{:<5}{:<6}{:<6}{:<7}{:<6}{:>6} {:>7} {:>7} {:>6}",
-            r.label(),
-            format!("{}x{}B", r.banks, r.bank_width),
-            r.split[0],
-            r.split[1],
-            r.split[2],
-            r.broadcast,
-            if r.merge { "loads" } else { "-" },
-            kb(r.static_per_block),
-            r.opt_in_text(),
-            r.per_sm_text(),
-            r.max_blocks_per_sm
-        );
-    }
-    out.push('\n');
-    for line in ARCHS_LEGEND {
-        let _ = writeln!(out, "{line}");
-    }
-    out
-}
-
-/// The Markdown table embedded in docs/ARCHS.md.
-pub fn render_archs_markdown() -> String {
-    let mut out = String::new();
-    out.push_str(
-        "| CC | banks x width | <=4 B | 8 B | 16 B | broadcast | merge | static/block | \
-         opt-in/block | per SM | blocks/SM |\n",
-    );
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in arch_rows() {
-        let _ = writeln!(
-            out,
-            "| {} | {} x {} B | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.label(),
-            r.banks,
-            r.bank_width,
-            r.split[0],
-            r.split[1],
-            r.split[2].replace('*', "\\*"),
-            r.broadcast,
-            if r.merge { "loads" } else { "-" },
-            kb(r.static_per_block),
-            r.opt_in_text(),
-            r.per_sm_text().replace('*', "\\*"),
-            r.max_blocks_per_sm
-        );
-    }
-    out
-}
-
-/// The JSON form of the `archs` table.
-pub fn archs_json() -> Value {
-    let rows: Vec<Value> = arch_rows()
-        .iter()
-        .map(|r| {
-            let lanes = |s: &str| -> Value {
-                let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-                json!(digits.parse::<u32>().unwrap_or(32))
-            };
-            json!({
-                "compute_capability": r.label(),
-                "archs": r.archs.iter().map(|a| a.name()).collect::<Vec<_>>(),
-                "family": match r.family {
-                    Family::Tesla => "1.x",
-                    Family::Fermi => "2.x",
-                    Family::Kepler => "3.x",
-                    Family::Maxwell => "5.x+",
-                },
-                "banks": r.banks,
-                "bank_width_bytes": r.bank_width,
-                "lanes_per_phase": {"4": lanes(r.split[0]), "8": lanes(r.split[1]), "16": lanes(r.split[2])},
-                "split": {"4": r.split[0], "8": r.split[1], "16": r.split[2]},
-                "broadcast": r.broadcast,
-                "wide_load_merge": r.merge,
-                "static_per_block": r.static_per_block,
-                "opt_in_per_block": r.opt_in_per_block,
-                "reserved_per_block": r.reserved_per_block,
-                "per_sm": r.per_sm,
-                "per_sm_prefer_l1": r.per_sm_prefer_l1,
-                "per_sm_prefer_equal": r.per_sm_prefer_equal,
-                "max_blocks_per_sm": r.max_blocks_per_sm,
-                "rules_assumed": r.rules_assumed,
-            })
-        })
-        .collect();
-    json!({
-        "archs": rows,
-        "note": "10.x, 11.x and 12.x use the 5.x-9.x bank rules until measured otherwise",
-    })
-}
-
-/// Runs `banklint archs`.
-pub fn run_archs(format: ArchsFormat) -> i32 {
-    match format {
-        ArchsFormat::Human => print!("{}", render_archs_human()),
-        ArchsFormat::Markdown => print!("{}", render_archs_markdown()),
-        ArchsFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&archs_json()).unwrap_or_default()
-        ),
-    }
-    0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -930,12 +715,5 @@ mod tests {
         let text = compact_list(&scattered, 38);
         assert!(text.len() <= 38, "{text}");
         assert!(text.ends_with("more"), "{text}");
-    }
-
-    #[test]
-    fn archs_table_fits_80_columns() {
-        for line in render_archs_human().lines() {
-            assert!(line.len() <= 80, "{line}");
-        }
     }
 }

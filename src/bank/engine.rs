@@ -1,10 +1,14 @@
-//! The bank engine: a pure function from one warp instruction (target, access width, load or
-//! store, 32 per-lane byte offsets) to the wavefronts the hardware needs to serve it.
+//! The bank engine: a pure function from one warp instruction (target, operation and access
+//! width, 32 per-lane byte offsets) to the wavefronts the hardware needs to serve it.
 //!
 //! Rules per family follow `BANK_RULES.md`; the 5.x+ rules (phases and the wide-load merge
 //! rule) reproduce every pattern of the sm_90 calibration data measured with Nsight Compute.
+//! Atomics, ldmatrix / stmatrix and cp.async follow their own measured rules, in [`ops`].
+//!
+//! [`ops`]: crate::bank::ops
 
 use crate::bank::arch::{BankMode, Family, Target};
+use crate::bank::ops;
 use std::ops::Range;
 
 pub const WARP_SIZE: usize = 32;
@@ -12,18 +16,93 @@ pub const WARP_SIZE: usize = 32;
 /// Per-lane byte offsets; `None` is a lane that does not take part (predicated off).
 pub type LaneOffsets = [Option<u64>; WARP_SIZE];
 
+/// What one warp instruction (or, for a CAS loop, one source-level atomic) does to shared
+/// memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {
     Load,
     Store,
+    /// A shared-memory atomic read-modify-write (`ATOMS`), 4 or 8 bytes per lane.
+    Atomic(AtomicKind),
+    /// `ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16`: lanes `0..8 * count` each give
+    /// the address of one 16-byte row; each 8x8 matrix is one phase.
+    Ldmatrix {
+        count: u8,
+        trans: bool,
+    },
+    /// `stmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16` (sm_90), addressed like ldmatrix.
+    Stmatrix {
+        count: u8,
+        trans: bool,
+    },
+    /// `cp.async` from global to shared memory; `bypass_l1` is `.cg` (16 bytes only), else `.ca`.
+    CpAsync {
+        bypass_l1: bool,
+    },
+}
+
+/// The machine code a shared-memory atomic compiles to (measured with nvcc 13.0 for sm_90; see
+/// `hw/ATOMICS_AND_MATRIX_OPS.md`), which decides its cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AtomicKind {
+    /// One `ATOMS.ADD/EXCH/AND/OR/XOR/MIN/MAX/INC/DEC` (`.64` for `atomicExch` of 8 bytes):
+    /// every lane is served on its own, lanes on one word included.
+    Rmw,
+    /// `ATOMS.POPC.INC`: `atomicAdd(p, 1)` whose result is unused; lanes on one word are one
+    /// request.
+    Count,
+    /// `ATOMS.CAS` (`atomicCAS`): two wavefronts per lane in the busiest bank.
+    Cas,
+    /// A compare-and-swap loop (`LDS` + `ATOMS.CAST.SPIN`, repeated by the lanes that lost):
+    /// `atomicAdd` of `float`/`double`/64-bit integers, 64-bit min/max/and/or/xor.
+    CasLoop,
+}
+
+impl AtomicKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicKind::Rmw => "rmw",
+            AtomicKind::Count => "count",
+            AtomicKind::Cas => "cas",
+            AtomicKind::CasLoop => "cas-loop",
+        }
+    }
 }
 
 impl Op {
+    /// The kind of access, one word: `load`, `store`, `atomic`, `ldmatrix`, `stmatrix`,
+    /// `cp.async`.
     pub fn name(self) -> &'static str {
         match self {
             Op::Load => "load",
             Op::Store => "store",
+            Op::Atomic(_) => "atomic",
+            Op::Ldmatrix { .. } => "ldmatrix",
+            Op::Stmatrix { .. } => "stmatrix",
+            Op::CpAsync { .. } => "cp.async",
         }
+    }
+
+    /// The full spelling `banklint simulate --op` takes: `ldmatrix.x4.trans`, `cp.async.cg`,
+    /// `atomic.cas-loop`, `load`.
+    pub fn spelling(self) -> String {
+        match self {
+            Op::Load | Op::Store => self.name().to_string(),
+            Op::Atomic(kind) => format!("atomic.{}", kind.name()),
+            Op::Ldmatrix { count, trans } | Op::Stmatrix { count, trans } => format!(
+                "{}.x{count}{}",
+                self.name(),
+                if trans { ".trans" } else { "" }
+            ),
+            Op::CpAsync { bypass_l1 } => {
+                format!("cp.async.{}", if bypass_l1 { "cg" } else { "ca" })
+            }
+        }
+    }
+
+    /// Whether this is a plain load or store (the operations of `BANK_RULES.md`).
+    pub fn is_plain(self) -> bool {
+        matches!(self, Op::Load | Op::Store)
     }
 }
 
@@ -57,6 +136,11 @@ pub struct Verdict {
     pub phases: Vec<Phase>,
     /// Whether the wide-load merge rule doubled the phase size.
     pub merged: bool,
+    /// Part of `wavefronts` spent by the loads of a CAS loop (0 for other operations); the
+    /// phases cover the rest.
+    pub load_wavefronts: u32,
+    /// Shared-memory instructions the warp executes: 1, or two per try of a CAS loop.
+    pub instructions: u32,
 }
 
 impl Verdict {
@@ -85,6 +169,9 @@ pub struct BankLoad {
 
 /// Computes wavefronts, ideal and conflict degree of one warp instruction.
 pub fn wavefronts(target: Target, access: &WarpAccess) -> Verdict {
+    if !access.op.is_plain() {
+        return ops::wavefronts(target, access);
+    }
     let (layout, merged) = phase_layout(target, access);
     let mut phases = Vec::new();
     for part in 0..layout.parts {
@@ -109,19 +196,32 @@ pub fn wavefronts(target: Target, access: &WarpAccess) -> Verdict {
         conflict_ways: phases.iter().map(phase_ways).max().unwrap_or(1),
         phases,
         merged,
+        load_wavefronts: 0,
+        instructions: 1,
     }
 }
 
 /// Per-bank detail of one phase, for explanations and `simulate`'s picture.
 pub fn bank_map(target: Target, access: &WarpAccess, phase: &Phase) -> Vec<BankLoad> {
-    let touches = phase_touches(target, access, phase.lanes.clone(), phase.part);
+    if !access.op.is_plain() {
+        return bank_loads(ops::phase_touches(access, phase));
+    }
+    bank_loads(
+        phase_touches(target, access, phase.lanes.clone(), phase.part)
+            .into_iter()
+            .map(|t| (t.lane, t.bank, t.key)),
+    )
+}
+
+/// Groups (lane, bank, conflict unit) touches by bank.
+fn bank_loads(touches: impl IntoIterator<Item = (usize, u32, u64)>) -> Vec<BankLoad> {
     let mut loads: Vec<BankLoad> = Vec::new();
-    for t in touches {
-        let idx = match loads.iter().position(|b| b.bank == t.bank) {
+    for (lane, bank, key) in touches {
+        let idx = match loads.iter().position(|b| b.bank == bank) {
             Some(i) => i,
             None => {
                 loads.push(BankLoad {
-                    bank: t.bank,
+                    bank,
                     units: Vec::new(),
                     lanes: Vec::new(),
                 });
@@ -129,11 +229,11 @@ pub fn bank_map(target: Target, access: &WarpAccess, phase: &Phase) -> Vec<BankL
             }
         };
         let load = &mut loads[idx];
-        if !load.units.contains(&t.key) {
-            load.units.push(t.key);
+        if !load.units.contains(&key) {
+            load.units.push(key);
         }
-        if !load.lanes.contains(&t.lane) {
-            load.lanes.push(t.lane);
+        if !load.lanes.contains(&lane) {
+            load.lanes.push(lane);
         }
     }
     for load in &mut loads {

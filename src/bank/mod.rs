@@ -6,3 +6,4 @@ pub mod arch;
 pub mod capacity;
 pub mod engine;
 pub mod layout;
+pub mod ops;

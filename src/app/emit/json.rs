@@ -1,7 +1,6 @@
 //! JSON output (`version: 1`): the `accesses` and `diagnostics` entries of one file; the
 //! runner assembles the document.
 
-use crate::bank::engine::Op;
 use crate::lint::diagnostics::{Finding, declaration_place};
 use crate::lint::findings::Status;
 use crate::lint::report::FileReport;
@@ -25,7 +24,7 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                 "end_column": end_column,
                 "kernel": f.function,
                 "array": entry.decl.name,
-                "kind": match f.op { Op::Load => "load", Op::Store => "store" },
+                "kind": f.op.name(),
                 "access_bytes": f.width,
                 "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
                 "block_dim_source": f.shape.source.name(),
