@@ -1509,15 +1509,48 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return *v;
         }
         self.constant_cache.insert(name.to_string(), None);
-        let v = match self.unit.constants.get(name)? {
-            NamedConstant::Value(v) => Some(*v),
-            NamedConstant::Expr { expr, item } => self.constant_in(expr, *item),
-            NamedConstant::Enumerator { expr, offset, item } => self
+        let v = match self.unit.constants.get(name) {
+            Some(NamedConstant::Value(v)) => Some(*v),
+            Some(NamedConstant::Expr { expr, item }) => self.constant_in(expr, *item),
+            Some(NamedConstant::Enumerator { expr, offset, item }) => self
                 .constant_in(expr, *item)
                 .and_then(|v| v.checked_add(*offset)),
+            None => self
+                .header_constant(name)
+                .or_else(|| self.static_member(name)),
         };
         self.constant_cache.insert(name.to_string(), v);
         v
+    }
+
+    /// A constant of a header or of the includer's text before its `#include`
+    /// (`const int WARPSIZE = 32;`), evaluated in that file.
+    fn header_constant(&self, name: &str) -> Option<i64> {
+        self.headers
+            .iter()
+            .find_map(|(_, h)| match h.constants.get(name)? {
+                NamedConstant::Value(v) => Some(*v),
+                NamedConstant::Expr { expr, item } => eval_constant(h, expr, *item),
+                NamedConstant::Enumerator { expr, offset, item } => {
+                    eval_constant(h, expr, *item).and_then(|v| v.checked_add(*offset))
+                }
+            })
+    }
+
+    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member.
+    fn static_member(&mut self, name: &str) -> Option<i64> {
+        let prepared = self.unit.prepared;
+        let m = prepared
+            .static_members
+            .iter()
+            .chain(
+                self.headers
+                    .iter()
+                    .flat_map(|(_, h)| h.prepared.static_members.iter()),
+            )
+            .find(|m| name == format!("{}__{}", m.class, m.member))?;
+        let expr = parse_expression_text(self.unit, &m.value)?;
+        eval_constant(self.unit, &expr, 0)
     }
 
     fn member(&mut self, whole: &Node<Expression>, m: &MemberExpression, mask: &[bool]) -> Lanes {

@@ -9,6 +9,7 @@
 use crate::analysis::extraction::{Function, Unit};
 use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
+use crate::front::cuda::Prepared;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
@@ -30,9 +31,10 @@ type Arguments = Vec<(String, i64)>;
 /// An annotation's span and the values it gives.
 type AnnotatedArguments = (std::ops::Range<usize>, Arguments);
 
-/// The launches of another file that includes this one: its unit and its path as reported.
-pub struct IncluderLaunches<'u, 'p> {
-    pub unit: &'u Unit<'p>,
+/// The launches of a file that includes this one (directly or through other headers): what
+/// its front end found, and its path as reported.
+pub struct IncluderLaunches<'p> {
+    pub prepared: &'p Prepared,
     pub file: String,
 }
 
@@ -41,30 +43,33 @@ pub fn shapes_for(
     f: &Function,
     cli: Option<[u32; 3]>,
     unresolved: &mut Vec<UnresolvedLaunch>,
-    includer: Option<&IncluderLaunches<'_, '_>>,
+    includers: &[IncluderLaunches<'_>],
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
     // Instantiations and arguments of launches whose block shape is not known.
     let mut without_shape: Vec<(TemplateArgs, Arguments)> = Vec::new();
     if f.kernel {
         launch_shapes(
-            unit,
+            unit.prepared,
             f,
             &|l| ShapeSource::Launch(l.span.clone()),
             unresolved,
             &mut shapes,
             &mut without_shape,
         );
-        // A kernel this file never launches may be launched by its includer (Rodinia's
-        // `main.cu` includes each kernel file, then launches its kernels). Problems with those
-        // launches are the includer's to report.
-        if let Some(inc) = includer.filter(|_| shapes.is_empty() && without_shape.is_empty()) {
+        // A kernel this file never launches may be launched by a file that includes it
+        // (Rodinia's `main.cu` includes each kernel file, then launches its kernels), the
+        // nearest one that does. Problems with those launches are that file's to report.
+        for inc in includers {
+            if !shapes.is_empty() || !without_shape.is_empty() {
+                break;
+            }
             launch_shapes(
-                inc.unit,
+                inc.prepared,
                 f,
                 &|l| ShapeSource::IncluderLaunch {
                     file: inc.file.clone(),
-                    line: inc.unit.line_of(l.span.start),
+                    line: inc.prepared.line_of(l.span.start),
                 },
                 &mut Vec::new(),
                 &mut shapes,
@@ -119,23 +124,23 @@ pub fn shapes_for(
 /// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
 /// arguments of launches whose shape is not a constant into `without_shape`.
 fn launch_shapes(
-    unit: &Unit<'_>,
+    prepared: &Prepared,
     f: &Function,
     source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
     unresolved: &mut Vec<UnresolvedLaunch>,
     shapes: &mut Vec<BlockShape>,
     without_shape: &mut Vec<(TemplateArgs, Arguments)>,
 ) {
-    for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
+    for launch in prepared.launches.iter().filter(|l| l.kernel == f.name) {
         let Some(block) = launch.config.get(1) else {
             unresolved.push(UnresolvedLaunch {
-                span: unit.prepared.source_span(launch.span.clone()),
+                span: prepared.source_span(launch.span.clone()),
                 reason: "the launch has no block argument".into(),
                 annotation: None,
             });
             continue;
         };
-        let text = unit.prepared.written(block.clone());
+        let text = prepared.written(block.clone());
         let dims_here = launch.values.block.as_ref().map(|b| b.as_dims());
         let dims_here = match dims_here {
             Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
@@ -156,13 +161,13 @@ fn launch_shapes(
         let dims_here = dims_here.ok();
         if let Some(reason) = problem {
             unresolved.push(UnresolvedLaunch {
-                span: unit.prepared.source_span(block.clone()),
+                span: prepared.source_span(block.clone()),
                 reason,
                 annotation: None,
             });
         }
         let arguments = launch_arguments(f, launch);
-        for written in host_instantiations(unit, launch) {
+        for written in host_instantiations(prepared, launch) {
             let template_args = bind_template_args(f, &written);
             match dims_here {
                 Some(dims) if valid(dims) => {
@@ -228,8 +233,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 /// (`reduce0<T><<<...>>>` inside `template <class T> void reduce(...)`) replaced by each
 /// instantiation of that function the file names (`template void reduce<int>(...);`, or a
 /// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
-fn host_instantiations(unit: &Unit<'_>, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
-    let p = unit.prepared;
+fn host_instantiations(p: &Prepared, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
     // Arguments the host code makes constants (`constexpr int BM = 32; k<BM><<<...>>>`) by
     // their value; others (types, the host template's own parameters) as written.
     let args: Vec<String> = launch

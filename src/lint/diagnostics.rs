@@ -341,10 +341,11 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             code: Rule::SkippedCode,
             severity: Severity::Note,
             span: s.span.clone(),
-            message: "skipped code banklint could not parse".to_string(),
+            message: "code banklint skipped: shared-memory accesses in it are not analyzed"
+                .to_string(),
             label: s.reason.clone(),
             secondary: None,
-            notes: vec!["shared-memory accesses in this region are not analyzed".to_string()],
+            notes: Vec::new(),
             conflict_ways: None,
             fix: None,
         });
