@@ -13,7 +13,8 @@ Without DIR arguments the corpus is measured; with DIR arguments, each DIR is a 
 own (one row, no defines), and `--corpus` adds the corpus table. `--json FILE` writes the same
 numbers (and the state of every declaration) for the README and for comparisons;
 `--compare OLD.json` prints, per repository, what changed from OLD.json (arrays analyzed,
-accesses, seconds, crashes, and each declaration that was gained or lost). `--from-json
+accesses, seconds, crashes, and the declarations that were gained or lost: each one, or grouped
+by change where there are more than 8; `--list-missing` lists each). `--from-json
 NEW.json --compare OLD.json` compares two saved measurements without running banklint.
 
 What is counted
@@ -434,12 +435,16 @@ HEADER_RE = re.compile(r"^(error|warning|note|help)\[([a-z0-9-]+)\]: ")
 LOC_RE = re.compile(r"^\s*[┌╭]─ (.*):(\d+):(\d+)\s*$")
 
 
+NUMBERED_RE = re.compile(r"^\s*(\d+) │")
+
+
 def skipped_labels(human_output):
-    """Map (file, line, column) -> label text for skipped-code diagnostics in
-    banklint's human output (the JSON format does not carry the label)."""
+    """Map (file, line, column) -> (label text, last line of the span) for skipped-code
+    diagnostics in banklint's human output (the JSON format carries neither)."""
     labels = {}
     code = None
     loc = None
+    last = None
     for line in human_output.splitlines():
         h = HEADER_RE.match(line)
         if h:
@@ -452,9 +457,15 @@ def skipped_labels(human_output):
         if lm and loc is None:
             loc = (os.path.normpath(lm.group(1)), int(lm.group(2)), int(lm.group(3)))
             continue
+        nm = NUMBERED_RE.match(line)
+        if nm:
+            last = int(nm.group(1))
+            continue
         am = ANNOT_RE.match(line)
-        if am and loc is not None and loc not in labels:
-            labels[loc] = am.group(1).strip()
+        # A span over several lines is drawn `╭───^` on its first line (no label) and
+        # `╰───^ label` under its last.
+        if am and am.group(1).strip() and loc is not None and loc not in labels:
+            labels[loc] = (am.group(1).strip(), last or loc[1])
     return labels
 
 
@@ -689,7 +700,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
             line = dg.get("line") or 1
             if code == "skipped-code":
                 skipped += 1
-                label = r["labels"].get((dfile, line, dg.get("column")))
+                label, span_end = r["labels"].get((dfile, line, dg.get("column")), (None, line))
                 norm = normalize_reason(label or "(reason not in the human output)")[0]
                 skipped_reasons[norm] += 1
                 s = scans.get(dfile)
@@ -702,7 +713,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
                         for sus in signature_suspects(s.code, sp["head"]):
                             suspects[sus] += 1
                     else:
-                        last = s.statement_end_line(line)
+                        last = span_end if label else s.statement_end_line(line)
                 skipped_regions[dfile].append((first, last, norm))
             elif code not in ACCESS_CODES:
                 decl_notes[(dfile, line)].append(f"{code}: {normalize_reason(dg.get('message'))[0]}")
@@ -815,6 +826,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
         macros |= set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(", s.code, re.M))
     unknown_only = collections.Counter()
     not_reached = collections.Counter()
+    not_reached_hints = collections.defaultdict(collections.Counter)
     not_reached_ex = {}
     for d in decls:
         k = id(d)
@@ -851,13 +863,17 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
             state = "unreached"
             why = why_not_reached(d, scans[d["file"]], run_of.get(d["file"]), decl_notes,
                                   skipped_regions, fn_accessed, kernel_names, macros)
-            not_reached[why] += 1
-            not_reached_ex.setdefault(why, f"{d['file']}:{d['line']}")
+            main, _, hint = why.partition("; ")
+            not_reached[main] += 1
+            if hint:
+                not_reached_hints[main][hint] += 1
+            not_reached_ex.setdefault(main, f"{d['file']}:{d['line']}")
         row["declarations"].append({"file": d["file"], "line": d["line"], "name": d["name"],
                                     "state": state, "why": why})
     row["unknown_only"] = dict(unknown_only.most_common())
     row["not_reached"] = dict(not_reached.most_common())
     row["not_reached_examples"] = not_reached_ex
+    row["not_reached_hints"] = {k: dict(v.most_common()) for k, v in not_reached_hints.items()}
     return row
 
 
@@ -954,7 +970,10 @@ def total_of(rows):
     counters = {k: collections.Counter() for k in ("unknown_reasons", "unknown_only", "not_reached",
                                                    "skipped_reasons", "skipped_signatures")}
     examples = {"unknown_examples": {}, "not_reached_examples": {}}
+    hints = collections.defaultdict(collections.Counter)
     for r in rows:
+        for k, v in r.get("not_reached_hints", {}).items():
+            hints[k].update(v)
         for k, v in r.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k in t:
                 t[k] += v
@@ -972,6 +991,7 @@ def total_of(rows):
     for k, c in counters.items():
         t[k] = dict(c.most_common())
     t.update(examples)
+    t["not_reached_hints"] = {k: dict(v.most_common()) for k, v in hints.items()}
     t["seconds"] = round(t["seconds"], 3)
     t["wall_seconds"] = round(t["wall_seconds"], 3)
     return t
@@ -1027,6 +1047,11 @@ def print_table(table, args):
             for why, n in items[:top]:
                 ex = f"   e.g. {r[exk][why]}" if exk and why in r.get(exk, {}) else ""
                 lines.append(f"    {n:5}  {why}{ex}")
+                hint = r.get("not_reached_hints", {}).get(why) if k == "not_reached" else None
+                if hint:
+                    lines.append("           the array is " + ", ".join(
+                        f"{h.replace('used ', '').replace('address taken or cast', 'cast or its address taken')}"
+                        f" ({c})" for h, c in hint.items()))
             if len(items) > top:
                 lines.append(f"    {sum(n for _, n in items[top:]):5}  (others)")
         for k in ("crashes", "timeouts", "errors"):
@@ -1056,8 +1081,9 @@ def print_table(table, args):
     print()
 
 
-def compare(old, new):
-    """Print, per table and repository, what changed from OLD to NEW."""
+def compare(old, new, max_listed=8):
+    """Print, per table and repository, what changed from OLD to NEW: each declaration whose
+    state changed, or grouped by change when there are more than `max_listed`."""
     old_tables = {t["name"]: t for t in old["tables"]}
     print(f"== changes: {old.get('banklint')} ({old.get('date')}) -> {new.get('banklint')} ({new.get('date')}) ==")
     for t in new["tables"]:
@@ -1092,6 +1118,7 @@ def compare(old, new):
                 continue
             od = {(x["file"], x["line"], x["name"]): x for x in o.get("declarations", [])}
             nd = {(x["file"], x["line"], x["name"]): x for x in r.get("declarations", [])}
+            changes = []
             for key in sorted(set(od) | set(nd)):
                 a, b = od.get(key), nd.get(key)
                 was = a["state"] if a else "not counted"
@@ -1100,7 +1127,17 @@ def compare(old, new):
                     continue
                 tag = "gained" if now == "analyzed" else "lost" if was == "analyzed" else "changed"
                 why = f": {b['why']}" if b and b["why"] else ""
-                print(f"      {tag:7} {key[0]}:{key[1]} `{key[2]}`: {was} -> {now}{why}")
+                changes.append((tag, f"{was} -> {now}{why}", f"{key[0]}:{key[1]} `{key[2]}`"))
+            if len(changes) <= max_listed:
+                for tag, what, where in changes:
+                    print(f"      {tag:7} {where}: {what}")
+            else:
+                groups = collections.defaultdict(list)
+                for tag, what, where in changes:
+                    groups[(tag, what)].append(where)
+                for (tag, what), wheres in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                    more = f" and {len(wheres) - 1} more" if len(wheres) > 1 else ""
+                    print(f"      {tag:7} {len(wheres):4} x {what}   e.g. {wheres[0]}{more}")
             for k in ("crashes", "timeouts"):
                 for x in sorted(set(r[k]) - set(o[k])):
                     print(f"      new {k[:-1] if k == 'timeouts' else 'crash'}: {x}")
@@ -1201,7 +1238,7 @@ def main():
         print_table(t, args)
     if args.compare:
         with open(args.compare) as fh:
-            compare(json.load(fh), result)
+            compare(json.load(fh), result, 10**9 if args.list_missing else 8)
 
 
 def banklint_version(banklint):
