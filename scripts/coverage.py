@@ -75,7 +75,8 @@ Seconds are the wall time of each JSON run (process start included), summed per 
 with the slowest file. Runs go in parallel (`--jobs`, default one per core), which on a
 loaded machine inflates each file's time; use `--jobs 1` for times to quote.
 
-Options that list more: `--list-missing` (each declaration not analyzed, with why),
+Options that list more: `--markdown` (the README's table), `--list-missing` (each declaration
+not analyzed, with why),
 `--per-file` (one line per file run), `--details` (unknown-access and skipped-code reasons,
 and the C++ constructs in the signatures of skipped kernels).
 
@@ -713,7 +714,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
                         for sus in signature_suspects(s.code, sp["head"]):
                             suspects[sus] += 1
                     else:
-                        last = span_end if label else s.statement_end_line(line)
+                        last = max(span_end, s.statement_end_line(line))
                 skipped_regions[dfile].append((first, last, norm))
             elif code not in ACCESS_CODES:
                 decl_notes[(dfile, line)].append(f"{code}: {normalize_reason(dg.get('message'))[0]}")
@@ -1081,6 +1082,22 @@ def print_table(table, args):
     print()
 
 
+def print_markdown(result):
+    """The README's table: one row per repository of every table, a bold total for the corpus."""
+    print("| repository | arrays | analyzed | only unknown | not reached | seconds (slowest file) |")
+    print("|---|---|---|---|---|---|")
+    for t in result["tables"]:
+        rows = t["rows"] + ([t["total"]] if len(t["rows"]) > 1 else [])
+        for r in rows:
+            b = "**" if r is t["total"] else ""
+            name = t["name"] if r is t["total"] else r["repo"]
+            share = f" ({pct(r['arrays_analyzed'], r['arrays'])})" if r["arrays_analyzed"] else ""
+            print(f"| {b}{name}{b} | {b}{r['arrays']}{b} | {b}{r['arrays_analyzed']}{share}{b} | "
+                  f"{r['arrays_reached'] - r['arrays_analyzed']} | {r['arrays'] - r['arrays_reached']} | "
+                  f"{r['seconds']:.1f} ({r['slowest']['seconds']:.2f}) |")
+    print()
+
+
 def compare(old, new, max_listed=8):
     """Print, per table and repository, what changed from OLD to NEW: each declaration whose
     state changed, or grouped by change when there are more than `max_listed`."""
@@ -1187,6 +1204,7 @@ def main():
     ap.add_argument("--json", metavar="FILE", help="write the measurement as JSON")
     ap.add_argument("--compare", metavar="OLD.json", help="print what changed from a saved measurement")
     ap.add_argument("--from-json", metavar="FILE", help="read a saved measurement instead of running banklint")
+    ap.add_argument("--markdown", action="store_true", help="also print the README's table (Markdown)")
     ap.add_argument("--list-missing", action="store_true", help="each array without an analyzed access, with why")
     ap.add_argument("--per-file", action="store_true", help="one line per file run")
     ap.add_argument("--details", action="store_true", help="skipped-code reasons and signature constructs")
@@ -1236,6 +1254,8 @@ def main():
           f"timeout {result['timeout']} s per file, {result['jobs']} parallel runs\n")
     for t in result["tables"]:
         print_table(t, args)
+    if args.markdown:
+        print_markdown(result)
     if args.compare:
         with open(args.compare) as fh:
             compare(json.load(fh), result, 10**9 if args.list_missing else 8)
