@@ -840,6 +840,8 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
         if dead and k not in reached:
             if d["array"]:
                 row["arrays_inactive"] += 1
+                row["declarations"].append({"file": d["file"], "line": d["line"], "name": d["name"],
+                                            "state": "inactive", "why": ""})
             continue
         if not d["array"]:
             row["scalars"] += 1
@@ -1072,7 +1074,7 @@ def print_table(table, args):
         print("\n__shared__ arrays without an analyzed access:")
         for r in rows:
             for d in r["declarations"]:
-                if d["state"] != "analyzed":
+                if d["state"] not in ("analyzed", "inactive"):
                     print(f"  {r['repo']}: {d['file']}:{d['line']} `{d['name']}`: {d['state']}: {d['why']}")
     if args.per_file:
         print("\nper file: status, seconds, accesses (analyzed), skipped regions, problem")

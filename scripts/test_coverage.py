@@ -226,7 +226,7 @@ class MeasureTest(unittest.TestCase):
             self.assertEqual(d["lonely"]["why"], "device function: no analyzed kernel reaches it")
             self.assertEqual(d["s"]["why"], "skipped: could not parse this kernel (C++)")
             self.assertEqual(d["lost"]["why"], "crash")
-            self.assertNotIn("dead", d)
+            self.assertEqual(d["dead"]["state"], "inactive")
             self.assertEqual(row["arrays"], 9)
             self.assertEqual(row["arrays_inactive"], 1)
             self.assertEqual(row["arrays_analyzed"], 3)
