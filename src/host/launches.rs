@@ -95,6 +95,7 @@ pub fn shapes_for(
     if shapes.is_empty() {
         shapes.push(fallback);
     }
+    let mut shapes = with_element_sizes(f, shapes);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
         for (name, _) in args
@@ -119,6 +120,46 @@ pub fn shapes_for(
         }
     }
     shapes
+}
+
+/// Types of each element size a template's type parameter could be used with, to analyze a
+/// template that nothing instantiates: the verdict can differ (a 4-byte `T` conflict-free, an
+/// 8-byte one 2-way), so each is analyzed and the worst reported, with the others named.
+pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
+
+/// Each shape as it is, or, when type parameters of `f` have no argument and no default,
+/// once per element size in `ELEMENT_SIZES` (every such parameter bound to the same size).
+fn with_element_sizes(f: &Function, shapes: Vec<BlockShape>) -> Vec<BlockShape> {
+    let Some(header) = &f.template else {
+        return shapes;
+    };
+    let mut out = Vec::new();
+    for shape in shapes {
+        let unbound: Vec<&str> = header
+            .params
+            .iter()
+            .filter(|p| {
+                p.is_type
+                    && p.default.is_none()
+                    && !shape.template_args.iter().any(|(n, _)| *n == p.name)
+            })
+            .map(|p| p.name.as_str())
+            .collect();
+        if unbound.is_empty() {
+            out.push(shape);
+            continue;
+        }
+        for ty in ELEMENT_SIZES {
+            out.push(BlockShape {
+                assumed_types: unbound
+                    .iter()
+                    .map(|p| (p.to_string(), ty.to_string()))
+                    .collect(),
+                ..shape.clone()
+            });
+        }
+    }
+    out
 }
 
 /// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
@@ -182,6 +223,7 @@ fn launch_shapes(
                             template_args,
                             arguments: arguments.clone(),
                             assumed: Vec::new(),
+                            assumed_types: Vec::new(),
                         });
                     }
                 }
@@ -226,6 +268,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         template_args: Vec::new(),
         arguments: Vec::new(),
         assumed: Vec::new(),
+        assumed_types: Vec::new(),
     }
 }
 
@@ -299,7 +342,23 @@ fn host_instantiations(p: &Prepared, launch: &crate::front::cuda::Launch) -> Vec
             out.push(substituted);
         }
     }
-    if out.is_empty() { written } else { out }
+    if out.is_empty() {
+        // Nothing instantiates the host template: its parameters bind nothing (an empty
+        // argument is skipped), so the kernel's own parameters stay open.
+        let open: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if header.params.iter().any(|hp| hp.name == a.trim()) {
+                    String::new()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        vec![open]
+    } else {
+        out
+    }
 }
 
 /// Pairs a launch's explicit template arguments with the kernel's parameters, in order.
@@ -311,6 +370,7 @@ fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
         .params
         .iter()
         .zip(args)
+        .filter(|(_, a)| !a.trim().is_empty())
         .map(|(p, a)| (p.name.clone(), a.trim().to_string()))
         .collect()
 }
