@@ -162,9 +162,11 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         .collect();
     let findings = collect(&runs, options.target);
     let budgets = kernel_budgets(&runs, &functions, &file.text);
+    let budget_index = crate::lint::budget::BudgetIndex::new(&budgets);
     let facts = FileFacts {
         whole_file_read: skipped.is_empty() && parse_stats.unparsed == 0,
         budgets: &budgets,
+        budget_index: &budget_index,
         arch: options.target.arch,
     };
     let fixes = suggest(&runs, &findings, options.target, &file.text, facts);

@@ -210,14 +210,13 @@ fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Decl
             }
         }
     }
+    let span = item.span(decl.span);
     let is_const = decl.node.specifiers.iter().any(|s| {
         matches!(&s.node, DeclarationSpecifier::TypeQualifier(q) if matches!(q.node, TypeQualifier::Const))
-    }) || unit.prepared.keywords.iter().any(|(k, at)| {
-        *k == Keyword::Constexpr && {
-            let start = item.span(decl.span).start;
-            *at < start + 1 && unit.prepared.text[*at..start].trim().is_empty() || item.span(decl.span).contains(at)
-        }
-    });
+    }) || unit
+        .prepared
+        .keywords_in(unit.prepared.blank_before(span.start)..span.end)
+        .any(|(k, _)| *k == Keyword::Constexpr);
     if !is_const || is_typedef(&decl.node) {
         return;
     }
@@ -264,31 +263,19 @@ pub fn shared_arrays_in(
         .declarators
         .first()
         .map_or(item.offset(decl.span.end), |d| item.offset(d.span.start));
-    let shared = prepared.keywords.iter().any(|(k, at)| {
-        *k == Keyword::Shared
-            && *at < first_declarator
-            && (*at >= start
-                || prepared
-                    .text
-                    .get(*at..start)
-                    .is_some_and(|t| t.trim().is_empty()))
-    });
+    // Its CUDA words were blanked: they are in the blank run before it, or inside it.
+    let lead = prepared.blank_before(start);
+    let shared = prepared
+        .keywords_in(lead..first_declarator)
+        .any(|(k, _)| *k == Keyword::Shared);
     if !shared {
         return None;
     }
     // The declaration starts at its first blanked keyword.
     let decl_start = prepared
-        .keywords
-        .iter()
-        .filter(|(_, at)| {
-            *at < start
-                && prepared
-                    .text
-                    .get(*at..start)
-                    .is_some_and(|t| t.trim().is_empty())
-        })
+        .keywords_in(lead..start)
         .map(|(_, at)| *at)
-        .min()
+        .next()
         .unwrap_or(start);
     let decl_end = item.offset(decl.span.end);
     let base = base_type(types, &decl.node.specifiers);

@@ -88,6 +88,29 @@ pub struct ArrayEntry {
     pub layout_problem: Option<String>,
 }
 
+/// The arrays seen while analyzing a file, indexed so that finding one is not a scan: by
+/// declaration (one entry per layout: template instantiations may differ) and byte views by
+/// the array they view.
+#[derive(Default)]
+pub struct ArrayTable {
+    entries: Vec<ArrayEntry>,
+    by_decl: HashMap<(Range<usize>, String), Vec<usize>>,
+    views: HashMap<usize, usize>,
+}
+
+impl std::ops::Index<usize> for ArrayTable {
+    type Output = ArrayEntry;
+    fn index(&self, i: usize) -> &ArrayEntry {
+        &self.entries[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for ArrayTable {
+    fn index_mut(&mut self, i: usize) -> &mut ArrayEntry {
+        &mut self.entries[i]
+    }
+}
+
 /// Options that shape the analysis.
 #[derive(Clone, Debug)]
 pub struct AnalysisOptions {
@@ -217,7 +240,7 @@ struct Analyzer<'a, 'p> {
     span_override: Option<Range<usize>>,
     function: String,
     sites: HashMap<SiteKey, Site>,
-    arrays: &'a mut Vec<ArrayEntry>,
+    arrays: &'a mut ArrayTable,
     budget: u64,
     call_depth: usize,
     reached_functions: &'a mut BTreeSet<String>,
@@ -247,7 +270,7 @@ pub fn analyze<'p>(
     options: &AnalysisOptions,
     shapes_for: &dyn Fn(&Function) -> Vec<BlockShape>,
 ) -> FileRuns {
-    let mut arrays = Vec::new();
+    let mut arrays = ArrayTable::default();
     let mut runs = Vec::new();
     let mut reached = BTreeSet::new();
     let order: Vec<&Function> = unit
@@ -273,12 +296,15 @@ pub fn analyze<'p>(
             });
         }
     }
-    FileRuns { runs, arrays }
+    FileRuns {
+        runs,
+        arrays: arrays.entries,
+    }
 }
 
 /// Evaluates a constant with no thread context (one thread, no arrays).
 fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
-    let mut arrays = Vec::new();
+    let mut arrays = ArrayTable::default();
     let mut reached = BTreeSet::new();
     let shape = BlockShape {
         dims: Some([1, 1, 1]),
@@ -348,7 +374,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         unit: &'a Unit<'p>,
         target: Target,
         shape: &BlockShape,
-        arrays: &'a mut Vec<ArrayEntry>,
+        arrays: &'a mut ArrayTable,
         reached: &'a mut BTreeSet<String>,
     ) -> Analyzer<'a, 'p> {
         let mut syms = Symbols::default();
@@ -836,21 +862,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             pad: 0,
         });
         // One entry per declaration and layout: template instantiations may differ.
-        if let Some(i) = self.arrays.iter().position(|a| {
-            a.decl.decl_span == decl.decl_span
-                && a.decl.name == decl.name
-                && a.layout == layout
-                && a.decl.elem == decl.elem
+        let key = (decl.decl_span.clone(), decl.name.clone());
+        if let Some(&i) = self.arrays.by_decl.get(&key).and_then(|same| {
+            same.iter().find(|&&i| {
+                let a = &self.arrays.entries[i];
+                a.layout == layout && a.decl.elem == decl.elem
+            })
         }) {
             return i;
         }
-        self.arrays.push(ArrayEntry {
+        let i = self.arrays.entries.len();
+        self.arrays.entries.push(ArrayEntry {
             byte_view_of: None,
             decl,
             layout,
             layout_problem: problem,
         });
-        self.arrays.len() - 1
+        self.arrays.by_decl.entry(key).or_default().push(i);
+        i
     }
 
     fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
@@ -1801,10 +1830,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let Some(f) = unit.function(name, arity).filter(|f| !f.kernel) else {
                 continue;
             };
-            let declares_shared =
-                unit.prepared.keywords.iter().any(|(k, at)| {
-                    *k == crate::front::cuda::Keyword::Shared && f.span.contains(at)
-                });
+            let declares_shared = unit
+                .prepared
+                .keywords_in(f.span.clone())
+                .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
             if declares_shared {
                 return None;
             }
@@ -2251,9 +2280,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .file_shared
                     .iter()
                     .find(|a| a.name == id.node.name)?;
-                self.arrays
-                    .iter()
-                    .position(|a| a.decl.decl_span == decl.decl_span && a.decl.name == decl.name)?
+                *self
+                    .arrays
+                    .by_decl
+                    .get(&(decl.decl_span.clone(), decl.name.clone()))?
+                    .first()?
             }
         };
         let rank = self.arrays[array].decl.dims.len();
@@ -3032,18 +3063,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// The byte view of an array, for accesses through pointers of another element type.
     fn byte_view(&mut self, array: usize) -> usize {
-        if let Some(v) = self
-            .arrays
-            .iter()
-            .position(|a| a.byte_view_of == Some(array))
-        {
+        if let Some(&v) = self.arrays.views.get(&array) {
             return v;
         }
         let mut decl = self.arrays[array].decl.clone();
         decl.elem = Type::scalar("char", 1, false);
         decl.dims = vec![None];
         decl.dim_spans = vec![None];
-        self.arrays.push(ArrayEntry {
+        let v = self.arrays.entries.len();
+        self.arrays.entries.push(ArrayEntry {
             byte_view_of: Some(array),
             decl,
             layout: Some(ArrayLayout {
@@ -3053,7 +3081,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }),
             layout_problem: None,
         });
-        self.arrays.len() - 1
+        self.arrays.views.insert(array, v);
+        v
     }
 
     fn index_text(&self, s: Span) -> String {

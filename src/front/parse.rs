@@ -211,9 +211,8 @@ fn is_relevant(prepared: &Prepared, chunk: &Chunk) -> bool {
     }
     let text = &prepared.text[chunk.span.clone()];
     prepared
-        .keywords
-        .iter()
-        .any(|(k, at)| *k == crate::front::cuda::Keyword::Shared && chunk.span.contains(at))
+        .keywords_in(chunk.span.clone())
+        .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
         || text.contains("struct")
         || text.contains("typedef")
 }

@@ -195,6 +195,24 @@ pub struct DependentType {
 }
 
 impl Prepared {
+    /// The blanked CUDA words (`keywords`, in offset order) within a range of the text.
+    pub fn keywords_in(&self, r: Range<usize>) -> impl Iterator<Item = &(Keyword, usize)> {
+        let from = self.keywords.partition_point(|(_, at)| *at < r.start);
+        self.keywords[from..]
+            .iter()
+            .take_while(move |(_, at)| *at < r.end)
+    }
+
+    /// Where the run of blanks (whitespace, blanked words) that ends at `at` starts.
+    pub fn blank_before(&self, at: usize) -> usize {
+        let b = self.text.as_bytes();
+        let mut k = at.min(b.len());
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
+        }
+        k
+    }
+
     /// The file range an expanded range stands for.
     pub fn source_span(&self, r: Range<usize>) -> Range<usize> {
         self.map.span(r)

@@ -4,7 +4,7 @@
 //! memory, and banklint read the whole file. Anything else stays a suggestion, with why.
 
 use crate::bank::arch::Arch;
-use crate::lint::budget::{KernelBudget, fix_costs};
+use crate::lint::budget::{BudgetIndex, FixCost, KernelBudget};
 
 /// How sure banklint is that a fix is right to apply without a person looking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,28 +21,25 @@ pub struct FileFacts<'a> {
     /// No code was skipped: every access to the array was seen.
     pub whole_file_read: bool,
     pub budgets: &'a [KernelBudget],
+    pub budget_index: &'a BudgetIndex,
     pub arch: Arch,
 }
 
-/// The applicability of padding `array` by `bytes_added`, leaving `ways_after`-way conflicts,
-/// with `unchecked_accesses` accesses to it not analyzed.
+/// The applicability of a padding that leaves `ways_after`-way conflicts, costs `costs` in
+/// the kernels that use the array, with `unchecked_accesses` accesses to it not analyzed.
 pub fn decide(
-    array: usize,
-    bytes_added: i64,
     ways_after: u32,
     unchecked_accesses: usize,
-    facts: FileFacts<'_>,
+    costs: &[FixCost],
+    whole_file_read: bool,
 ) -> Applicability {
-    if !facts.whole_file_read {
+    if !whole_file_read {
         Applicability::Suggestion("parts of the file could not be parsed")
     } else if unchecked_accesses > 0 {
         Applicability::Suggestion("some accesses to the array could not be analyzed")
     } else if ways_after > 1 {
         Applicability::Suggestion("the padding reduces but does not remove the conflict")
-    } else if fix_costs(facts.budgets, array, bytes_added, facts.arch)
-        .iter()
-        .any(|c| !c.fits())
-    {
+    } else if costs.iter().any(|c| !c.fits()) {
         Applicability::Suggestion("the padded block would exceed the shared-memory limit")
     } else {
         Applicability::Safe

@@ -56,10 +56,16 @@ impl FixCost {
 
 pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Vec<KernelBudget> {
     let mut out = Vec::new();
+    let configs = CacheConfigs::read(text);
+    let mut runs_of: std::collections::HashMap<&str, Vec<&crate::analysis::interp::ShapeRun>> =
+        std::collections::HashMap::new();
+    for run in &runs.runs {
+        runs_of.entry(run.function.as_str()).or_default().push(run);
+    }
     for f in functions.iter().filter(|f| f.kernel) {
         let mut by_decl: BTreeMap<(usize, usize), (String, u64, usize)> = BTreeMap::new();
         let mut shape_known = true;
-        for run in runs.runs.iter().filter(|r| r.function == f.name) {
+        for run in runs_of.get(f.name.as_str()).into_iter().flatten() {
             shape_known &= run.shape.dims.is_some();
             for &id in &run.footprint {
                 let entry = &runs.arrays[id];
@@ -90,7 +96,7 @@ pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Ve
             span: name_at..name_at + f.name.len(),
             static_bytes: arrays.iter().map(|a| a.1).sum(),
             arrays,
-            config: cache_config(text, &f.name),
+            config: configs.for_kernel(&f.name),
             shape_known,
             array_ids: by_decl.values().map(|v| v.2).collect(),
         });
@@ -98,52 +104,89 @@ pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Ve
     out
 }
 
-/// The cache configuration the file asks for this kernel: `cudaFuncSetCacheConfig(kernel, X)`
-/// wins over `cudaDeviceSetCacheConfig(X)`; default no preference.
-pub fn cache_config(text: &str, kernel: &str) -> CacheConfig {
-    let mut device = None;
-    let mut function = None;
-    for (name, is_func) in [
-        ("cudaFuncSetCacheConfig", true),
-        ("cudaDeviceSetCacheConfig", false),
-    ] {
-        let mut from = 0;
-        while let Some(pos) = text[from..].find(name) {
-            let start = from + pos + name.len();
-            from = start;
-            let Some(args) = text[start..].trim_start().strip_prefix('(') else {
-                continue;
-            };
-            let Some(close) = args.find(')') else {
-                continue;
-            };
-            let parts: Vec<&str> = args[..close].split(',').map(str::trim).collect();
-            if is_func {
-                if let [target, config] = parts.as_slice() {
-                    let target = target.trim_start_matches('&').trim();
-                    let target = target.split('<').next().unwrap_or(target).trim();
-                    if target == kernel || target.ends_with(&format!("::{kernel}")) {
-                        function = CacheConfig::parse(config).or(function);
+/// The cache configurations a file asks for, read once: `cudaFuncSetCacheConfig(kernel, X)`
+/// per kernel and `cudaDeviceSetCacheConfig(X)` for all.
+#[derive(Default)]
+pub struct CacheConfigs {
+    device: Option<CacheConfig>,
+    per_kernel: std::collections::HashMap<String, CacheConfig>,
+}
+
+impl CacheConfigs {
+    pub fn read(text: &str) -> CacheConfigs {
+        let mut out = CacheConfigs::default();
+        for (name, is_func) in [
+            ("cudaFuncSetCacheConfig", true),
+            ("cudaDeviceSetCacheConfig", false),
+        ] {
+            let mut from = 0;
+            while let Some(pos) = text[from..].find(name) {
+                let start = from + pos + name.len();
+                from = start;
+                let Some(args) = text[start..].trim_start().strip_prefix('(') else {
+                    continue;
+                };
+                let Some(close) = args.find(')') else {
+                    continue;
+                };
+                let parts: Vec<&str> = args[..close].split(',').map(str::trim).collect();
+                if is_func {
+                    if let [target, config] = parts.as_slice()
+                        && let Some(c) = CacheConfig::parse(config)
+                    {
+                        let target = target.trim_start_matches('&').trim();
+                        let target = target.split('<').next().unwrap_or(target).trim();
+                        let kernel = target.rsplit("::").next().unwrap_or(target);
+                        out.per_kernel.insert(kernel.to_string(), c);
                     }
+                } else if let [config] = parts.as_slice() {
+                    out.device = CacheConfig::parse(config).or(out.device);
                 }
-            } else if let [config] = parts.as_slice() {
-                device = CacheConfig::parse(config).or(device);
             }
         }
+        out
     }
-    function.or(device).unwrap_or_default()
+
+    /// The kernel's own setting wins over the device's; default no preference.
+    pub fn for_kernel(&self, kernel: &str) -> CacheConfig {
+        self.per_kernel
+            .get(kernel)
+            .copied()
+            .or(self.device)
+            .unwrap_or_default()
+    }
+}
+
+/// For each array, the kernels (indices into the budgets) whose footprint holds it.
+pub struct BudgetIndex(std::collections::HashMap<usize, Vec<usize>>);
+
+impl BudgetIndex {
+    pub fn new(budgets: &[KernelBudget]) -> BudgetIndex {
+        let mut map: std::collections::HashMap<usize, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (k, b) in budgets.iter().enumerate() {
+            for &a in &b.array_ids {
+                map.entry(a).or_default().push(k);
+            }
+        }
+        BudgetIndex(map)
+    }
 }
 
 /// The cost of padding `array` by `bytes_added` for every kernel that uses it.
 pub fn fix_costs(
     budgets: &[KernelBudget],
+    index: &BudgetIndex,
     array: usize,
     bytes_added: i64,
     arch: Arch,
 ) -> Vec<FixCost> {
-    budgets
-        .iter()
-        .filter(|b| b.array_ids.contains(&array))
+    index
+        .0
+        .get(&array)
+        .into_iter()
+        .flatten()
+        .map(|&k| &budgets[k])
         .map(|b| {
             let before = b.static_bytes;
             let after = before + bytes_added.max(0) as u64;
@@ -168,8 +211,12 @@ mod tests {
     #[test]
     fn finds_the_cache_configuration() {
         let text = "void h() { cudaDeviceSetCacheConfig(cudaFuncCachePreferShared);\n cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1); }";
-        assert_eq!(cache_config(text, "k"), CacheConfig::PreferL1);
-        assert_eq!(cache_config(text, "other"), CacheConfig::PreferShared);
-        assert_eq!(cache_config("", "k"), CacheConfig::PreferNone);
+        let configs = CacheConfigs::read(text);
+        assert_eq!(configs.for_kernel("k"), CacheConfig::PreferL1);
+        assert_eq!(configs.for_kernel("other"), CacheConfig::PreferShared);
+        assert_eq!(
+            CacheConfigs::read("").for_kernel("k"),
+            CacheConfig::PreferNone
+        );
     }
 }

@@ -423,13 +423,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         notes.push(a.clone());
     }
     if let Some(fix) = report.fix_for(f.array) {
-        let costs = crate::lint::budget::fix_costs(
-            &report.budgets,
-            fix.array,
-            fix.bytes_added,
-            target.arch,
-        );
-        let mut help = help_text(fix, name, &costs);
+        let mut help = help_text(fix, name, &fix.costs);
         match fix.applicability {
             crate::lint::applicability::Applicability::Safe => {
                 help.push_str(" [applied by `banklint check --fix`]")

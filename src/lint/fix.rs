@@ -32,6 +32,8 @@ pub struct PaddingFix {
     pub unchecked_accesses: usize,
     /// Whether `--fix` applies it (see `lint::applicability`).
     pub applicability: Applicability,
+    /// What it costs each kernel that uses the array.
+    pub costs: Vec<crate::lint::budget::FixCost>,
 }
 
 pub fn suggest(
@@ -49,17 +51,40 @@ pub fn suggest(
         .collect();
     arrays.sort_unstable();
     arrays.dedup();
+    // Looked up once for every array: sites, unanalyzed findings and layouts per declaration.
+    let mut index = ArrayIndex::default();
+    for s in runs.runs.iter().flat_map(|r| r.sites.values()) {
+        if s.unknown.is_none() {
+            index.sites.entry(s.array).or_default().push(s);
+        }
+    }
+    for f in findings {
+        if !matches!(f.status, crate::lint::findings::Status::Analyzed) {
+            *index.unchecked.entry(f.array).or_default() += 1;
+        }
+    }
+    for a in &runs.arrays {
+        *index.layouts.entry(a.decl.decl_span.clone()).or_default() += 1;
+    }
     for array in arrays {
-        if let Some(fix) = suggest_for_array(runs, findings, array, target, source, facts) {
+        if let Some(fix) = suggest_for_array(runs, &index, array, target, source, facts) {
             fixes.push(fix);
         }
     }
     fixes
 }
 
+/// What `suggest_for_array` looks up, by array (or declaration).
+#[derive(Default)]
+struct ArrayIndex<'r> {
+    sites: std::collections::HashMap<usize, Vec<&'r Site>>,
+    unchecked: std::collections::HashMap<usize, usize>,
+    layouts: std::collections::HashMap<Range<usize>, usize>,
+}
+
 fn suggest_for_array(
     runs: &FileRuns,
-    findings: &[AccessFinding],
+    index: &ArrayIndex<'_>,
     array: usize,
     target: Target,
     source: &str,
@@ -71,28 +96,18 @@ fn suggest_for_array(
         return None;
     }
     // A declaration with several layouts (template instantiations) has no single fix.
-    if runs
-        .arrays
-        .iter()
-        .filter(|a| a.decl.decl_span == entry.decl.decl_span)
-        .count()
+    if index
+        .layouts
+        .get(&entry.decl.decl_span)
+        .copied()
+        .unwrap_or(0)
         > 1
     {
         return None;
     }
     let dim_span = entry.decl.dim_spans.last()?.clone()?;
-    let sites: Vec<&Site> = runs
-        .runs
-        .iter()
-        .flat_map(|r| r.sites.values())
-        .filter(|s| s.array == array && s.unknown.is_none())
-        .collect();
-    let unchecked_accesses = findings
-        .iter()
-        .filter(|f| {
-            f.array == array && !matches!(f.status, crate::lint::findings::Status::Analyzed)
-        })
-        .count();
+    let sites: Vec<&Site> = index.sites.get(&array).cloned().unwrap_or_default();
+    let unchecked_accesses = index.unchecked.get(&array).copied().unwrap_or(0);
     let baseline: Vec<(u32, Option<u64>)> =
         sites.iter().map(|s| score(s, layout, target)).collect();
     let ways_before = sites
@@ -146,6 +161,13 @@ fn suggest_for_array(
     };
     let before = layout.total_bytes()?;
     let after = padded.total_bytes()?;
+    let costs = crate::lint::budget::fix_costs(
+        facts.budgets,
+        facts.budget_index,
+        array,
+        after - before,
+        facts.arch,
+    );
     Some(PaddingFix {
         array,
         pad,
@@ -158,7 +180,13 @@ fn suggest_for_array(
         ways_after,
         ways_before,
         unchecked_accesses,
-        applicability: decide(array, after - before, ways_after, unchecked_accesses, facts),
+        applicability: decide(
+            ways_after,
+            unchecked_accesses,
+            &costs,
+            facts.whole_file_read,
+        ),
+        costs,
     })
 }
 

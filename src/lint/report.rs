@@ -51,6 +51,8 @@ impl FileReport {
     }
 
     pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
-        self.fixes.iter().find(|f| f.array == array)
+        // Fixes are made in array order (see `lint::fix::suggest`).
+        let i = self.fixes.partition_point(|f| f.array < array);
+        self.fixes.get(i).filter(|f| f.array == array)
     }
 }
