@@ -29,13 +29,17 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn start(cache: &Path) -> Client {
+    start_with(cache, json!({}), "utf-16")
+}
+
+fn start_with(cache: &Path, capabilities: Value, encoding: &str) -> Client {
     let mut client = Client::start(cache);
     let init = client.request(
         "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        json!({"processId": null, "rootUri": null, "capabilities": capabilities}),
     );
     let caps = &init["capabilities"];
-    assert_eq!(caps["positionEncoding"], "utf-16", "the default encoding");
+    assert_eq!(caps["positionEncoding"], encoding);
     assert_eq!(caps["textDocumentSync"]["openClose"], true);
     assert_eq!(caps["textDocumentSync"]["change"], 1, "full text on change");
     assert_eq!(caps["hoverProvider"], true);
@@ -385,4 +389,119 @@ fn exit_without_shutdown_is_status_1_and_unknown_requests_are_errors() {
     let unknown = client.request_raw("textDocument/definition", json!({"textDocument": {"uri": "untitled:Untitled-1"}, "position": {"line": 0, "character": 0}}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     assert_eq!(client.exit_only(), Some(1));
+}
+
+#[test]
+fn a_fix_that_is_only_a_suggestion_is_offered_but_not_preferred() {
+    // Fixture 68: `g[tid][0]` (line 23) is 32-way on `__shared__ float g[32][32]` (line 9),
+    // and the file has a lambda banklint cannot parse (line 22); `--fix` applies a padding
+    // only when the whole file was read, so this one is a suggestion.
+    let dir = temp_dir("suggestion");
+    let mut client = start(&dir);
+    let path = fixture("68_file_scope_and_recovery.cu");
+    let text = read(&path);
+    let uri = open(&mut client, &path, &text);
+    let published = client.diagnostics(&uri);
+    assert_eq!(
+        codes_and_lines(&published),
+        vec![
+            ("skipped-code".into(), 22, INFORMATION),
+            ("bank-conflict".into(), 23, WARNING),
+            ("bank-conflict".into(), 24, WARNING),
+        ]
+    );
+    let conflict = &published["diagnostics"][1];
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": conflict["range"], "context": {"diagnostics": [conflict]}}),
+    );
+    let pad = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Pad `g`"))
+        .expect("the padding is offered");
+    assert_eq!(
+        pad["title"],
+        "Pad `g` by 1 element: `__shared__ float g[32][32 + 1];` (not applied by --fix: parts of the file could not be parsed)"
+    );
+    assert!(pad.get("isPreferred").is_none(), "{pad}");
+    let edit = &pad["edit"]["changes"][uri.as_str()][0];
+    assert_eq!(
+        apply(&text, edit).lines().nth(8).unwrap(),
+        "__shared__ float g[32][32 + 1];"
+    );
+    assert_eq!(client.shut_down(), Some(0));
+}
+
+#[test]
+fn positions_are_utf16_units_or_bytes_as_negotiated() {
+    // Fixture 01's 32-way column store, after a comment with non-ASCII text on its line:
+    // `é` is 2 bytes and 1 UTF-16 unit, `𝄞` 4 bytes and 2 units.
+    let text = "__global__ void k(int *o) {\n    __shared__ int m[32][32];\n    /* é𝄞 */ m[threadIdx.x][4] = 0;\n}\nvoid h(int *o) { k<<<1, 32>>>(o); }\n";
+    let line = text.lines().nth(2).unwrap();
+    let bytes = line.find("m[").unwrap() as u64;
+    let units = line[..bytes as usize].encode_utf16().count() as u64;
+    assert_eq!((bytes, units), (17, 14));
+    let dir = temp_dir("encodings");
+    let path = dir.join("k.cu");
+    std::fs::write(&path, text).expect("write");
+    for (capabilities, encoding, character) in [
+        (json!({}), "utf-16", units),
+        (
+            json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}),
+            "utf-8",
+            bytes,
+        ),
+    ] {
+        let mut client = start_with(&dir.join("cache"), capabilities, encoding);
+        let uri = open(&mut client, &path, text);
+        let published = client.diagnostics(&uri);
+        assert_eq!(
+            published["diagnostics"][0]["range"]["start"],
+            json!({"line": 2, "character": character}),
+            "{encoding}"
+        );
+        // Hover at that position finds the access.
+        let hover = client.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": character}}),
+        );
+        assert!(
+            hover["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("`m`: store of 4 bytes, 32-way bank conflict"),
+            "{hover}"
+        );
+        assert_eq!(client.shut_down(), Some(0));
+    }
+}
+
+#[test]
+fn hover_on_an_unanalyzed_access_gives_the_reason() {
+    // Fixture 33: `s[perm[tid]]` (line 15) depends on data loaded from global memory.
+    let dir = temp_dir("unknown");
+    let mut client = start(&dir);
+    let path = fixture("33_data_dependent_index.cu");
+    let text = read(&path);
+    let uri = open(&mut client, &path, &text);
+    assert_eq!(
+        codes_and_lines(&client.diagnostics(&uri)),
+        vec![
+            ("unanalyzed-access".into(), 15, INFORMATION),
+            ("unanalyzed-access".into(), 17, INFORMATION)
+        ]
+    );
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": position(&text, 15, "s[perm")}),
+    );
+    let value = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(
+        value.contains("`s`: load of 4 bytes, not analyzed"),
+        "{value}"
+    );
+    assert!(value.contains("perm"), "{value}");
+    assert_eq!(client.shut_down(), Some(0));
 }
