@@ -1,39 +1,84 @@
 #!/usr/bin/env python3
-"""Measure how much of a CUDA code base banklint can read and analyze.
+"""Measure how much of a CUDA code base banklint reads and analyzes, per repository.
 
-Runs `banklint check FILE` once per .cu/.cuh file (with a timeout, so a crash or
-hang in one file does not hide the others) and prints a coverage table per
-directory:
+One command measures the development corpus (`../shared/corpus/repos.tsv`, extracted by
+`../shared/corpus/extract.py` into `../corpus/OWNER+NAME/`), each repository with its own
+`-D` defines, and prints one row per repository, a total row and the share:
 
-  * files: parsed fully / partly (any skipped-code) / not at all (an error, a
-    crash, a timeout, or no access reported although the file declares
-    `__shared__` memory), crashes and timeouts;
-  * `__shared__` declarations found by a plain text scan (comments and string
-    literals ignored) against the shared arrays banklint reported accesses for,
-    and the share of declarations with at least one analyzed access;
-  * accesses analyzed / unknown, the most common reasons for unknown accesses
-    and for skipped code (reason text normalized so that similar ones group).
+    scripts/coverage.py --banklint target/release/banklint                  # the corpus
+    scripts/coverage.py --banklint B ../ref/cuda-samples ../ref/gpu-rodinia  # one table each
+    scripts/coverage.py --banklint B --corpus --json new.json --compare old.json DIR...
 
-`--list-missing` lists, per file, the `__shared__` declarations for which
-banklint reported no access at all, then those whose accesses are all unknown (with reasons).
+Without DIR arguments the corpus is measured; with DIR arguments, each DIR is a table of its
+own (one row, no defines), and `--corpus` adds the corpus table. `--json FILE` writes the same
+numbers (and the state of every declaration) for the README and for comparisons;
+`--compare OLD.json` prints, per repository, what changed from OLD.json (arrays analyzed,
+accesses, seconds, crashes, and the declarations that were gained or lost: each one, or grouped
+by change where there are more than 8; `--list-missing` lists each). `--from-json
+NEW.json --compare OLD.json` compares two saved measurements without running banklint.
 
-Notes on the figures:
-  * The JSON format does not carry the reason of a skipped-code region, so a
-    file with skipped code is run a second time in the human format to read it.
-  * Declarations in code that conditional compilation leaves out (as banklint evaluates
-    `#if` with its defaults: `__CUDA_ARCH__` of --arch, no -D) are not counted; the table
-    says how many. Scalars count; "arrays only" leaves them out.
-  * An access is matched to a declaration by array name (and function). Accesses
-    under a name that no `__shared__` declaration has (a pointer banklint could
-    not trace to its array, e.g. SharedMemory<T>) are credited to the file's
-    unmatched `extern __shared__` declarations, and counted on their own line.
-  * For whole kernels/device functions that were skipped, the signature is
-    scanned for what a C parser rejects (unknown type names, references,
-    default arguments, ...): a guess to point at the cause.
+What is counted
+---------------
+* Files run: every `.cu` and `.cuh` file, and every `.h`/`.hpp`/`.inl` header that holds
+  device code (`__global__`, `__device__` or `__shared__` outside comments). Headers of
+  another GPU back end (a path component `hip`, `sycl`, `opencl` or `ocl`, or a name ending
+  in `_hip`, `_sycl`, `_ocl`) are not CUDA and are left out; the details say how many.
+  banklint runs once per file (`banklint check FILE --format json --no-config` plus the
+  repository's `-D` flags, from the table's root directory, with a timeout), so a crash or a
+  hang in one file does not hide the others, and each file is checked in the context of its
+  includer as banklint finds it (its own directory).
+* Arrays in the text: every declarator of a `__shared__` declaration whose declarator has
+  `[` (`__shared__ float a[32], b[32];` is two arrays), in those files, found by a text scan
+  with comments and string literals blanked. Scalars (`__shared__ TempStorage ts;`) are
+  counted on their own line. A `__shared__` inside a `#define` body is not a declaration
+  (it is counted as "in macro bodies"); an object-like macro whose body holds `__shared__`
+  (`#define LOCAL __shared__`) is read as `__shared__` in that repository.
+* Active code: a declaration on a line that banklint's own run of that file reports as
+  inactive (`inactive_lines`, evaluated with the repository's `-D` flags and `__CUDA_ARCH__`
+  of the default `--arch`) is not counted, unless an access reaches it (then some includer
+  compiles it). When the file's run gave no JSON (crash, timeout), only `#if 0` blocks are
+  taken as inactive.
 
-Usage:
-    scripts/coverage.py --banklint target/release/banklint DIR [DIR...]
-    scripts/coverage.py --banklint target/release/banklint --list-missing DIR
+How an access is credited to a declaration
+------------------------------------------
+Accesses from every run of the table are pooled, so an array declared in a header counts
+whether its access is reported in the header's own run (checked on its own or in the
+context of its includer) or in the run of a file that uses it. An access credits:
+1. the declaration named by its JSON `declared_in` (wrapper classes such as
+   `SharedMemory<float>`: file, array name and line, the line within 2 of the `__shared__`);
+   a future `declaration: {file, line}` field on an access is used the same way, exactly;
+2. otherwise the declarations whose declarator name is the access's `array`, in the file
+   the access is reported in or the file it is written in (`written_in`, a device function
+   of a header inlined at the call): the one whose enclosing function contains the place it
+   is written; else the ones declared in the function named by the access's `kernel`; else
+   the file-scope ones; else all of that name in the reported file (an array passed to a
+   device function by pointer);
+3. an access under a name that no declaration of those files has (a pointer banklint did
+   not trace to its declaration) is credited to the reported file's `extern __shared__`
+   declarations that nothing else reached; the table counts these on their own line.
+An array is "reached" when any access credits it and "analyzed" when an access with
+`status: analyzed` does.
+
+Why a declaration is not reached (first that applies)
+-----------------------------------------------------
+the file's run crashed, timed out or failed; a banklint diagnostic at the declaration's line
+(any code other than the access and parse ones: the note a front end gives for a declaration
+it cannot reach); a `skipped-code` region covers it (a whole function: the span of the
+function whose signature starts on the reported line; a statement: up to its `;` or its
+brace block), with the region's label from the human output (the JSON does not carry it);
+it is at file or namespace scope; its function has no access at all (a kernel, a kernel
+template, a device function no analyzed kernel reaches, or a function without `__global__`
+or `__device__` in its signature: a macro); its function has accesses but none reaches this
+array (and whether the name is used at all after the declaration).
+
+Seconds are the wall time of each JSON run (process start included), summed per repository,
+with the slowest file. Runs go in parallel (`--jobs`, default one per core), which on a
+loaded machine inflates each file's time; use `--jobs 1` for times to quote.
+
+Options that list more: `--markdown` (the README's table), `--list-missing` (each declaration
+not analyzed, with why),
+`--per-file` (one line per file run), `--details` (unknown-access and skipped-code reasons,
+and the C++ constructs in the signatures of skipped kernels).
 
 Python 3 standard library only.
 """
@@ -41,6 +86,8 @@ Python 3 standard library only.
 import argparse
 import collections
 import concurrent.futures
+import csv
+import datetime
 import json
 import os
 import re
@@ -48,10 +95,18 @@ import subprocess
 import sys
 import time
 
-EXTENSIONS = (".cu", ".cuh")
+RUN_ALWAYS = (".cu", ".cuh")
+HEADERS = (".h", ".hpp", ".inl")
+OTHER_BACKENDS = {"hip", "sycl", "opencl", "ocl"}
 CONTROL_WORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof",
                  "defined", "__launch_bounds__", "__attribute__", "decltype",
                  "alignas", "__align__", "static_assert"}
+DEVICE_CODE_RE = re.compile(r"\b(__global__|__device__|__shared__)\b")
+# Diagnostics about accesses, parsing and includes: not a front end's note on a declaration.
+ACCESS_CODES = {"bank-conflict", "unanalyzed-access", "skipped-code", "include-not-found",
+                "block-shape", "expectation-failed", "unused-allow", "invalid-annotation",
+                "shared-capacity"}
+SCHEMA = 1
 
 
 # ---------------------------------------------------------------------------
@@ -78,9 +133,7 @@ def strip_comments(text):
             out.append(re.sub(r"[^\n]", " ", text[i:j]))
             i = j
         elif c in "\"'":
-            # A quote preceded by an identifier character is most likely a
-            # C++14 digit separator (1'000) or a prefix (u8"..."); only the
-            # former matters here.
+            # A quote between identifier characters is a C++14 digit separator (1'000).
             if c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
                 out.append(c)
                 i += 1
@@ -97,46 +150,87 @@ def strip_comments(text):
     return "".join(out)
 
 
-def line_of(text, offset):
-    return text.count("\n", 0, offset) + 1
+class Lines:
+    """Offset <-> line number (1-based) for one text."""
+
+    def __init__(self, text):
+        self.starts = [0]
+        for m in re.finditer("\n", text):
+            self.starts.append(m.end())
+
+    def line(self, offset):
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    def offset(self, line):
+        return self.starts[min(max(line, 1), len(self.starts)) - 1]
 
 
-def function_spans(code):
-    """Yield (body_start, body_end, name) for brace blocks that look like
-    function bodies: `name(...) [const] {`. A rough scan, good enough to tell
-    which function a `__shared__` declaration is in."""
-    stack = []  # (open offset, name or None)
+def macro_lines(code):
+    """Line numbers (1-based) of preprocessor directives and their continuations."""
+    out = set()
+    cont = False
+    for i, l in enumerate(code.split("\n"), 1):
+        if cont or l.lstrip().startswith("#"):
+            out.add(i)
+            cont = l.rstrip().endswith("\\")
+        else:
+            cont = False
+    return out
+
+
+def function_spans(code, lines):
+    """Brace blocks that look like function bodies, `name(...) [const] {`: a list of dicts
+    with name, head_line (first line of the signature, template line included), body_start
+    and body_end (offsets), start_line, end_line and head (the signature text). A rough
+    scan, good enough to tell which function a declaration or an access is in."""
+    stack = []  # (open offset, name, head_start, head)
     spans = []
     for m in re.finditer(r"[{}]", code):
         if m.group() == "{":
             start = m.start()
-            # Text since the previous statement/block boundary.
             k = max(code.rfind(";", 0, start), code.rfind("{", 0, start), code.rfind("}", 0, start))
-            head = code[k + 1:start]
-            # Preprocessor lines between the previous item and this one.
-            head = "\n".join(l for l in head.split("\n") if not l.lstrip().startswith("#"))
+            raw = code[k + 1:start]
+            # The signature starts after blank and preprocessor lines.
+            head_start = k + 1
+            for piece in re.finditer(r"[^\n]*\n?", raw):
+                text = piece.group()
+                if text.strip() == "" or text.lstrip().startswith("#"):
+                    head_start = k + 1 + piece.end()
+                    continue
+                break
+            head = "\n".join(l for l in raw.split("\n") if not l.lstrip().startswith("#"))
             head = re.sub(r"\s+", " ", head).strip()
-            # Drop trailing qualifiers and a constructor's initializer list.
             head = re.sub(r"\)\s*(const|noexcept|override|final|mutable|\s)*$", ")", head)
             name = None
+            om = re.search(r"\boperator\b\s*(.*?)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:->[^{]*)?$", head)
             fm = re.search(r"([A-Za-z_]\w*)\s*(<[^;{}]*>)?\s*\((?:[^()]|\([^()]*\))*\)\s*(?:->[^{]*)?$", head)
-            if fm and fm.group(1) not in CONTROL_WORDS:
+            if om:
+                name = "operator " + re.sub(r"\s+", " ", om.group(1)).strip()
+            elif fm and fm.group(1) not in CONTROL_WORDS:
                 name = fm.group(1)
-            stack.append((start, name))
-        else:
-            if stack:
-                start, name = stack.pop()
-                if name is not None:
-                    spans.append((start, m.start(), name))
+            stack.append((start, name, min(head_start, start), head))
+        elif stack:
+            start, name, head_start, head = stack.pop()
+            if name is not None:
+                spans.append({"name": name, "head_line": lines.line(head_start),
+                              "start_line": lines.line(start), "end_line": lines.line(m.start()),
+                              "body_start": start, "body_end": m.start(), "head": head})
     return spans
 
 
-def enclosing_function(spans, offset):
+def innermost(spans, line):
     best = None
-    for start, end, name in spans:
-        if start < offset < end and (best is None or start > best[0]):
-            best = (start, end, name)
-    return best[2] if best else None
+    for s in spans:
+        if s["start_line"] <= line <= s["end_line"] and (best is None or s["body_start"] > best["body_start"]):
+            best = s
+    return best
 
 
 def split_top_level(text, sep):
@@ -180,77 +274,158 @@ def drop_attributes(decl):
     return "".join(out)
 
 
-def declarator_name(decl):
-    """Name declared by `type name[...] = ...` / `name[...]` (first declarator
-    has the type in front); None if there is no plausible name."""
+def declarator(decl):
+    """(name, is_array) of `type name[...] = ...` / `name[...]`; name None if there is none."""
     decl = drop_attributes(decl)
-    # Cut at the first top-level '[', '=' or '(' (after the name).
     depth = 0
     cut = len(decl)
     for idx, ch in enumerate(decl):
-        if ch in "<":
+        if ch == "<":
             depth += 1
-        elif ch in ">":
+        elif ch == ">":
             depth = max(0, depth - 1)
         elif depth == 0 and ch in "[=":
             cut = idx
             break
-        elif depth == 0 and ch == "(" and re.search(r"[A-Za-z_]\w*\s*$", decl[:idx]) \
-                and not re.search(r"(__align__|alignas|__attribute__|__declspec)\s*$", decl[:idx]):
+        elif depth == 0 and ch == "(" and re.search(r"[A-Za-z_]\w*\s*$", decl[:idx]):
             cut = idx
             break
-    head = decl[:cut]
-    head = re.sub(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)", " ", head)
-    idents = re.findall(r"[A-Za-z_]\w*", head)
+    idents = re.findall(r"[A-Za-z_]\w*", decl[:cut])
     if not idents:
-        return None
-    return idents[-1]
+        return None, False
+    rest = decl[cut:]
+    return idents[-1], rest.lstrip().startswith("[")
 
 
-SHARED_RE = re.compile(r"\b__shared__\b")
+def shared_synonyms(code):
+    """Object-like macros whose body is `__shared__` with qualifiers (`#define LOCAL __shared__`)."""
+    return set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)[ \t]+(?:\w+[ \t]+)*__shared__(?:[ \t]+\w+)*[ \t]*$",
+                          code, re.M))
 
 
-def scan_shared(text):
-    """`__shared__` occurrences outside comments and strings.
+def shared_re(synonyms):
+    words = ["__shared__"] + sorted(synonyms)
+    return re.compile(r"\b(?:%s)\b" % "|".join(re.escape(w) for w in words))
 
-    Returns a list of dicts: line, names (declared names), is_array, function,
-    text (the source line), extern, in_macro."""
-    code = strip_comments(text)
-    spans = function_spans(code)
-    lines = text.splitlines()
-    found = []
-    for m in SHARED_RE.finditer(code):
-        start = m.start()
-        ln = line_of(code, start)
-        line_start = code.rfind("\n", 0, start) + 1
-        in_macro = code[line_start:start].lstrip().startswith("#")
-        # Declaration text up to the ';' (or end of a macro line).
-        end = code.find(";", m.end())
-        if end < 0:
-            end = len(code)
-        if in_macro:
-            eol = code.find("\n", m.end())
-            end = min(end, eol if eol >= 0 else len(code))
-        decl = code[m.end():end]
-        decl = re.sub(r"\\\n", " ", decl)
-        names = []
-        is_array = "[" in decl
-        if not in_macro:
-            for d in split_top_level(decl, ","):
-                nm = declarator_name(d)
-                if nm:
-                    names.append(nm)
-        prefix = code[max(0, start - 40):start]
-        found.append({
-            "line": ln,
-            "names": names,
-            "is_array": is_array,
-            "function": enclosing_function(spans, start),
-            "text": lines[ln - 1].strip() if ln - 1 < len(lines) else "",
-            "extern": bool(re.search(r"\bextern\s*$", prefix)),
-            "in_macro": in_macro,
-        })
-    return found
+
+class FileScan:
+    """What the text of one file declares: `__shared__` declarators and function spans."""
+
+    def __init__(self, path, text, pattern):
+        self.path = path
+        self.code = strip_comments(text)
+        self.lines = Lines(self.code)
+        self.spans = function_spans(self.code, self.lines)
+        self.text_lines = text.splitlines()
+        self.decls = []
+        self.in_macro = 0
+        macro = macro_lines(self.code)
+        code = self.code
+        for m in pattern.finditer(code):
+            ln = self.lines.line(m.start())
+            if ln in macro:
+                if not re.search(r"#\s*define\s+$", code[self.lines.offset(ln):m.start()]):
+                    self.in_macro += 1
+                continue
+            end = code.find(";", m.end())
+            end = len(code) if end < 0 else end
+            body = code[m.end():end]
+            prefix = code[max(0, m.start() - 40):m.start()]
+            extern = bool(re.search(r"\bextern\s*$", prefix))
+            fn = innermost(self.spans, ln)
+            for d in split_top_level(body, ","):
+                name, is_array = declarator(d)
+                if not name:
+                    continue
+                self.decls.append({
+                    "file": path, "line": ln, "name": name, "array": is_array,
+                    "extern": extern, "function": fn,
+                    "text": self.text_lines[ln - 1].strip() if ln - 1 < len(self.text_lines) else "",
+                })
+
+    def if0_lines(self):
+        """Lines inside `#if 0` ... `#endif`/`#else` (the fallback when no run reported)."""
+        out = set()
+        depth = 0
+        dead_at = None
+        for i, l in enumerate(self.code.split("\n"), 1):
+            s = l.strip()
+            if re.match(r"#\s*if", s):
+                depth += 1
+                if dead_at is None and re.match(r"#\s*if\s+0\b", s):
+                    dead_at = depth
+            elif re.match(r"#\s*(else|elif)", s) and dead_at == depth:
+                dead_at = None
+            elif re.match(r"#\s*endif", s):
+                if dead_at == depth:
+                    dead_at = None
+                depth = max(0, depth - 1)
+            if dead_at is not None:
+                out.add(i)
+        return out
+
+    def statement_end_line(self, line):
+        """Last line of the statement or brace block that starts on `line`."""
+        off = self.lines.offset(line)
+        semi = self.code.find(";", off)
+        brace = self.code.find("{", off)
+        if brace >= 0 and (semi < 0 or brace < semi):
+            depth = 0
+            for m in re.finditer(r"[{}]", self.code[brace:]):
+                depth += 1 if m.group() == "{" else -1
+                if depth == 0:
+                    return self.lines.line(brace + m.start())
+            return len(self.lines.starts)
+        return self.lines.line(semi if semi >= 0 else len(self.code))
+
+
+# ---------------------------------------------------------------------------
+# Files
+
+
+def is_other_backend(rel):
+    parts = rel.replace("\\", "/").split("/")
+    if any(p.lower() in OTHER_BACKENDS for p in parts[:-1]):
+        return True
+    stem = os.path.splitext(parts[-1])[0].lower()
+    return any(stem.endswith("_" + b) for b in OTHER_BACKENDS)
+
+
+def select_files(root):
+    """(files to run, relative to root; headers of another back end left out; bytes)."""
+    run, other, size = [], [], 0
+    if os.path.isfile(root):
+        return [os.path.basename(root)], [], os.path.getsize(root)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fn in sorted(filenames):
+            p = os.path.join(dirpath, fn)
+            rel = os.path.relpath(p, root)
+            if fn.endswith(RUN_ALWAYS):
+                run.append(rel)
+            elif fn.endswith(HEADERS):
+                text = read(p)
+                if not DEVICE_CODE_RE.search(strip_comments(text)):
+                    continue
+                if is_other_backend(rel):
+                    other.append(rel)
+                    continue
+                run.append(rel)
+            else:
+                continue
+            size += os.path.getsize(p)
+    return run, other, size
+
+
+def read(path):
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return ""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="replace")
 
 
 # ---------------------------------------------------------------------------
@@ -261,12 +436,16 @@ HEADER_RE = re.compile(r"^(error|warning|note|help)\[([a-z0-9-]+)\]: ")
 LOC_RE = re.compile(r"^\s*[┌╭]─ (.*):(\d+):(\d+)\s*$")
 
 
+NUMBERED_RE = re.compile(r"^\s*(\d+) │")
+
+
 def skipped_labels(human_output):
-    """Map (file, line, column) -> label text for skipped-code diagnostics in
-    banklint's human output (the JSON format does not carry the label)."""
+    """Map (file, line, column) -> (label text, last line of the span) for skipped-code
+    diagnostics in banklint's human output (the JSON format carries neither)."""
     labels = {}
     code = None
     loc = None
+    last = None
     for line in human_output.splitlines():
         h = HEADER_RE.match(line)
         if h:
@@ -277,28 +456,34 @@ def skipped_labels(human_output):
             continue
         lm = LOC_RE.match(line)
         if lm and loc is None:
-            loc = (lm.group(1), int(lm.group(2)), int(lm.group(3)))
+            loc = (os.path.normpath(lm.group(1)), int(lm.group(2)), int(lm.group(3)))
+            continue
+        nm = NUMBERED_RE.match(line)
+        if nm:
+            last = int(nm.group(1))
             continue
         am = ANNOT_RE.match(line)
-        if am and loc is not None and loc not in labels:
-            labels[loc] = am.group(1).strip()
+        # A span over several lines is drawn `╭───^` on its first line (no label) and
+        # `╰───^ label` under its last.
+        if am and am.group(1).strip() and loc is not None and loc not in labels:
+            labels[loc] = (am.group(1).strip(), last or loc[1])
     return labels
 
 
-def run_banklint(banklint, path, timeout, extra):
-    res = {"path": path, "crash": False, "timeout": False, "error": None,
-           "json": None, "labels": {}, "seconds": 0.0, "stderr": ""}
+def run_banklint(banklint, root, rel, timeout, extra):
+    """One file: banklint's JSON (or why there is none), its time, and skipped-code labels."""
+    res = {"path": rel, "crash": False, "timeout": False, "error": None,
+           "json": None, "labels": {}, "seconds": 0.0}
+    cmd = [banklint, "check", rel, "--format", "json", "--color", "never", "--no-config"] + extra
     t0 = time.monotonic()
     try:
-        p = subprocess.run([banklint, "check", path, "--format", "json", "--color", "never"] + extra,
-                           capture_output=True, text=True, timeout=timeout,
+        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout,
                            errors="replace")
     except subprocess.TimeoutExpired:
         res["timeout"] = True
         res["seconds"] = time.monotonic() - t0
         return res
     res["seconds"] = time.monotonic() - t0
-    res["stderr"] = p.stderr
     if p.returncode == 101 or "panicked" in p.stderr or p.returncode < 0:
         res["crash"] = True
         first = [l for l in p.stderr.splitlines() if "panicked" in l]
@@ -314,8 +499,8 @@ def run_banklint(banklint, path, timeout, extra):
             res["error"] = f.get("message") or f.get("status")
     if any(d.get("code") == "skipped-code" for d in res["json"].get("diagnostics", [])):
         try:
-            h = subprocess.run([banklint, "check", path, "--format", "human", "--color", "never"] + extra,
-                               capture_output=True, text=True, timeout=timeout, errors="replace")
+            h = subprocess.run(cmd[:3] + ["--format", "human"] + cmd[5:], cwd=root, capture_output=True,
+                               text=True, timeout=timeout, errors="replace")
             res["labels"] = skipped_labels(h.stdout + h.stderr)
         except subprocess.TimeoutExpired:
             pass
@@ -323,7 +508,7 @@ def run_banklint(banklint, path, timeout, extra):
 
 
 # ---------------------------------------------------------------------------
-# Normalizing reasons
+# Reasons
 
 
 def normalize_reason(text):
@@ -341,8 +526,8 @@ def normalize_reason(text):
                 out.append(ch)
             continue
         nxt = text[i + 1] if i + 1 < len(text) else " "
-        # Quotes nest (`the loop over `s``): a backtick closes when one is
-        # open and it is followed by a space, punctuation or the end.
+        # Quotes nest (`the loop over `s``): a backtick closes when one is open and it is
+        # followed by a space, punctuation or the end.
         if depth > 0 and (nxt.isspace() or nxt in ",.;:)]`"):
             depth -= 1
             if depth == 0:
@@ -358,21 +543,6 @@ def normalize_reason(text):
     return norm, snippets
 
 
-def snippet_shape(snippet):
-    """A coarse shape of a backticked snippet for the examples column:
-    identifiers other than a few keywords become `x`, numbers `N`."""
-    keep = {"cg", "thread_block", "sync", "this_thread_block", "template", "auto",
-            "typename", "const", "volatile", "unsigned", "int", "float", "double",
-            "cuda", "memcpy_async", "tiled_partition", "static_cast", "reinterpret_cast",
-            "operator", "class", "struct", "namespace", "new", "delete"}
-    s = re.sub(r"\b\d+\b", "N", snippet)
-    s = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: m.group() if m.group() in keep else "x", s)
-    return s
-
-
-# ---------------------------------------------------------------------------
-# Why a whole function was skipped: a guess from its signature
-
 C_WORDS = set("""void char short int long float double signed unsigned const volatile struct
 union enum bool static inline extern register restrict __restrict __restrict__ __global__
 __device__ __host__ __forceinline__ __inline__ __noinline__ __launch_bounds__ auto""".split())
@@ -385,20 +555,12 @@ for _base in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"
         CUDA_TYPE_WORDS.add(_base + _n)
 
 
-def signature_suspects(code, line):
-    """Words and constructs in the signature of the function starting at
-    `line` (1-based) that a C parser would not accept: type names the file does
-    not declare, references, default arguments, templates, operators."""
-    lines = code.split("\n")
-    off = sum(len(l) + 1 for l in lines[:line - 1])
-    brace = code.find("{", off)
-    head = code[off:brace if brace >= 0 else len(code)]
+def signature_suspects(code, head):
+    """What a function's signature has that a C parser would not accept (a guess)."""
     local = set(re.findall(r"typedef[^;]*?\b(\w+)\s*;", code))
     local |= set(re.findall(r"\b(?:struct|class|union|enum)\s+(\w+)", code))
     local |= set(re.findall(r"^\s*#\s*define\s+(\w+)", code, re.M))
     found = []
-    if re.search(r"^\s*#", head, re.M):
-        found.append("#directive inside the signature")
     if re.search(r"\btemplate\s*<", head):
         found.append("template")
     if re.search(r"\boperator\b", head):
@@ -413,355 +575,699 @@ def signature_suspects(code, line):
         found.append("dependent type (typename)")
     for p in split_top_level(params, ","):
         p = re.sub(r"\s*=.*", "", p, flags=re.S)
-        p = re.sub(r"^\s*#.*$", "", p, flags=re.M)
         words = re.findall(r"[A-Za-z_]\w*(?:::\w+)*", p)
         for wd in words[:-1]:
             if wd not in C_WORDS and wd not in CUDA_TYPE_WORDS and wd not in local and wd != "typename":
-                found.append(f"type `{wd}`")
+                found.append("type `…`" if "<" not in p else "template type")
+                break
     return sorted(set(found))
 
 
 # ---------------------------------------------------------------------------
-# Report
+# Measuring one repository
 
 
-def collect(root):
-    if os.path.isfile(root):
-        return [root]
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fn in sorted(filenames):
-            if fn.endswith(EXTENSIONS):
-                out.append(os.path.join(dirpath, fn))
-    return out
+WRITTEN_RE = re.compile(r"at (.+):(\d+)\s*$")
 
 
-def other_shared_files(root):
-    """Files banklint does not search (.h, .hpp, ...) that mention __shared__."""
-    out = []
-    if os.path.isfile(root):
-        return out
-    for dirpath, dirnames, filenames in os.walk(root):
-        for fn in filenames:
-            if fn.endswith(EXTENSIONS) or not fn.endswith((".h", ".hpp", ".hh", ".inl", ".inc", ".cuinc")):
+class Repo:
+    """One row: a directory with its defines."""
+
+    def __init__(self, name, root, defines=(), note=""):
+        self.name = name
+        self.root = root
+        self.defines = list(defines)
+        self.note = note
+
+
+def measure(repo, args, progress):
+    files, other_backend, size = select_files(repo.root)
+    texts = {rel: read(os.path.join(repo.root, rel)) for rel in files}
+    synonyms = set()
+    for t in texts.values():
+        if "__shared__" in t and "define" in t:
+            synonyms |= shared_synonyms(strip_comments(t))
+    pattern = shared_re(synonyms)
+    scans = {}
+    for rel, t in texts.items():
+        scans[os.path.normpath(rel)] = FileScan(os.path.normpath(rel), t, pattern)
+    by_base = collections.defaultdict(list)
+    for k in scans:
+        by_base[os.path.basename(k)].append(k)
+
+    extra = [f"-D{d}" for d in repo.defines] + args.banklint_arg
+    done = [0]
+
+    def one(rel):
+        r = run_banklint(args.banklint, repo.root, rel, args.timeout, extra)
+        done[0] += 1
+        if progress and (done[0] % 50 == 0 or done[0] == len(files)):
+            print(f"  {repo.name}: {done[0]}/{len(files)} files", file=sys.stderr, flush=True)
+        return r
+
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, files))
+    wall = time.monotonic() - t0
+    return tally(repo, results, scans, by_base, other_backend, size, wall)
+
+
+def resolve_written(place, access_file, scans, by_base):
+    """`fn` at FILE:LINE -> (normalized file, line) of a file of this repository, or None."""
+    m = WRITTEN_RE.search(place or "")
+    if not m:
+        return None
+    f, ln = m.group(1), int(m.group(2))
+    for cand in (os.path.join(os.path.dirname(access_file), f), f):
+        c = os.path.normpath(cand)
+        if c in scans:
+            return c, ln
+    hits = by_base.get(os.path.basename(f), [])
+    if len(hits) == 1:
+        return hits[0], ln
+    return None
+
+
+def tally(repo, results, scans, by_base, other_backend, size, wall):
+    decls = [d for s in scans.values() for d in s.decls]
+    by_name = collections.defaultdict(list)
+    for d in decls:
+        by_name[(d["file"], d["name"])].append(d)
+    reached, analyzed = {}, {}          # id(decl) -> count
+    unknown_of = collections.defaultdict(collections.Counter)  # id(decl) -> reasons
+    fn_accessed = set()                 # (file, body_start) of functions with an access
+    kernel_names = collections.defaultdict(set)   # file -> kernel names in its accesses
+    alias = collections.defaultdict(lambda: [0, 0])  # file -> [accesses, analyzed]
+    inactive = collections.defaultdict(list)
+    seen = set()
+    acc_analyzed = acc_unknown = 0
+    unknown_reasons = collections.Counter()
+    unknown_example = {}
+    skipped_reasons = collections.Counter()
+    skipped_regions = collections.defaultdict(list)  # file -> (first, last, label)
+    decl_notes = collections.defaultdict(list)       # (file, line) -> message
+    suspects = collections.Counter()
+    diag_codes = collections.Counter()
+    run_of = {}
+    per_file = []
+    seconds = 0.0
+    slowest = (0.0, "")
+    parsed = collections.Counter()
+    crashes, timeouts, errors = [], [], []
+
+    def credit(d, status, reason):
+        k = id(d)
+        reached[k] = reached.get(k, 0) + 1
+        if status == "analyzed":
+            analyzed[k] = analyzed.get(k, 0) + 1
+        else:
+            unknown_of[k][normalize_reason(reason)[0]] += 1
+
+    for r in results:
+        rel = os.path.normpath(r["path"])
+        run_of[rel] = r
+        seconds += r["seconds"]
+        if r["seconds"] > slowest[0]:
+            slowest = (r["seconds"], rel)
+        data = r["json"] or {}
+        for f in data.get("files", []):
+            inactive[os.path.normpath(f.get("path", rel))].extend(f.get("inactive_lines") or [])
+        scan = scans.get(rel)
+        skipped = 0
+        for dg in data.get("diagnostics", []):
+            code = dg.get("code")
+            diag_codes[code] += 1
+            dfile = os.path.normpath(dg.get("file") or rel)
+            line = dg.get("line") or 1
+            if code == "skipped-code":
+                skipped += 1
+                label, span_end = r["labels"].get((dfile, line, dg.get("column")), (None, line))
+                norm = normalize_reason(label or "(reason not in the human output)")[0]
+                skipped_reasons[norm] += 1
+                s = scans.get(dfile)
+                first, last = line, line
+                if s is not None:
+                    whole = [sp for sp in s.spans if sp["head_line"] <= line <= sp["start_line"]]
+                    if label and re.search(r"could not parse this (kernel|device function|function)", label) and whole:
+                        sp = min(whole, key=lambda x: x["body_start"])
+                        first, last = sp["head_line"], sp["end_line"]
+                        for sus in signature_suspects(s.code, sp["head"]):
+                            suspects[sus] += 1
+                    else:
+                        last = max(span_end, s.statement_end_line(line))
+                skipped_regions[dfile].append((first, last, norm))
+            elif code not in ACCESS_CODES:
+                decl_notes[(dfile, line)].append(f"{code}: {normalize_reason(dg.get('message'))[0]}")
+        status = "fully"
+        if r["crash"]:
+            crashes.append((rel, r["error"]))
+            status = "not"
+        elif r["timeout"]:
+            timeouts.append(rel)
+            status = "not"
+        elif r["error"]:
+            errors.append((rel, r["error"]))
+            status = "not"
+        elif scan and scan.decls and not data.get("accesses"):
+            status = "not"
+        elif skipped:
+            status = "partly"
+        parsed[status] += 1
+        n_acc = len(data.get("accesses", []))
+        n_ana = sum(1 for a in data.get("accesses", []) if a.get("status") == "analyzed")
+        per_file.append((rel, status, r["seconds"], n_acc, n_ana, skipped,
+                         "crash" if r["crash"] else "timeout" if r["timeout"] else (r["error"] or "")))
+
+        for a in data.get("accesses", []):
+            key = json.dumps(a, sort_keys=True)
+            if key in seen:
                 continue
-            p = os.path.join(dirpath, fn)
-            try:
-                with open(p, "r", encoding="utf-8", errors="replace") as fh:
-                    if SHARED_RE.search(strip_comments(fh.read())):
-                        out.append(p)
-            except OSError:
-                pass
-    return sorted(out)
+            seen.add(key)
+            status_a = a.get("status")
+            if status_a == "analyzed":
+                acc_analyzed += 1
+            else:
+                acc_unknown += 1
+                norm = normalize_reason(a.get("reason"))[0]
+                unknown_reasons[norm] += 1
+                unknown_example.setdefault(norm, f"{a.get('file')}:{a.get('line')}")
+            afile = os.path.normpath(a.get("file") or rel)
+            name = a.get("array")
+            kernel_names[afile].add(a.get("kernel"))
+            written = resolve_written(a.get("written_in"), afile, scans, by_base)
+            loc = written or (afile, a.get("line") or 0)
+            s = scans.get(loc[0])
+            if s is not None:
+                sp = innermost(s.spans, loc[1])
+                if sp is not None:
+                    fn_accessed.add((loc[0], sp["body_start"]))
+            targets = []
+            exact = a.get("declaration")
+            places = list(a.get("declared_in") or []) + ([exact] if isinstance(exact, dict) else [])
+            for pl in places:
+                pf = os.path.normpath(pl.get("file") or afile)
+                pname = pl.get("array") or pl.get("name") or name
+                for d in by_name.get((pf, pname), []):
+                    if 0 <= (pl.get("line") or 0) - d["line"] <= 2:
+                        targets.append(d)
+            if not targets:
+                cands = by_name.get((afile, name), [])
+                if written and written[0] != afile:
+                    cands = cands + by_name.get((written[0], name), [])
+                if cands:
+                    inside = [d for d in cands if d["file"] == loc[0] and d["function"]
+                              and d["function"]["start_line"] <= loc[1] <= d["function"]["end_line"]]
+                    if inside:
+                        targets = [max(inside, key=lambda d: d["function"]["body_start"])]
+                    else:
+                        targets = [d for d in cands if d["function"] and d["function"]["name"] == a.get("kernel")]
+                        if not targets:
+                            targets = [d for d in cands if d["function"] is None]
+                        if not targets:
+                            targets = [d for d in cands if d["file"] == afile] or cands
+                else:
+                    alias[afile][0] += 1
+                    if status_a == "analyzed":
+                        alias[afile][1] += 1
+            for d in {id(d): d for d in targets}.values():
+                credit(d, status_a, a.get("reason"))
+
+    # Untraced names: credited to the file's extern declarations nothing else reached.
+    via_alias = set()
+    for f, (n, n_ana) in alias.items():
+        for d in scans[f].decls if f in scans else []:
+            if d["extern"] and id(d) not in reached:
+                via_alias.add(id(d))
+                reached[id(d)] = n
+                if n_ana:
+                    analyzed[id(d)] = n_ana
+
+    row = {
+        "repo": repo.name, "root": repo.root, "defines": repo.defines,
+        "files": len(results), "bytes": size, "other_backend_headers": len(other_backend),
+        "parsed": {"fully": parsed["fully"], "partly": parsed["partly"], "not": parsed["not"]},
+        "arrays": 0, "arrays_inactive": 0, "arrays_in_headers": 0,
+        "arrays_reached": 0, "arrays_analyzed": 0, "arrays_via_untraced_pointer": 0,
+        "scalars": 0, "scalars_analyzed": 0, "shared_in_macro_bodies": sum(s.in_macro for s in scans.values()),
+        "accesses_analyzed": acc_analyzed, "accesses_unknown": acc_unknown,
+        "unknown_reasons": dict(unknown_reasons.most_common()),
+        "unknown_examples": {k: unknown_example[k] for k in unknown_reasons},
+        "unknown_only": {}, "not_reached": {}, "not_reached_examples": {},
+        "skipped_reasons": dict(skipped_reasons.most_common()),
+        "skipped_signatures": dict(suspects.most_common()),
+        "diagnostics": dict(sorted(diag_codes.items(), key=lambda kv: str(kv[0]))),
+        "seconds": round(seconds, 3), "wall_seconds": round(wall, 3),
+        "slowest": {"file": slowest[1], "seconds": round(slowest[0], 3)},
+        "crashes": [f"{p}: {e}" for p, e in crashes], "timeouts": timeouts,
+        "errors": [f"{p}: {e}" for p, e in errors],
+        "declarations": [], "per_file": per_file,
+    }
+    macros = set()
+    for s in scans.values():
+        macros |= set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(", s.code, re.M))
+    unknown_only = collections.Counter()
+    not_reached = collections.Counter()
+    not_reached_hints = collections.defaultdict(collections.Counter)
+    not_reached_ex = {}
+    for d in decls:
+        k = id(d)
+        spans_inactive = inactive.get(d["file"])
+        r = run_of.get(d["file"])
+        if spans_inactive is None and (r is None or r["json"] is None):
+            dead = d["line"] in scans[d["file"]].if0_lines()
+        else:
+            dead = any(a <= d["line"] <= b for a, b in spans_inactive or [])
+        if dead and k not in reached:
+            if d["array"]:
+                row["arrays_inactive"] += 1
+                row["declarations"].append({"file": d["file"], "line": d["line"], "name": d["name"],
+                                            "state": "inactive", "why": ""})
+            continue
+        if not d["array"]:
+            row["scalars"] += 1
+            if k in analyzed:
+                row["scalars_analyzed"] += 1
+            continue
+        row["arrays"] += 1
+        if d["file"].endswith(HEADERS + (".cuh",)):
+            row["arrays_in_headers"] += 1
+        if k in via_alias:
+            row["arrays_via_untraced_pointer"] += 1
+        if k in analyzed:
+            state, why = "analyzed", ""
+            row["arrays_analyzed"] += 1
+            row["arrays_reached"] += 1
+        elif k in reached:
+            state = "unknown"
+            why = unknown_of[k].most_common(1)[0][0] if unknown_of[k] else "(through an untraced pointer)"
+            row["arrays_reached"] += 1
+            unknown_only[why] += 1
+        else:
+            state = "unreached"
+            why = why_not_reached(d, scans[d["file"]], run_of.get(d["file"]), decl_notes,
+                                  skipped_regions, fn_accessed, kernel_names, macros)
+            main, _, hint = why.partition("; ")
+            not_reached[main] += 1
+            if hint:
+                not_reached_hints[main][hint] += 1
+            not_reached_ex.setdefault(main, f"{d['file']}:{d['line']}")
+        row["declarations"].append({"file": d["file"], "line": d["line"], "name": d["name"],
+                                    "state": state, "why": why})
+    row["unknown_only"] = dict(unknown_only.most_common())
+    row["not_reached"] = dict(not_reached.most_common())
+    row["not_reached_examples"] = not_reached_ex
+    row["not_reached_hints"] = {k: dict(v.most_common()) for k, v in not_reached_hints.items()}
+    return row
+
+
+def why_not_reached(d, scan, run, decl_notes, skipped_regions, fn_accessed, kernel_names, macros):
+    if run is None:
+        return "file not run"
+    if run["crash"]:
+        return "crash"
+    if run["timeout"]:
+        return "timeout"
+    if run["error"]:
+        return "error: " + normalize_reason(run["error"])[0][:80]
+    for ln in range(d["line"], d["line"] + 3):
+        notes = decl_notes.get((d["file"], ln))
+        if notes:
+            return "banklint: " + notes[0]
+    for first, last, label in skipped_regions.get(d["file"], []):
+        if first <= d["line"] <= last:
+            return "skipped: " + label
+    fn = d["function"]
+    if fn is None:
+        return "file or namespace scope, no access traced to it"
+    hint = use_hint(d, scan, macros)
+    if hint == "; never used":
+        return "declared, never used"
+    if (d["file"], fn["body_start"]) not in fn_accessed and fn["name"] not in kernel_names.get(d["file"], ()):
+        head = fn["head"]
+        tmpl = " template" if re.search(r"\btemplate\s*<", head) else ""
+        if re.search(r"\b__global__\b", head):
+            return f"kernel{tmpl}: no access reported in it" + hint
+        if re.search(r"\b__device__\b", head):
+            return f"device function{tmpl}: no analyzed kernel reaches it"
+        return f"function{tmpl} without __global__/__device__ in its text (macro?): nothing reported"
+    return "function analyzed, no access to this array reported" + hint
+
+
+def use_hint(d, scan, macros):
+    """How the array is used after its declaration, in its function: `; never used`, `; used in
+    a function-like macro's argument`, `; address taken or cast`, `; passed to a call`, or ``."""
+    fn = d["function"]
+    start = scan.lines.offset(d["line"])
+    end = fn["body_end"] if fn else len(scan.code)
+    code = scan.code
+    kinds = set()
+    uses = 0
+    for m in re.finditer(r"\b%s\b" % re.escape(d["name"]), code[start:end]):
+        at = start + m.start()
+        uses += 1
+        if uses == 1:
+            continue  # the declaration itself
+        stmt = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
+        before = code[stmt:at]
+        if re.search(r"&\s*\(?\s*$", before) or re.search(r"_cast\s*<[^;]*>\s*\(\s*&?\s*\(?\s*$", before) \
+                or re.search(r"\(\s*[\w:<>, ]+\*+\s*\)\s*&?\s*\(?\s*$", before):
+            kinds.add("cast")
+        # The innermost open parenthesis before the use, and the name in front of it.
+        depth = 0
+        for i in range(len(before) - 1, -1, -1):
+            ch = before[i]
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    cm = re.search(r"([A-Za-z_]\w*)\s*(<[^;()]*>)?\s*$", before[:i])
+                    if cm and cm.group(1) not in CONTROL_WORDS and not cm.group(1).endswith("_cast"):
+                        kinds.add("macro" if cm.group(1) in macros else "call")
+                    break
+                depth -= 1
+    if uses <= 1:
+        return "; never used"
+    for k, text in (("macro", "; used in a function-like macro's argument"),
+                    ("cast", "; address taken or cast"), ("call", "; passed to a call")):
+        if k in kinds:
+            return text
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# Output
 
 
 def pct(a, b):
     return f"{100.0 * a / b:.1f}%" if b else "n/a"
 
 
-def report(root, results, args):
-    files = len(results)
-    fully = partly = not_at_all = 0
-    crashes, timeouts, errors, empty = [], [], [], []
-    decl_total = decl_arrays = decl_inactive = 0
-    decl_with_access = decl_with_analyzed = decl_via_alias = decl_via_other = 0
-    alias_arrays = set()
-    whole_functions = 0
-    suspects = collections.Counter()
-    empty_trivial = []
-    code_by_path = args.code_by_path
-    arr_decl_with_analyzed = 0
-    accessed_arrays = set()
-    analyzed_arrays = set()
-    acc_analyzed = acc_unknown = 0
-    unknown_reasons = collections.Counter()
-    unknown_examples = collections.defaultdict(collections.Counter)
-    skipped_reasons = collections.Counter()
-    skipped_examples = collections.defaultdict(collections.Counter)
-    diag_codes = collections.Counter()
-    files_with_shared = 0
-    missing = []  # (path, decl)
-    unanalyzed = []  # (path, decl, [reasons]): accesses reported, none analyzed
-    per_file = []
-    total_seconds = 0.0
-    slowest = (0.0, None)
+def total_of(rows):
+    t = {"repo": "total", "files": 0, "bytes": 0, "arrays": 0, "arrays_inactive": 0,
+         "arrays_in_headers": 0, "arrays_reached": 0, "arrays_analyzed": 0,
+         "arrays_via_untraced_pointer": 0, "scalars": 0, "scalars_analyzed": 0,
+         "shared_in_macro_bodies": 0, "accesses_analyzed": 0, "accesses_unknown": 0,
+         "other_backend_headers": 0, "seconds": 0.0, "wall_seconds": 0.0,
+         "parsed": {"fully": 0, "partly": 0, "not": 0},
+         "slowest": {"file": "", "seconds": 0.0}, "crashes": [], "timeouts": [], "errors": []}
+    counters = {k: collections.Counter() for k in ("unknown_reasons", "unknown_only", "not_reached",
+                                                   "skipped_reasons", "skipped_signatures")}
+    examples = {"unknown_examples": {}, "not_reached_examples": {}}
+    hints = collections.defaultdict(collections.Counter)
+    for r in rows:
+        for k, v in r.get("not_reached_hints", {}).items():
+            hints[k].update(v)
+        for k, v in r.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k in t:
+                t[k] += v
+        for k in ("fully", "partly", "not"):
+            t["parsed"][k] += r["parsed"][k]
+        for k in counters:
+            counters[k].update(r.get(k, {}))
+        for k in examples:
+            for reason, ex in r.get(k, {}).items():
+                examples[k].setdefault(reason, f"{r['repo']}: {ex}")
+        if r["slowest"]["seconds"] > t["slowest"]["seconds"]:
+            t["slowest"] = {"file": f"{r['repo']}: {r['slowest']['file']}", "seconds": r["slowest"]["seconds"]}
+        for k in ("crashes", "timeouts", "errors"):
+            t[k] += [f"{r['repo']}: {x}" for x in r[k]]
+    for k, c in counters.items():
+        t[k] = dict(c.most_common())
+    t.update(examples)
+    t["not_reached_hints"] = {k: dict(v.most_common()) for k, v in hints.items()}
+    t["seconds"] = round(t["seconds"], 3)
+    t["wall_seconds"] = round(t["wall_seconds"], 3)
+    return t
 
-    # Declarations that accesses in other files reach: a header's wrapper class
-    # (`SharedMemory<float>` hands out its `extern __shared__ float s_float[]`), named
-    # by the access's JSON `declared_in`. Keyed by (file, array name) with lines.
-    reached_any = collections.defaultdict(set)
-    reached_ana = collections.defaultdict(set)
-    for r in results:
-        for a in (r["json"] or {}).get("accesses", []):
-            for d in a.get("declared_in") or []:
-                key = (os.path.normpath(d["file"]), d["array"])
-                reached_any[key].add(d["line"])
-                if a.get("status") == "analyzed":
-                    reached_ana[key].add(d["line"])
 
-    for r in results:
-        path = r["path"]
-        total_seconds += r["seconds"]
-        if r["seconds"] > slowest[0]:
-            slowest = (r["seconds"], path)
-        decls = r["decls"]
-        # Declarations in code that conditional compilation leaves out (banklint reports
-        # those regions, evaluated with its -D/-U and __CUDA_ARCH__) are not compiled.
-        inactive = []
-        for f in (r["json"] or {}).get("files", []):
-            inactive.extend(f.get("inactive_lines") or [])
-        live = [d for d in decls if not any(a <= d["line"] <= b for a, b in inactive)]
-        decl_inactive += len(decls) - len(live)
-        decls = live
-        decl_total += len(decls)
-        if decls:
-            files_with_shared += 1
-        data = r["json"] or {}
-        accesses = data.get("accesses", [])
-        diags = data.get("diagnostics", [])
-        # Arrays with accesses, by (kernel, array) and by array.
-        acc_by_name = collections.defaultdict(set)   # array -> {kernels}
-        ana_by_name = collections.defaultdict(set)
-        for a in accesses:
-            accessed_arrays.add((path, a.get("array")))
-            acc_by_name[a.get("array")].add(a.get("kernel"))
-            if a.get("status") == "analyzed":
-                acc_analyzed += 1
-                analyzed_arrays.add((path, a.get("array")))
-                ana_by_name[a.get("array")].add(a.get("kernel"))
-            else:
-                acc_unknown += 1
-                norm, snips = normalize_reason(a.get("reason"))
-                unknown_reasons[norm] += 1
-        skipped = 0
-        for d in diags:
-            diag_codes[d.get("code")] += 1
-            if d.get("code") == "skipped-code":
-                skipped += 1
-                label = r["labels"].get((d.get("file"), d.get("line"), d.get("column")))
-                norm, snips = normalize_reason(label or "(reason not found in human output)")
-                skipped_reasons[norm] += 1
-                for s in snips:
-                    skipped_examples[norm][s.strip()] += 1
-                if label and re.search(r"could not parse this (kernel|device function)", label):
-                    whole_functions += 1
-                    for sus in signature_suspects(code_by_path.get(path, ""), d.get("line") or 1):
-                        suspects[sus] += 1
+def short_name(name, width):
+    return name if len(name) <= width else name[:width - 1] + "…"
 
-        declared = {nm for d2 in decls for nm in d2["names"]}
-        # Accesses under a name no `__shared__` declaration of this file has:
-        # a pointer banklint could not trace back to its array (SharedMemory<T>
-        # wrappers, `T *s = (T *)smem`, ...). They can only be dynamic shared
-        # memory or an array seen through a pointer, so they are credited to
-        # the file's `extern __shared__` declarations that nothing else matched.
-        alias_any = {a.get("array") for a in accesses} - declared
-        alias_ana = {a.get("array") for a in accesses if a.get("status") == "analyzed"} - declared
-        for nm in alias_any:
-            alias_arrays.add((path, nm))
 
-        def matched(table, decl, aliases, reached):
-            for nm in decl["names"]:
-                # The name is on the `__shared__` line or a line or two below it.
-                lines = reached.get((os.path.normpath(path), nm), ())
-                if any(0 <= ln - decl["line"] <= 2 for ln in lines):
-                    return "declared_in"
-                kernels = table.get(nm)
-                if not kernels:
-                    continue
-                # A declaration inside a function counts when an access was
-                # reported in that function; one at file scope (or in a
-                # function the scan could not name) when any function accessed
-                # it. An access reported under another function (a device
-                # function the array was passed to) counts unless that
-                # function declares its own array of the same name.
-                declaring = {d2["function"] for d2 in decls if nm in d2["names"]}
-                if decl["function"] is None or decl["function"] in kernels or any(
-                        k not in declaring for k in kernels):
-                    return "direct"
-            if decl["extern"] and aliases:
-                return "alias"
-            return None
-
-        file_has_live_array = False
-        for decl in decls:
-            if decl["is_array"]:
-                decl_arrays += 1
-            if decl["is_array"] and any(len(re.findall(r"\b%s\b" % re.escape(nm), code_by_path[path])) > 1
-                                        for nm in decl["names"]):
-                file_has_live_array = True
-            how = matched(acc_by_name, decl, alias_any, reached_any)
-            if how:
-                decl_with_access += 1
-                if how == "alias":
-                    decl_via_alias += 1
-                elif how == "declared_in":
-                    decl_via_other += 1
-            else:
-                missing.append((path, decl))
-            if matched(ana_by_name, decl, alias_ana, reached_ana):
-                decl_with_analyzed += 1
-                if decl["is_array"]:
-                    arr_decl_with_analyzed += 1
-            elif how:
-                reasons = collections.Counter(
-                    a.get("reason") or "" for a in accesses
-                    if a.get("array") in decl["names"] or (how == "alias" and a.get("array") in alias_any))
-                unanalyzed.append((path, decl, reasons))
-
-        status = "fully"
-        why = ""
-        if r["crash"]:
-            crashes.append((path, r["error"]))
-            status, why = "not", "crash"
-        elif r["timeout"]:
-            timeouts.append(path)
-            status, why = "not", "timeout"
-        elif r["error"]:
-            errors.append((path, r["error"]))
-            status, why = "not", "error"
-        elif decls and not accesses:
-            empty.append(path)
-            status, why = "not", "no access reported"
-            if not file_has_live_array:
-                empty_trivial.append(path)
-        elif skipped:
-            status = "partly"
-        if status == "fully":
-            fully += 1
-        elif status == "partly":
-            partly += 1
-        else:
-            not_at_all += 1
-        per_file.append((path, status, why, len(decls), len(accesses),
-                         sum(1 for a in accesses if a.get("status") == "analyzed"), skipped,
-                         r["seconds"]))
-
-    w = 52
-    print(f"== {root} ==")
-    rows = [
-        ("files (.cu/.cuh)", files),
-        ("  parsed fully", f"{fully} ({pct(fully, files)})"),
-        ("  parsed partly (some skipped-code)", f"{partly} ({pct(partly, files)})"),
-        ("  not at all", f"{not_at_all} ({pct(not_at_all, files)})"),
-        ("    error reported by banklint", len(errors)),
-        ("    crash (panic / signal)", len(crashes)),
-        ("    timeout", len(timeouts)),
-        ("    declares __shared__ but no access reported", len(empty)),
-        ("      of which only scalars or unused arrays", len(empty_trivial)),
-        ("files declaring __shared__", files_with_shared),
-        ("__shared__ declarations in the text", decl_total),
-        ("  not counted: in #if-disabled code", decl_inactive),
-        ("  of which arrays (declarator has [])", decl_arrays),
-        ("shared arrays with accesses reported (file, array)", len(accessed_arrays)),
-        ("  of which with >= 1 analyzed access", len(analyzed_arrays)),
-        ("  of which named by a pointer, not a declaration", len(alias_arrays)),
-        ("__shared__ declarations with >= 1 access reported",
-         f"{decl_with_access} / {decl_total} ({pct(decl_with_access, decl_total)})"),
-        ("  extern ones credited through pointer accesses", decl_via_alias),
-        ("  credited through accesses in other files", decl_via_other),
-        ("__shared__ declarations with >= 1 analyzed access",
-         f"{decl_with_analyzed} / {decl_total} ({pct(decl_with_analyzed, decl_total)})"),
-        ("  arrays only",
-         f"{arr_decl_with_analyzed} / {decl_arrays} ({pct(arr_decl_with_analyzed, decl_arrays)})"),
-        ("accesses reported", acc_analyzed + acc_unknown),
-        ("  analyzed", f"{acc_analyzed} ({pct(acc_analyzed, acc_analyzed + acc_unknown)})"),
-        ("  unknown", f"{acc_unknown} ({pct(acc_unknown, acc_analyzed + acc_unknown)})"),
-        ("diagnostics", ", ".join(f"{k} {v}" for k, v in sorted(diag_codes.items())) or "none"),
-        ("banklint time, sum over files", f"{total_seconds:.2f} s"),
-        ("  slowest file", f"{slowest[0]:.2f} s {slowest[1] or ''}"),
-    ]
-    for label, value in rows:
-        print(f"{label:<{w}} {value}")
-    others = other_shared_files(root)
-    if others:
-        print(f"{'other files with __shared__ (not searched: .h ...)':<{w}} {len(others)}")
-        for p in others:
-            print(f"    {p}")
-    for path, err in crashes:
-        print(f"CRASH    {path}: {err}")
-    for path in timeouts:
-        print(f"TIMEOUT  {path}")
-    for path, err in errors:
-        print(f"ERROR    {path}: {err}")
-
-    print(f"\nTop {args.top} unknown-access reasons ({acc_unknown} unknown accesses):")
-    for reason, n in unknown_reasons.most_common(args.top):
-        print(f"  {n:5}  {reason}")
-    total_skipped = sum(skipped_reasons.values())
-    print(f"\nTop {args.top} skipped-code reasons ({total_skipped} skipped regions):")
-    for reason, n in skipped_reasons.most_common(args.top):
-        ex = skipped_examples.get(reason)
-        extra = ""
-        if ex:
-            extra = "   e.g. " + ", ".join(f"`{s}` x{c}" for s, c in ex.most_common(4))
-        print(f"  {n:5}  {reason}{extra}")
-
-    if whole_functions:
-        print(f"\nWhole kernels/device functions skipped: {whole_functions}; what their signatures"
-              " have that C does not (a guess, one function can count several times):")
-        for sus, n in suspects.most_common(args.top):
-            print(f"  {n:5}  {sus}")
-
+def print_table(table, args):
+    rows, total = table["rows"], table["total"]
+    print(f"== {table['name']} ==  ({table['source']})")
+    nw = max([len("repository")] + [min(len(r["repo"]), 34) for r in rows])
+    head = (f"{'repository':<{nw}} {'files':>5} {'arrays':>6} {'analyzed':>8} {'share':>6} "
+            f"{'unknown':>7} {'unreached':>9} {'acc analyzed/unknown':>20} {'seconds':>8} "
+            f"{'slowest':>7}  {'crash/timeout':>13}  slowest file")
+    print(head)
+    print("-" * len(head))
+    for r in rows + ([total] if len(rows) > 1 else []):
+        unk = r["arrays_reached"] - r["arrays_analyzed"]
+        unreached = r["arrays"] - r["arrays_reached"]
+        acc = f"{r['accesses_analyzed']:,} / {r['accesses_unknown']:,}"
+        slow = r["slowest"]["file"]
+        if r is total:
+            print("-" * len(head))
+        print(f"{short_name(r['repo'], nw):<{nw}} {r['files']:>5} {r['arrays']:>6} {r['arrays_analyzed']:>8} "
+              f"{pct(r['arrays_analyzed'], r['arrays']):>6} {unk:>7} {unreached:>9} {acc:>20} "
+              f"{r['seconds']:>8.1f} {r['slowest']['seconds']:>7.2f}  "
+              f"{len(r['crashes']):>6}/{len(r['timeouts']):<6}  {slow}")
+    print()
+    print(f"share: {total['arrays_analyzed']} of {total['arrays']} __shared__ arrays "
+          f"({pct(total['arrays_analyzed'], total['arrays'])}) have an analyzed access; "
+          f"{total['arrays_reached'] - total['arrays_analyzed']} have only unknown accesses, "
+          f"{total['arrays'] - total['arrays_reached']} none; "
+          f"{total['arrays_in_headers']} of the arrays are in headers (.cuh/.h/.hpp/.inl), "
+          f"{total['arrays_via_untraced_pointer']} credited through an untraced pointer name; "
+          f"not counted: {total['arrays_inactive']} in inactive code, "
+          f"{total['shared_in_macro_bodies']} __shared__ in #define bodies, "
+          f"{total['other_backend_headers']} headers of other back ends. "
+          f"Scalars: {total['scalars_analyzed']} of {total['scalars']} analyzed. "
+          f"Files run: {total['files']} ({total['bytes'] / 1e6:.1f} MB), parsed fully/partly/not "
+          f"{total['parsed']['fully']}/{total['parsed']['partly']}/{total['parsed']['not']}.")
+    top = args.top
+    for r in rows + ([total] if len(rows) > 1 else []):
+        lines = []
+        for k, title, exk in (("not_reached", "arrays not reached", "not_reached_examples"),
+                              ("unknown_only", "arrays with only unknown accesses", None),
+                              ("unknown_reasons", "unknown accesses", "unknown_examples")):
+            items = list(r[k].items())
+            if not items:
+                continue
+            lines.append(f"  {title} ({sum(r[k].values())}):")
+            for why, n in items[:top]:
+                ex = f"   e.g. {r[exk][why]}" if exk and why in r.get(exk, {}) else ""
+                lines.append(f"    {n:5}  {why}{ex}")
+                hint = r.get("not_reached_hints", {}).get(why) if k == "not_reached" else None
+                if hint:
+                    lines.append("           the array is " + ", ".join(
+                        f"{h.replace('used ', '').replace('address taken or cast', 'cast or its address taken')}"
+                        f" ({c})" for h, c in hint.items()))
+            if len(items) > top:
+                lines.append(f"    {sum(n for _, n in items[top:]):5}  (others)")
+        for k in ("crashes", "timeouts", "errors"):
+            for x in r[k][:top if r is not total else 3 * top]:
+                lines.append(f"  {k[:-1] if k != 'crashes' else 'crash'}: {x}")
+        if args.details:
+            for k, title in (("skipped_reasons", "skipped-code regions"),
+                             ("skipped_signatures", "what skipped kernels' signatures have that C has not (a guess)")):
+                if r.get(k):
+                    lines.append(f"  {title}:")
+                    for why, n in list(r[k].items())[:top]:
+                        lines.append(f"    {n:5}  {why}")
+        if lines:
+            print(f"\n{r['repo']}:")
+            print("\n".join(lines))
     if args.list_missing:
-        print(f"\n__shared__ declarations with no access reported ({len(missing)}):")
-        last = None
-        for path, decl in missing:
-            if path != last:
-                print(f"  {path}")
-                last = path
-            where = f" in {decl['function']}" if decl["function"] else ""
-            print(f"    {decl['line']:5}{where}: {decl['text']}")
-        print(f"\n__shared__ declarations with accesses, none analyzed ({len(unanalyzed)}):")
-        last = None
-        for path, decl, reasons in unanalyzed:
-            if path != last:
-                print(f"  {path}")
-                last = path
-            where = f" in {decl['function']}" if decl["function"] else ""
-            print(f"    {decl['line']:5}{where}: {decl['text']}")
-            for reason, n in reasons.most_common(2):
-                print(f"           {n} x {reason}")
+        print("\n__shared__ arrays without an analyzed access:")
+        for r in rows:
+            for d in r["declarations"]:
+                if d["state"] not in ("analyzed", "inactive"):
+                    print(f"  {r['repo']}: {d['file']}:{d['line']} `{d['name']}`: {d['state']}: {d['why']}")
     if args.per_file:
-        print("\nPer file: status, __shared__ decls, accesses (analyzed), skipped regions, seconds")
-        for path, status, why, nd, na, nana, ns, secs in per_file:
-            print(f"  {status:6} {why:20} decl {nd:3} acc {na:4} ({nana:4}) skip {ns:3} {secs:6.2f}s  {path}")
+        print("\nper file: status, seconds, accesses (analyzed), skipped regions, problem")
+        for r in rows:
+            for rel, status, secs, n_acc, n_ana, skipped, problem in r["per_file"]:
+                print(f"  {status:6} {secs:7.2f}s acc {n_acc:4} ({n_ana:4}) skip {skipped:3}  {r['repo']}: {rel}  {problem}")
     print()
 
 
+def print_markdown(result):
+    """The README's table: one row per repository of every table, a bold total for the corpus."""
+    print("| repository | arrays | analyzed | only unknown | not reached | seconds (slowest file) |")
+    print("|---|---|---|---|---|---|")
+    for t in result["tables"]:
+        rows = t["rows"] + ([t["total"]] if len(t["rows"]) > 1 else [])
+        for r in rows:
+            b = "**" if r is t["total"] else ""
+            name = t["name"] if r is t["total"] else r["repo"]
+            share = f" ({pct(r['arrays_analyzed'], r['arrays'])})" if r["arrays_analyzed"] else ""
+            print(f"| {b}{name}{b} | {b}{r['arrays']}{b} | {b}{r['arrays_analyzed']}{share}{b} | "
+                  f"{r['arrays_reached'] - r['arrays_analyzed']} | {r['arrays'] - r['arrays_reached']} | "
+                  f"{r['seconds']:.1f} ({r['slowest']['seconds']:.2f}) |")
+    print()
+
+
+def compare(old, new, max_listed=8):
+    """Print, per table and repository, what changed from OLD to NEW: each declaration whose
+    state changed, or grouped by change when there are more than `max_listed`."""
+    old_tables = {t["name"]: t for t in old["tables"]}
+    print(f"== changes: {old.get('banklint')} ({old.get('date')}) -> {new.get('banklint')} ({new.get('date')}) ==")
+    for t in new["tables"]:
+        ot = old_tables.get(t["name"])
+        if ot is None:
+            print(f"{t['name']}: not in the old measurement")
+            continue
+        orows = {r["repo"]: r for r in ot["rows"]}
+        print(f"\n{t['name']}:")
+        print(f"  {'repository':<34} {'arrays analyzed':>22} {'accesses analyzed':>22} {'unknown':>14} "
+              f"{'seconds':>16} {'slowest':>14} {'crash+timeout':>14}")
+        for r in t["rows"] + ([t["total"]] if len(t["rows"]) > 1 else []):
+            o = orows.get(r["repo"]) if r is not t["total"] else ot["total"]
+            if o is None:
+                print(f"  {r['repo']}: new")
+                continue
+
+            def d(a, b, fmt="{:,}"):
+                s = f"{fmt.format(a)} -> {fmt.format(b)}"
+                return s if a == b else s + (" (+" if b > a else " (") + fmt.format(b - a) + ")"
+            share_o = f"{o['arrays_analyzed']}/{o['arrays']}"
+            share_n = f"{r['arrays_analyzed']}/{r['arrays']}"
+            arr = f"{share_o} -> {share_n}" if share_o != share_n else share_n
+            ct_o = len(o["crashes"]) + len(o["timeouts"])
+            ct_n = len(r["crashes"]) + len(r["timeouts"])
+            print(f"  {short_name(r['repo'], 34):<34} {arr:>22} "
+                  f"{d(o['accesses_analyzed'], r['accesses_analyzed']):>22} "
+                  f"{d(o['accesses_unknown'], r['accesses_unknown']):>14} "
+                  f"{o['seconds']:>6.1f} -> {r['seconds']:<6.1f} "
+                  f"{o['slowest']['seconds']:>5.2f} -> {r['slowest']['seconds']:<5.2f} {ct_o:>5} -> {ct_n}")
+            if r is t["total"]:
+                continue
+            od = {(x["file"], x["line"], x["name"]): x for x in o.get("declarations", [])}
+            nd = {(x["file"], x["line"], x["name"]): x for x in r.get("declarations", [])}
+            changes = []
+            for key in sorted(set(od) | set(nd)):
+                a, b = od.get(key), nd.get(key)
+                was = a["state"] if a else "not counted"
+                now = b["state"] if b else "not counted"
+                if was == now:
+                    continue
+                tag = "gained" if now == "analyzed" else "lost" if was == "analyzed" else "changed"
+                why = f": {b['why']}" if b and b["why"] else ""
+                changes.append((tag, f"{was} -> {now}{why}", f"{key[0]}:{key[1]} `{key[2]}`"))
+            if len(changes) <= max_listed:
+                for tag, what, where in changes:
+                    print(f"      {tag:7} {where}: {what}")
+            else:
+                groups = collections.defaultdict(list)
+                for tag, what, where in changes:
+                    groups[(tag, what)].append(where)
+                for (tag, what), wheres in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                    more = f" and {len(wheres) - 1} more" if len(wheres) > 1 else ""
+                    print(f"      {tag:7} {len(wheres):4} x {what}   e.g. {wheres[0]}{more}")
+            for k in ("crashes", "timeouts"):
+                for x in sorted(set(r[k]) - set(o[k])):
+                    print(f"      new {k[:-1] if k == 'timeouts' else 'crash'}: {x}")
+                for x in sorted(set(o[k]) - set(r[k])):
+                    print(f"      gone {k[:-1] if k == 'timeouts' else 'crash'}: {x}")
+    print()
+
+
+# ---------------------------------------------------------------------------
+
+
+def read_repos(tsv, corpus_dir):
+    """Rows of repos.tsv whose extraction is present: [Repo], [missing names]."""
+    repos, missing = [], []
+    with open(tsv, newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            name = row["repo"].strip()
+            root = os.path.join(corpus_dir, name.replace("/", "+"))
+            sub = (row.get("subdir") or "").strip().strip("/")
+            if sub not in ("", "."):
+                root = os.path.join(root, sub)
+            if not os.path.isdir(root):
+                missing.append(name)
+                continue
+            defines = [d for d in re.split(r"[\s,;]+", row.get("defines") or "") if d]
+            repos.append(Repo(name, root, defines, row.get("note") or ""))
+    return repos, missing
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dirs", nargs="+", metavar="DIR", help="directories (or files) to measure")
-    ap.add_argument("--banklint", default="target/release/banklint", help="banklint binary")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per file (default 60)")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="See the top of scripts/coverage.py for what is counted and how.")
+    ap.add_argument("dirs", nargs="*", metavar="DIR", help="directories measured as tables of their own")
+    ap.add_argument("--banklint", default=os.path.join(here, "target/release/banklint"), help="banklint binary")
+    ap.add_argument("--repos", default=os.path.join(here, "../shared/corpus/repos.tsv"),
+                    help="the corpus's repos.tsv (default: ../shared/corpus/repos.tsv from the repository)")
+    ap.add_argument("--corpus-dir", default=os.path.join(here, "../corpus"),
+                    help="where extract.py put OWNER+NAME/ folders (default: ../corpus from the repository)")
+    ap.add_argument("--corpus", action="store_true", help="measure the corpus also when DIRs are given")
+    ap.add_argument("--only", action="append", default=[], metavar="SUBSTRING",
+                    help="corpus repositories whose name contains SUBSTRING (repeatable)")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per file (default 30)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="parallel runs")
-    ap.add_argument("--top", type=int, default=15, help="reasons to list (default 15)")
-    ap.add_argument("--list-missing", action="store_true",
-                    help="list __shared__ declarations for which no access was reported")
-    ap.add_argument("--per-file", action="store_true", help="one line per file")
+    ap.add_argument("--top", type=int, default=4, help="reasons listed per repository (default 4)")
+    ap.add_argument("--json", metavar="FILE", help="write the measurement as JSON")
+    ap.add_argument("--compare", metavar="OLD.json", help="print what changed from a saved measurement")
+    ap.add_argument("--from-json", metavar="FILE", help="read a saved measurement instead of running banklint")
+    ap.add_argument("--markdown", action="store_true", help="also print the README's table (Markdown)")
+    ap.add_argument("--list-missing", action="store_true", help="each array without an analyzed access, with why")
+    ap.add_argument("--per-file", action="store_true", help="one line per file run")
+    ap.add_argument("--details", action="store_true", help="skipped-code reasons and signature constructs")
+    ap.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     ap.add_argument("--banklint-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `banklint check` (repeatable), e.g. --banklint-arg=--arch=sm_70")
     args = ap.parse_args()
-    if not os.path.exists(args.banklint):
-        sys.exit(f"error: banklint binary {args.banklint} not found (cargo build --release)")
 
-    for root in args.dirs:
-        paths = collect(root)
-        decls = {}
-        args.code_by_path = {}
-        for p in paths:
-            try:
-                with open(p, "r", encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
-            except OSError:
-                text = ""
-            decls[p] = scan_shared(text)
-            args.code_by_path[p] = strip_comments(text)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            results = list(pool.map(lambda p: run_banklint(args.banklint, p, args.timeout, args.banklint_arg), paths))
-        for r in results:
-            r["decls"] = decls[r["path"]]
-        report(root, results, args)
+    if args.from_json:
+        with open(args.from_json) as fh:
+            result = json.load(fh)
+    else:
+        if not os.path.isfile(args.banklint):
+            sys.exit(f"error: banklint binary {args.banklint} not found (cargo build --release)")
+        tables = []
+        if not args.dirs or args.corpus:
+            if not os.path.isfile(args.repos):
+                sys.exit(f"error: {args.repos} not found (give --repos, or DIRs to measure)")
+            repos, missing = read_repos(args.repos, args.corpus_dir)
+            if args.only:
+                repos = [r for r in repos if any(s.lower() in r.name.lower() for s in args.only)]
+            for m in missing:
+                print(f"note: {m} is not extracted under {args.corpus_dir} (see ../shared/corpus/README.md)",
+                      file=sys.stderr)
+            if repos:
+                tables.append(("corpus", f"{os.path.normpath(args.repos)}, extracted in "
+                                          f"{os.path.normpath(args.corpus_dir)}", repos))
+        for d in args.dirs:
+            if not os.path.exists(d):
+                sys.exit(f"error: {d} not found")
+            name = os.path.basename(os.path.normpath(os.path.abspath(d)))
+            tables.append((name, os.path.normpath(d), [Repo(name, d)]))
+        result = {"schema": SCHEMA, "banklint": args.banklint,
+                  "banklint_version": banklint_version(args.banklint),
+                  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                  "timeout": args.timeout, "jobs": args.jobs, "extra_args": args.banklint_arg,
+                  "tables": []}
+        for name, source, repos in tables:
+            rows = []
+            for repo in repos:
+                rows.append(measure(repo, args, not args.quiet))
+            result["tables"].append({"name": name, "source": source, "rows": rows, "total": total_of(rows)})
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(result, fh, indent=1)
+    print(f"banklint: {result['banklint']} ({result.get('banklint_version')}), {result['date']}, "
+          f"timeout {result['timeout']} s per file, {result['jobs']} parallel runs\n")
+    for t in result["tables"]:
+        print_table(t, args)
+    if args.markdown:
+        print_markdown(result)
+    if args.compare:
+        with open(args.compare) as fh:
+            compare(json.load(fh), result, 10**9 if args.list_missing else 8)
+
+
+def banklint_version(banklint):
+    try:
+        return subprocess.run([banklint, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
 
 
 if __name__ == "__main__":

@@ -103,31 +103,30 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     // Again, for macros that name a header's types (`#define real float4_t`).
     unit.types
         .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
-    // The includer's launches, for kernels this file does not launch itself (parsed only if
-    // there is such a kernel).
+    // The launches of the files that include this one (nearest first), for kernels this file
+    // does not launch itself; each includer is prepared once per run.
     let unlaunched = unit
         .functions
         .iter()
         .any(|f| f.kernel && !prepared.launches.iter().any(|l| l.kernel == f.name));
-    let includer_prepared = context.as_ref().filter(|_| unlaunched).and_then(|inc| {
-        let text = String::from_utf8(std::fs::read(&inc.path).ok()?).ok()?;
-        Some(prepare_in_context(
-            &text,
-            &options.defines,
-            &mut header_loader(&inc.path, &options.include_dirs),
-            None,
-        ))
-    });
-    let includer_unit = includer_prepared
-        .as_ref()
-        .map(|p| extract(p, parse_chunks(p)));
-    let includer_launches = includer_unit
-        .as_ref()
-        .zip(context.as_ref())
-        .map(|(unit, inc)| IncluderLaunches {
-            unit,
-            file: inc.path.display().to_string(),
-        });
+    let includer_files: Vec<(String, Arc<Prepared>)> = match (&options.includers, unlaunched) {
+        (Some(index), true) => index
+            .chain(&file.path)
+            .iter()
+            .filter_map(|inc| {
+                let p = index.prepared_whole(&inc.path, &options.defines, &options.include_dirs)?;
+                Some((inc.path.display().to_string(), p))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let includer_launches: Vec<IncluderLaunches<'_>> = includer_files
+        .iter()
+        .map(|(file, prepared)| IncluderLaunches {
+            prepared,
+            file: file.clone(),
+        })
+        .collect();
     let mut unresolved = Vec::new();
     let mut shapes = std::collections::HashMap::new();
     for f in &unit.functions {
@@ -138,7 +137,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
                 f,
                 options.block_dim,
                 &mut unresolved,
-                includer_launches.as_ref(),
+                &includer_launches,
             ),
         );
     }

@@ -193,13 +193,31 @@ fn check_fixture(path: &Path) -> Vec<String> {
     problems
 }
 
+/// Every `.cu`/`.cuh` of `fixtures/`, and of its numbered folders (a fixture spread over
+/// several files, `83_nested/`), at any depth; `include/` holds headers checked through the
+/// fixtures that include them.
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("fixtures/ exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cu" || e == "cuh"))
-        .collect();
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        for p in std::fs::read_dir(dir)
+            .expect("readable")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+        {
+            let numbered = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+            if p.is_dir() && (numbered || dir.file_name().is_some_and(|n| n != "fixtures")) {
+                walk(&p, files);
+            } else if p.extension().is_some_and(|e| e == "cu" || e == "cuh") {
+                files.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        &mut files,
+    );
     files.sort();
     files
 }

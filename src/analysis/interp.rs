@@ -9,6 +9,7 @@
 //! access says so.
 
 use crate::analysis::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
+pub use crate::analysis::shape::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
 use crate::analysis::value::{Affine, BinOp, Lanes, Symbols, Value};
 use crate::bank::arch::Target;
@@ -20,73 +21,6 @@ use lang_c::span::{Node, Span};
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::rc::Rc;
-
-/// Where a block shape came from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ShapeSource {
-    /// A launch site, by its span.
-    Launch(Range<usize>),
-    /// A launch in the file that includes this one (see `include_context`), by file and line.
-    IncluderLaunch {
-        file: String,
-        line: usize,
-    },
-    Annotation,
-    Cli,
-    /// No shape known: one warp, blockDim.x assumed a multiple of 32.
-    Default,
-}
-
-impl ShapeSource {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ShapeSource::Launch(_) => "launch",
-            ShapeSource::IncluderLaunch { .. } => "includer-launch",
-            ShapeSource::Annotation => "annotation",
-            ShapeSource::Cli => "cli",
-            ShapeSource::Default => "default",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct BlockShape {
-    /// `None`: unknown, analyzed as one warp of a block whose x extent is a multiple of 32.
-    pub dims: Option<[u32; 3]>,
-    pub source: ShapeSource,
-    /// Template arguments of this instantiation, by parameter name, as written.
-    pub template_args: Vec<(String, String)>,
-    /// Integer kernel arguments that are compile-time constants at the launch, by parameter.
-    pub arguments: Vec<(String, i64)>,
-    /// Values a `// banklint: args(n = 1024)` annotation gives the kernel's parameters that
-    /// the launch does not fix.
-    pub assumed: Vec<(String, i64)>,
-}
-
-impl BlockShape {
-    pub fn describe(&self) -> String {
-        match self.dims {
-            Some([x, y, 1]) => format!("({x}, {y})"),
-            Some([x, y, z]) => format!("({x}, {y}, {z})"),
-            None => "unknown (blockDim.x assumed a multiple of 32)".to_string(),
-        }
-    }
-
-    /// `BLOCK = 16, T = float`, or empty.
-    pub fn describe_template(&self) -> String {
-        bindings(&self.template_args)
-    }
-
-    /// `width = 80, pitch = 384`, or empty.
-    pub fn describe_arguments(&self) -> String {
-        bindings(&self.arguments)
-    }
-
-    /// `n = 1024`, or empty: the annotated arguments.
-    pub fn describe_assumed(&self) -> String {
-        bindings(&self.assumed)
-    }
-}
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
 fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
@@ -101,15 +35,6 @@ fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String
     }
     members.reverse();
     Some((cur, members))
-}
-
-/// `name = value, ...`.
-fn bindings<V: std::fmt::Display>(pairs: &[(String, V)]) -> String {
-    pairs
-        .iter()
-        .map(|(n, v)| format!("{n} = {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Identifies one access site: its span, the kind, and an ordinal for several accesses that
@@ -303,6 +228,8 @@ struct Analyzer<'a, 'p> {
     /// The file's types plus this instantiation's template type arguments.
     types: crate::analysis::types::TypeTable,
     template_args: Vec<(String, String)>,
+    /// Type parameters bound by assumption (see `BlockShape::assumed_types`).
+    assumed_types: Vec<(String, String)>,
     /// Template type parameters bound so far, as written (`T` -> `float`), for dependent
     /// member types (`typename vec4<T>::Type`).
     type_args: HashMap<String, String>,
@@ -359,6 +286,7 @@ fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Optio
         template_args: Vec::new(),
         arguments: Vec::new(),
         assumed: Vec::new(),
+        assumed_types: Vec::new(),
     };
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
@@ -509,6 +437,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             sequence: 0,
             types: unit.types.clone(),
             template_args: shape.template_args.clone(),
+            assumed_types: shape.assumed_types.clone(),
             // Launch values first: an annotation only fills what the launch leaves open.
             arguments: shape
                 .arguments
@@ -537,6 +466,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let given = self
                 .template_args
                 .iter()
+                .chain(&self.assumed_types)
                 .find(|(n, _)| *n == param.name)
                 .map(|(_, v)| v.clone())
                 .or_else(|| param.default.clone());
@@ -1509,15 +1439,48 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return *v;
         }
         self.constant_cache.insert(name.to_string(), None);
-        let v = match self.unit.constants.get(name)? {
-            NamedConstant::Value(v) => Some(*v),
-            NamedConstant::Expr { expr, item } => self.constant_in(expr, *item),
-            NamedConstant::Enumerator { expr, offset, item } => self
+        let v = match self.unit.constants.get(name) {
+            Some(NamedConstant::Value(v)) => Some(*v),
+            Some(NamedConstant::Expr { expr, item }) => self.constant_in(expr, *item),
+            Some(NamedConstant::Enumerator { expr, offset, item }) => self
                 .constant_in(expr, *item)
                 .and_then(|v| v.checked_add(*offset)),
+            None => self
+                .header_constant(name)
+                .or_else(|| self.static_member(name)),
         };
         self.constant_cache.insert(name.to_string(), v);
         v
+    }
+
+    /// A constant of a header or of the includer's text before its `#include`
+    /// (`const int WARPSIZE = 32;`), evaluated in that file.
+    fn header_constant(&self, name: &str) -> Option<i64> {
+        self.headers
+            .iter()
+            .find_map(|(_, h)| match h.constants.get(name)? {
+                NamedConstant::Value(v) => Some(*v),
+                NamedConstant::Expr { expr, item } => eval_constant(h, expr, *item),
+                NamedConstant::Enumerator { expr, offset, item } => {
+                    eval_constant(h, expr, *item).and_then(|v| v.checked_add(*offset))
+                }
+            })
+    }
+
+    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member.
+    fn static_member(&mut self, name: &str) -> Option<i64> {
+        let prepared = self.unit.prepared;
+        let m = prepared
+            .static_members
+            .iter()
+            .chain(
+                self.headers
+                    .iter()
+                    .flat_map(|(_, h)| h.prepared.static_members.iter()),
+            )
+            .find(|m| name == format!("{}__{}", m.class, m.member))?;
+        let expr = parse_expression_text(self.unit, &m.value)?;
+        eval_constant(self.unit, &expr, 0)
     }
 
     fn member(&mut self, whole: &Node<Expression>, m: &MemberExpression, mask: &[bool]) -> Lanes {

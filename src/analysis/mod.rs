@@ -1,8 +1,9 @@
 //! The analysis: [`extraction`] builds the file's model from lang-c's AST ([`types`] for
 //! layouts), and [`interp`] executes each kernel over lane vectors ([`value`]) to give each
-//! lane's index at every `__shared__` access.
+//! lane's index at every `__shared__` access, under a [`shape`] (block, arguments).
 
 pub mod extraction;
 pub mod interp;
+pub mod shape;
 pub mod types;
 pub mod value;

@@ -102,9 +102,14 @@ fn lower(text: &str, out: &mut Prepared) {
     out.tokens = lex(text).tokens;
     let mut bytes = text.as_bytes().to_vec();
     if let Some(tree) = parse(text) {
+        // Constants of the headers (absorbed before lowering) are visible to host code.
+        let imported = std::mem::take(&mut out.host_constants);
         let mut l = Lowering::new(text, out);
+        l.host_reader.import(&imported);
         lower_items(&mut l, tree.root_node());
+        let constants = l.host_reader.constants();
         let (blank, patches) = (l.blank, l.patches);
+        out.host_constants = constants;
         for r in &blank {
             for b in &mut bytes[r.clone()] {
                 if *b != b'\n' && *b != b'\r' {

@@ -75,6 +75,27 @@ impl<'s> HostReader<'s> {
         text(n, self.src)
     }
 
+    /// Constants a header (or the includer's text before its `#include`) defines: visible to
+    /// every function of this file.
+    pub fn import(&mut self, constants: &[(String, i64)]) {
+        for (name, v) in constants {
+            self.globals
+                .entry(name.clone())
+                .or_insert(HostValue::Int(*v));
+        }
+    }
+
+    /// The file-scope integer constants found (for files that include this one).
+    pub fn constants(&self) -> Vec<(String, i64)> {
+        let mut out: Vec<(String, i64)> = self
+            .globals
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_int()?)))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// A file-scope declaration: its integer constants become visible to every function.
     pub fn global(&mut self, decl: Node<'_>) {
         let mut env = std::mem::take(&mut self.globals);

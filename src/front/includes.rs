@@ -9,6 +9,7 @@
 use crate::front::cuda::{Defines, Prepared, prepare_in_context};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Extensions of files that may include a checked file (host sources and headers too).
 const INCLUDER_EXTENSIONS: &[&str] = &[
@@ -21,6 +22,9 @@ const MAX_SCANNED_BYTES: u64 = 8 << 20;
 /// How many includers deep a context is rebuilt (`a.cu` includes `b.cuh` includes `c.cuh`).
 const MAX_DEPTH: usize = 8;
 
+/// Directories above a checked file searched for its includers.
+const INCLUDER_LEVELS_UP: usize = 2;
+
 /// Where a file is included: the includer and the byte offset of its `#include` directive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Includer {
@@ -28,10 +32,13 @@ pub struct Includer {
     pub directive_at: usize,
 }
 
-/// For each included file (canonical path), its first includer in path order.
-#[derive(Clone, Debug, Default)]
+/// For each included file (canonical path), its first includer in path order; and, filled
+/// as a run needs them, the includers' own front-end results (each file prepared once per
+/// run, whichever worker asks first).
+#[derive(Debug, Default)]
 pub struct IncluderIndex {
     includers: HashMap<PathBuf, Includer>,
+    prepared: Mutex<HashMap<PathBuf, Option<Arc<Prepared>>>>,
 }
 
 impl IncluderIndex {
@@ -41,9 +48,17 @@ impl IncluderIndex {
         let mut candidates: Vec<PathBuf> = files.to_vec();
         let mut dirs_seen = HashSet::new();
         for f in files {
-            let dir = f.parent().unwrap_or(Path::new("")).to_path_buf();
-            if dirs_seen.insert(dir.clone()) {
-                candidates.extend(source_files_in(&dir));
+            // A header's includer is usually beside it or a directory or two up
+            // (`src/kernels/k.cuh` included by `src/kernels.cuh`, launched from `src/main.cu`).
+            let mut dir = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            for _ in 0..=INCLUDER_LEVELS_UP {
+                if dirs_seen.insert(dir.clone()) {
+                    candidates.extend(source_files_in(&dir));
+                }
+                match dir.parent() {
+                    Some(up) if !dir.as_os_str().is_empty() => dir = up.to_path_buf(),
+                    _ => break,
+                }
             }
         }
         candidates.sort();
@@ -66,6 +81,52 @@ impl IncluderIndex {
         index
     }
 
+    /// The files that include `path`, nearest first: its includer, that file's includer, and
+    /// so on (cycles cut, at most `MAX_DEPTH`).
+    pub fn chain(&self, path: &Path) -> Vec<Includer> {
+        let mut chain: Vec<Includer> = Vec::new();
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        let Ok(first) = std::fs::canonicalize(path) else {
+            return chain;
+        };
+        seen.insert(first);
+        let mut at = path.to_path_buf();
+        while chain.len() < MAX_DEPTH {
+            let Some(inc) = self.includer_of(&at) else {
+                break;
+            };
+            let Ok(key) = std::fs::canonicalize(&inc.path) else {
+                break;
+            };
+            if !seen.insert(key) {
+                break;
+            }
+            at = inc.path.clone();
+            chain.push(inc.clone());
+        }
+        chain
+    }
+
+    /// The front end's result for a whole includer (its launches say how the kernels it
+    /// includes run), prepared once per run.
+    pub fn prepared_whole(
+        &self,
+        path: &Path,
+        defines: &Defines,
+        include_dirs: &[PathBuf],
+    ) -> Option<Arc<Prepared>> {
+        let key = std::fs::canonicalize(path).ok()?;
+        if let Some(done) = self.prepared.lock().ok()?.get(&key) {
+            return done.clone();
+        }
+        let made = read_small(path).map(|text| {
+            let mut load = header_loader(path, include_dirs);
+            Arc::new(prepare_in_context(&text, defines, &mut load, None))
+        });
+        self.prepared.lock().ok()?.insert(key, made.clone());
+        made
+    }
+
     pub fn includer_of(&self, path: &Path) -> Option<&Includer> {
         let key = std::fs::canonicalize(path).ok()?;
         self.includers.get(&key).filter(|i| {
@@ -83,23 +144,7 @@ impl IncluderIndex {
         defines: &Defines,
         include_dirs: &[PathBuf],
     ) -> Option<(Includer, Prepared)> {
-        let mut chain: Vec<Includer> = Vec::new();
-        let mut seen: HashSet<PathBuf> = HashSet::new();
-        seen.insert(std::fs::canonicalize(path).ok()?);
-        let mut at = path.to_path_buf();
-        while chain.len() < MAX_DEPTH {
-            let Some(inc) = self.includer_of(&at) else {
-                break;
-            };
-            let Ok(key) = std::fs::canonicalize(&inc.path) else {
-                break;
-            };
-            if !seen.insert(key) {
-                break;
-            }
-            at = inc.path.clone();
-            chain.push(inc.clone());
-        }
+        let chain = self.chain(path);
         // Outermost includer first: each prefix is prepared in the context of the one before.
         let mut context: Option<(String, Prepared)> = None;
         for inc in chain.iter().rev() {
@@ -161,23 +206,25 @@ fn read_small(path: &Path) -> Option<String> {
 /// file the includer means to compile).
 pub fn local_includes(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
-    for (at, _) in text.match_indices("include") {
-        let line_start = text[..at].rfind('\n').map_or(0, |k| k + 1);
-        let Some(before) = text[line_start..at].trim().strip_prefix('#') else {
+    if !text.contains("include") {
+        return out;
+    }
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix('#') else {
             continue;
         };
-        if !before.trim().is_empty() {
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
             continue;
-        }
-        let rest = &text[at + "include".len()..];
-        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        let Some(quoted) = line.trim_start().strip_prefix('"') else {
+        };
+        let Some(quoted) = rest.trim_start().strip_prefix('"') else {
             continue;
         };
         if let Some(name) = quoted.split('"').next().filter(|n| !n.is_empty()) {
-            let hash =
-                line_start + (text[line_start..].len() - text[line_start..].trim_start().len());
-            out.push((name.to_string(), hash));
+            out.push((name.to_string(), start + (line.len() - trimmed.len())));
         }
     }
     out

@@ -8,6 +8,7 @@
 //! blanked and reported as skipped code with the construct named. Launches are recorded
 //! wherever they are.
 
+use crate::front::casts::CAST_MARKER;
 use crate::front::host_code::HostReader;
 use crate::front::names::{CXX_CASTS, FUNCTIONAL_CASTS, dependent_type_name};
 use crate::front::prepared::{DependentType, Keyword, Launch, Prepared, Skipped};
@@ -310,15 +311,15 @@ impl<'p> Lowering<'p> {
         };
         let cast = CXX_CASTS.contains(&self.t(name));
         if cast && n.parent().is_some_and(|p| p.kind() == "call_expression") {
-            self.blank_node(name);
-            let parts = children(args);
-            if let (Some(open), Some(close)) = (parts.first(), parts.last()) {
-                self.patch(open.start_byte(), "(");
-                self.patch(close.start_byte(), ")");
-            }
-            for c in named_children(args) {
-                self.lower(c);
-            }
+            // `static_cast<T>(x)` -> `__cast(x)` (a call binds like the C++ cast; its C
+            // spelling would not), the type recorded for after parsing (see `casts`).
+            let ty = named_children(args)
+                .first()
+                .map(|t| self.t(*t).split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            self.blank_node(n);
+            self.patch(n.start_byte(), CAST_MARKER);
+            self.out.casts.push((n.start_byte(), ty));
             return;
         }
         self.lower(name);

@@ -13,6 +13,7 @@ use crate::limits;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A `#define`, object-like (`params == None`) or function-like.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +80,7 @@ pub struct MacroTable {
 }
 
 /// From this file offset on, the macro has this definition (`None`: `#undef`).
-type Definition = (usize, Option<Rc<MacroDef>>);
+type Definition = (usize, Option<Arc<MacroDef>>);
 
 impl MacroTable {
     pub fn define(&mut self, def: MacroDef) {
@@ -87,7 +88,7 @@ impl MacroTable {
         self.entries
             .entry(def.name.clone())
             .or_default()
-            .push((at, Some(Rc::new(def))));
+            .push((at, Some(Arc::new(def))));
     }
 
     pub fn undefine(&mut self, name: &str, at: usize) {
@@ -106,7 +107,7 @@ impl MacroTable {
             .and_then(|(_, d)| d.as_deref())
     }
 
-    fn lookup_rc(&self, name: &str, at: usize) -> Option<Rc<MacroDef>> {
+    fn lookup_rc(&self, name: &str, at: usize) -> Option<Arc<MacroDef>> {
         let defs = self.entries.get(name)?;
         defs.iter()
             .rev()
@@ -122,7 +123,7 @@ impl MacroTable {
                 entry.push((
                     at,
                     def.as_ref().map(|d| {
-                        Rc::new(MacroDef {
+                        Arc::new(MacroDef {
                             defined_at: at,
                             ..(**d).clone()
                         })

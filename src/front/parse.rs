@@ -88,6 +88,11 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
                     outcome.partly_parsed += 1;
                 }
                 decls.retain(|d| d.span.start >= prelude.len());
+                let at = |pos: usize| (pos + chunk.span.start).saturating_sub(prelude.len());
+                crate::front::casts::desugar(&mut decls, &|pos| {
+                    let (_, ty) = prepared.casts.iter().find(|(o, _)| *o == at(pos))?;
+                    cast_type(ty, &prepared.typenames)
+                });
                 outcome.skipped.extend(dropped);
                 outcome.items.push(ParsedItem {
                     prelude_len: prelude.len(),
@@ -116,6 +121,46 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         }
     }
     outcome
+}
+
+/// The C type name for a C++ cast's type as written (`const cute::half_t *` ->
+/// `const cute__half_t *`; template arguments and `typename` dropped, a reference read as a
+/// pointer), parsed by lang-c.
+fn cast_type(written: &str, typenames: &[String]) -> Option<Node<lang_c::ast::TypeName>> {
+    let mut text = String::new();
+    let mut depth = 0usize;
+    for c in written.replace("typename ", "").replace("::", "__").chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '&' if depth == 0 => text.push('*'),
+            _ if depth == 0 => text.push(c),
+            _ => {}
+        }
+    }
+    let prelude = prelude_for(&text, typenames);
+    let src = format!("{prelude}void __f(void) {{ ({text})0; }}");
+    let config = Config {
+        flavor: Flavor::GnuC11,
+        ..Config::default()
+    };
+    let parsed = parse_preprocessed(&config, src).ok()?;
+    let ExternalDeclaration::FunctionDefinition(f) = &parsed.unit.0.last()?.node else {
+        return None;
+    };
+    let lang_c::ast::Statement::Compound(items) = &f.node.statement.node else {
+        return None;
+    };
+    let lang_c::ast::BlockItem::Statement(s) = &items.first()?.node else {
+        return None;
+    };
+    let lang_c::ast::Statement::Expression(Some(e)) = &s.node else {
+        return None;
+    };
+    match &e.node {
+        lang_c::ast::Expression::Cast(c) => Some(c.node.type_name.clone()),
+        _ => None,
+    }
 }
 
 /// `typedef int NAME;` for each known type name the item mentions, so lang-c reads

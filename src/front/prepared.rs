@@ -137,6 +137,11 @@ pub struct Prepared {
     /// `typedef`s inside class templates and their specializations (this file's and its
     /// headers'): `template <> struct vec4<float> { typedef float4 Type; };`.
     pub member_typedefs: Vec<MemberTypedef>,
+    /// C++ casts, by the offset of the marker call written for them, with the type as
+    /// written (see `casts`).
+    pub casts: Vec<(usize, String)>,
+    /// File-scope integer constants host code sees (this file's and its headers').
+    pub host_constants: Vec<(String, i64)>,
     /// `using NAME = TYPE;`, as written.
     pub aliases: Vec<(String, String)>,
     /// Static data members with a value in their class (`static constexpr int size = 4;`).
@@ -228,6 +233,8 @@ impl Prepared {
         self.member_typedefs
             .extend(other.member_typedefs.iter().cloned());
         self.aliases.extend(other.aliases.iter().cloned());
+        self.host_constants
+            .extend(other.host_constants.iter().cloned());
         self.static_members
             .extend(other.static_members.iter().cloned());
         self.shared_memory_classes

@@ -10,6 +10,7 @@ use crate::analysis::extraction::{Function, Unit};
 use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
 use crate::front::annotation_syntax::Directive;
+use crate::front::cuda::Prepared;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
@@ -31,9 +32,10 @@ type Arguments = Vec<(String, i64)>;
 /// An annotation's span and the values it gives.
 type AnnotatedArguments = (std::ops::Range<usize>, Arguments);
 
-/// The launches of another file that includes this one: its unit and its path as reported.
-pub struct IncluderLaunches<'u, 'p> {
-    pub unit: &'u Unit<'p>,
+/// The launches of a file that includes this one (directly or through other headers): what
+/// its front end found, and its path as reported.
+pub struct IncluderLaunches<'p> {
+    pub prepared: &'p Prepared,
     pub file: String,
 }
 
@@ -42,30 +44,33 @@ pub fn shapes_for(
     f: &Function,
     cli: Option<[u32; 3]>,
     unresolved: &mut Vec<UnresolvedLaunch>,
-    includer: Option<&IncluderLaunches<'_, '_>>,
+    includers: &[IncluderLaunches<'_>],
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
     // Instantiations and arguments of launches whose block shape is not known.
     let mut without_shape: Vec<(TemplateArgs, Arguments)> = Vec::new();
     if f.kernel {
         launch_shapes(
-            unit,
+            unit.prepared,
             f,
             &|l| ShapeSource::Launch(l.span.clone()),
             unresolved,
             &mut shapes,
             &mut without_shape,
         );
-        // A kernel this file never launches may be launched by its includer (Rodinia's
-        // `main.cu` includes each kernel file, then launches its kernels). Problems with those
-        // launches are the includer's to report.
-        if let Some(inc) = includer.filter(|_| shapes.is_empty() && without_shape.is_empty()) {
+        // A kernel this file never launches may be launched by a file that includes it
+        // (Rodinia's `main.cu` includes each kernel file, then launches its kernels), the
+        // nearest one that does. Problems with those launches are that file's to report.
+        for inc in includers {
+            if !shapes.is_empty() || !without_shape.is_empty() {
+                break;
+            }
             launch_shapes(
-                inc.unit,
+                inc.prepared,
                 f,
                 &|l| ShapeSource::IncluderLaunch {
                     file: inc.file.clone(),
-                    line: inc.unit.line_of(l.span.start),
+                    line: inc.prepared.line_of(l.span.start),
                 },
                 &mut Vec::new(),
                 &mut shapes,
@@ -91,6 +96,7 @@ pub fn shapes_for(
     if shapes.is_empty() {
         shapes.push(fallback);
     }
+    let mut shapes = with_element_sizes(f, shapes);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
         for (name, _) in args
@@ -117,26 +123,66 @@ pub fn shapes_for(
     shapes
 }
 
+/// Types of each element size a template's type parameter could be used with, to analyze a
+/// template that nothing instantiates: the verdict can differ (a 4-byte `T` conflict-free, an
+/// 8-byte one 2-way), so each is analyzed and the worst reported, with the others named.
+pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
+
+/// Each shape as it is, or, when type parameters of `f` have no argument and no default,
+/// once per element size in `ELEMENT_SIZES` (every such parameter bound to the same size).
+fn with_element_sizes(f: &Function, shapes: Vec<BlockShape>) -> Vec<BlockShape> {
+    let Some(header) = &f.template else {
+        return shapes;
+    };
+    let mut out = Vec::new();
+    for shape in shapes {
+        let unbound: Vec<&str> = header
+            .params
+            .iter()
+            .filter(|p| {
+                p.is_type
+                    && p.default.is_none()
+                    && !shape.template_args.iter().any(|(n, _)| *n == p.name)
+            })
+            .map(|p| p.name.as_str())
+            .collect();
+        if unbound.is_empty() {
+            out.push(shape);
+            continue;
+        }
+        for ty in ELEMENT_SIZES {
+            out.push(BlockShape {
+                assumed_types: unbound
+                    .iter()
+                    .map(|p| (p.to_string(), ty.to_string()))
+                    .collect(),
+                ..shape.clone()
+            });
+        }
+    }
+    out
+}
+
 /// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
 /// arguments of launches whose shape is not a constant into `without_shape`.
 fn launch_shapes(
-    unit: &Unit<'_>,
+    prepared: &Prepared,
     f: &Function,
     source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
     unresolved: &mut Vec<UnresolvedLaunch>,
     shapes: &mut Vec<BlockShape>,
     without_shape: &mut Vec<(TemplateArgs, Arguments)>,
 ) {
-    for launch in unit.prepared.launches.iter().filter(|l| l.kernel == f.name) {
+    for launch in prepared.launches.iter().filter(|l| l.kernel == f.name) {
         let Some(block) = launch.config.get(1) else {
             unresolved.push(UnresolvedLaunch {
-                span: unit.prepared.source_span(launch.span.clone()),
+                span: prepared.source_span(launch.span.clone()),
                 reason: "the launch has no block argument".into(),
                 annotation: None,
             });
             continue;
         };
-        let text = unit.prepared.written(block.clone());
+        let text = prepared.written(block.clone());
         let dims_here = launch.values.block.as_ref().map(|b| b.as_dims());
         let dims_here = match dims_here {
             Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
@@ -157,13 +203,13 @@ fn launch_shapes(
         let dims_here = dims_here.ok();
         if let Some(reason) = problem {
             unresolved.push(UnresolvedLaunch {
-                span: unit.prepared.source_span(block.clone()),
+                span: prepared.source_span(block.clone()),
                 reason,
                 annotation: None,
             });
         }
         let arguments = launch_arguments(f, launch);
-        for written in host_instantiations(unit, launch) {
+        for written in host_instantiations(prepared, launch) {
             let template_args = bind_template_args(f, &written);
             match dims_here {
                 Some(dims) if valid(dims) => {
@@ -178,6 +224,7 @@ fn launch_shapes(
                             template_args,
                             arguments: arguments.clone(),
                             assumed: Vec::new(),
+                            assumed_types: Vec::new(),
                         });
                     }
                 }
@@ -222,6 +269,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         template_args: Vec::new(),
         arguments: Vec::new(),
         assumed: Vec::new(),
+        assumed_types: Vec::new(),
     }
 }
 
@@ -229,8 +277,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 /// (`reduce0<T><<<...>>>` inside `template <class T> void reduce(...)`) replaced by each
 /// instantiation of that function the file names (`template void reduce<int>(...);`, or a
 /// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
-fn host_instantiations(unit: &Unit<'_>, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
-    let p = unit.prepared;
+fn host_instantiations(p: &Prepared, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
     // Arguments the host code makes constants (`constexpr int BM = 32; k<BM><<<...>>>`) by
     // their value; others (types, the host template's own parameters) as written.
     let args: Vec<String> = launch
@@ -296,7 +343,23 @@ fn host_instantiations(unit: &Unit<'_>, launch: &crate::front::cuda::Launch) -> 
             out.push(substituted);
         }
     }
-    if out.is_empty() { written } else { out }
+    if out.is_empty() {
+        // Nothing instantiates the host template: its parameters bind nothing (an empty
+        // argument is skipped), so the kernel's own parameters stay open.
+        let open: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if header.params.iter().any(|hp| hp.name == a.trim()) {
+                    String::new()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        vec![open]
+    } else {
+        out
+    }
 }
 
 /// Pairs a launch's explicit template arguments with the kernel's parameters, in order.
@@ -308,6 +371,7 @@ fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
         .params
         .iter()
         .zip(args)
+        .filter(|(_, a)| !a.trim().is_empty())
         .map(|(p, a)| (p.name.clone(), a.trim().to_string()))
         .collect()
 }

@@ -341,10 +341,11 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             code: Rule::SkippedCode,
             severity: Severity::Note,
             span: s.span.clone(),
-            message: "skipped code banklint could not parse".to_string(),
+            message: "code banklint skipped: shared-memory accesses in it are not analyzed"
+                .to_string(),
             label: s.reason.clone(),
             secondary: None,
-            notes: vec!["shared-memory accesses in this region are not analyzed".to_string()],
+            notes: Vec::new(),
             conflict_ways: None,
             fix: None,
         });
@@ -415,6 +416,9 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         ));
     }
     notes.push(context_note(report, f, target));
+    if let Some(n) = element_size_note(f) {
+        notes.push(n);
+    }
     for a in &f.assumptions {
         notes.push(a.clone());
     }
@@ -590,6 +594,32 @@ pub fn compress_lanes(lanes: &[usize]) -> String {
     }
 }
 
+/// For a template nothing instantiates, analyzed once per element size of its type
+/// parameters: what each size gives, when they differ.
+pub fn element_size_note(f: &AccessFinding) -> Option<String> {
+    let verdicts: Vec<&Option<u32>> = f.by_element_size.iter().map(|(_, w)| w).collect();
+    if verdicts.len() < 2 || verdicts.windows(2).all(|w| w[0] == w[1]) {
+        return None;
+    }
+    let parts: Vec<String> = f
+        .by_element_size
+        .iter()
+        .map(|(binding, ways)| {
+            let verdict = match ways {
+                Some(1) => "conflict-free".to_string(),
+                Some(n) => format!("{n}-way"),
+                None => "not analyzed".to_string(),
+            };
+            format!("{binding}: {verdict}")
+        })
+        .collect();
+    Some(format!(
+        "nothing instantiates the template, so it was analyzed for each element size: {}; \
+         the worst is reported (pin the type with a launch, or silence with an allow)",
+        parts.join("; ")
+    ))
+}
+
 /// Where the verdict holds: the target, the block shape and where it came from, template and
 /// argument values, per-block totals.
 pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> String {
@@ -628,9 +658,15 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
             ", with {assumed} from the `banklint: args` annotation"
         ));
     }
+    let assumed_types = shape.describe_assumed_types();
+    if !assumed_types.is_empty() {
+        text.push_str(&format!(
+            ", with {assumed_types} assumed (nothing instantiates the template)"
+        ));
+    }
     if f.shapes_analyzed > 1 {
         text.push_str(&format!(
-            ", the worst of {} launch shapes",
+            ", the worst of {} launch shapes and instantiations",
             f.shapes_analyzed
         ));
     }

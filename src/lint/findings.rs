@@ -52,6 +52,9 @@ pub struct AccessFinding {
     /// Every array the site reached across the analyzed shapes and instantiations, `array`
     /// first: `SharedMemory<T>` is another declaration for each `T`.
     pub arrays_reached: Vec<usize>,
+    /// When template type parameters were bound by assumption (nothing instantiates the
+    /// template): the verdict for each element size, in `ELEMENT_SIZES` order.
+    pub by_element_size: Vec<(String, Option<u32>)>,
 }
 
 impl AccessFinding {
@@ -148,6 +151,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 shapes_analyzed: 1,
                 origin: site.origin.clone(),
                 arrays_reached: vec![site.array],
+                by_element_size: Vec::new(),
             });
         }
     }
@@ -161,7 +165,8 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
         let chosen = if analyzed.is_empty() {
             candidates[0].clone()
         } else {
-            // The worst shape: most wavefronts in one instruction, then most per block.
+            // The worst shape: most wavefronts in one instruction, then the worst degree, then
+            // most per block.
             (*analyzed
                 .iter()
                 .max_by_key(|c| {
@@ -169,6 +174,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                         c.worst
                             .as_ref()
                             .map_or(0, |w| w.evaluation.verdict.wavefronts),
+                        c.conflict_ways(),
                         c.totals.map_or(0, |t| t.wavefronts),
                         std::cmp::Reverse(c.shape.source.name()),
                     )
@@ -182,9 +188,23 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 arrays_reached.push(c.array);
             }
         }
+        // Each assumed element size's worst verdict (`None`: not analyzed under it).
+        let mut by_element_size: Vec<(String, Option<u32>)> = Vec::new();
+        for c in candidates
+            .iter()
+            .filter(|c| !c.shape.assumed_types.is_empty())
+        {
+            let binding = c.shape.describe_assumed_types();
+            let ways = matches!(c.status, Status::Analyzed).then(|| c.conflict_ways());
+            match by_element_size.iter_mut().find(|(b, _)| *b == binding) {
+                Some((_, w)) => *w = (*w).max(ways),
+                None => by_element_size.push((binding, ways)),
+            }
+        }
         out.push(AccessFinding {
             shapes_analyzed: count,
             arrays_reached,
+            by_element_size,
             ..chosen
         });
     }

@@ -32,6 +32,26 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                 "assumed_arguments": f.shape.assumed.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
             });
             let map = obj.as_object_mut().expect("object");
+            if !f.shape.assumed_types.is_empty() {
+                // A template nothing instantiates: the binding analyzed here, and each size's.
+                map.insert(
+                    "assumed_types".into(),
+                    f.shape
+                        .assumed_types
+                        .iter()
+                        .map(|(n, v)| (n.clone(), json!(v)))
+                        .collect::<serde_json::Map<String, Json>>()
+                        .into(),
+                );
+                map.insert(
+                    "by_element_size".into(),
+                    f.by_element_size
+                        .iter()
+                        .map(|(b, w)| (b.clone(), json!(w)))
+                        .collect::<serde_json::Map<String, Json>>()
+                        .into(),
+                );
+            }
             match &f.status {
                 Status::Analyzed => {
                     map.insert("status".into(), json!("analyzed"));

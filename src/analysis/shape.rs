@@ -1,0 +1,88 @@
+//! What one analysis of a function runs with: the block shape and where it came from, the
+//! template and kernel arguments, and what was assumed where nothing said.
+
+use std::ops::Range;
+
+/// Where a block shape came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeSource {
+    /// A launch site, by its span.
+    Launch(Range<usize>),
+    /// A launch in the file that includes this one (see `include_context`), by file and line.
+    IncluderLaunch {
+        file: String,
+        line: usize,
+    },
+    Annotation,
+    Cli,
+    /// No shape known: one warp, blockDim.x assumed a multiple of 32.
+    Default,
+}
+
+impl ShapeSource {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShapeSource::Launch(_) => "launch",
+            ShapeSource::IncluderLaunch { .. } => "includer-launch",
+            ShapeSource::Annotation => "annotation",
+            ShapeSource::Cli => "cli",
+            ShapeSource::Default => "default",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockShape {
+    /// `None`: unknown, analyzed as one warp of a block whose x extent is a multiple of 32.
+    pub dims: Option<[u32; 3]>,
+    pub source: ShapeSource,
+    /// Template arguments of this instantiation, by parameter name, as written.
+    pub template_args: Vec<(String, String)>,
+    /// Integer kernel arguments that are compile-time constants at the launch, by parameter.
+    pub arguments: Vec<(String, i64)>,
+    /// Values a `// banklint: args(n = 1024)` annotation gives the kernel's parameters that
+    /// the launch does not fix.
+    pub assumed: Vec<(String, i64)>,
+    /// Type parameters no launch, call or annotation binds, bound here to a type of each
+    /// element size the code could be used with (`T` -> `__half`, `float`, `double`).
+    pub assumed_types: Vec<(String, String)>,
+}
+
+impl BlockShape {
+    pub fn describe(&self) -> String {
+        match self.dims {
+            Some([x, y, 1]) => format!("({x}, {y})"),
+            Some([x, y, z]) => format!("({x}, {y}, {z})"),
+            None => "unknown (blockDim.x assumed a multiple of 32)".to_string(),
+        }
+    }
+
+    /// `BLOCK = 16, T = float`, or empty.
+    pub fn describe_template(&self) -> String {
+        bindings(&self.template_args)
+    }
+
+    /// `width = 80, pitch = 384`, or empty.
+    pub fn describe_arguments(&self) -> String {
+        bindings(&self.arguments)
+    }
+
+    /// `n = 1024`, or empty: the annotated arguments.
+    pub fn describe_assumed(&self) -> String {
+        bindings(&self.assumed)
+    }
+
+    /// `T = float`, or empty: type parameters bound by assumption.
+    pub fn describe_assumed_types(&self) -> String {
+        bindings(&self.assumed_types)
+    }
+}
+
+/// `name = value, ...`.
+fn bindings<V: std::fmt::Display>(pairs: &[(String, V)]) -> String {
+    pairs
+        .iter()
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
