@@ -33,6 +33,9 @@ pub enum Command {
     },
     /// Run the bank engine on one warp access given as 32 byte offsets or a stride.
     Simulate(crate::app::simulate::SimulateArgs),
+    /// Run a Language Server on standard input and output, for editors: diagnostics as you
+    /// type, quick fixes, hover.
+    Server,
     /// Print the bank rules and shared-memory limits of every architecture.
     Archs {
         #[arg(long, value_enum, default_value_t = crate::app::simulate::ArchsFormat::Human)]
@@ -127,6 +130,7 @@ pub fn main() -> i32 {
         Command::Explain { code } => run_explain(code.as_deref()),
         Command::Simulate(args) => crate::app::simulate::run(&args),
         Command::Archs { format } => crate::app::simulate::run_archs(format),
+        Command::Server => crate::app::server::run(),
     }
 }
 
@@ -140,9 +144,9 @@ fn run_explain(code: Option<&str>) -> i32 {
             }
             0
         }
-        Some(c) => match crate::lint::rules::Rule::from_code(c).map(|r| r.explanation()) {
-            Some(text) => {
-                println!("# {c}\n{}", text.replace("\n ", "\n"));
+        Some(c) => match crate::lint::rules::Rule::from_code(c) {
+            Some(rule) => {
+                print!("{}", rule.documentation());
                 0
             }
             None => {

@@ -1,6 +1,6 @@
 //! The application around the pipeline: [`cli`], [`config`], parallel ordered runs over
 //! many files ([`runner`]), [`autofix`], coverage [`stats`], one emitter per output format ([`emit`]) and the
-//! bank engine as a calculator ([`simulate`]).
+//! bank engine as a calculator ([`simulate`]); [`server`] is the language server.
 
 pub mod archs;
 pub mod autofix;
@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod emit;
 pub mod runner;
+pub mod server;
 pub mod simulate;
 pub mod simulate_ops;
 pub mod stats;

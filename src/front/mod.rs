@@ -6,8 +6,10 @@
 //! rewrites their CUDA C++ into C of the same length, together driven by [`cuda`] into a
 //! [`prepared`] file ([`names`]: names known without a declaration); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
 //! [`includes`] finds the files that include a file; [`host_code`] reads host
-//! functions as programs to give each launch its values.
+//! functions as programs to give each launch its values; [`annotation_syntax`] reads the
+//! `banklint:` annotations in comments.
 
+pub mod annotation_syntax;
 pub mod casts;
 pub mod cuda;
 pub mod host_code;

@@ -9,6 +9,7 @@
 use crate::analysis::extraction::{Function, Unit};
 use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
+use crate::front::annotation_syntax::Directive;
 use crate::front::cuda::Prepared;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
@@ -414,85 +415,30 @@ fn kernel_annotation(unit: &Unit<'_>, f: &Function) -> KernelAnnotation {
             break;
         }
         let prev_start = text[..end - 1].rfind('\n').map_or(0, |p| p + 1);
-        let Some(comment) = unit
+        let mut comments = unit
             .prepared
             .comments
             .iter()
-            .find(|c| c.span.start >= prev_start && c.span.start < end)
-        else {
+            .filter(|c| c.span.start >= prev_start && c.span.start < end)
+            .peekable();
+        if comments.peek().is_none() {
             break;
-        };
-        if found.block.is_none() {
-            found.block = parse_block_annotation(&comment.body);
         }
-        if found.args.is_none() {
-            found.args = parse_args_annotation(&comment.body)
-                .and_then(Result::ok)
-                .map(|a| (comment.span.clone(), a));
+        for comment in comments {
+            for a in crate::front::annotation_syntax::find(&comment.body) {
+                let span = crate::front::annotation_syntax::file_span(&comment.span, &a);
+                match a.parsed {
+                    Ok(Directive::Block(dims)) if found.block.is_none() => found.block = Some(dims),
+                    Ok(Directive::Args(args)) if found.args.is_none() => {
+                        found.args = Some((span, args))
+                    }
+                    _ => {}
+                }
+            }
         }
         end = prev_start;
     }
     found
-}
-
-/// Parses `banklint: args(n = 1024, dir = 1)` from a comment body: `None` when the comment
-/// is not one, an error saying what is wrong when it is malformed.
-pub fn parse_args_annotation(body: &str) -> Option<Result<Vec<(String, i64)>, String>> {
-    let rest = body.trim().strip_prefix("banklint:")?.trim();
-    let inner = rest.strip_prefix("args")?.trim_start().strip_prefix('(')?;
-    let Some(close) = inner.find(')') else {
-        return Some(Err("`banklint: args(...)` has no closing `)`".into()));
-    };
-    let mut out = Vec::new();
-    for part in inner[..close].split(',').map(str::trim) {
-        let parsed = part.split_once('=').and_then(|(name, value)| {
-            let name = name.trim();
-            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            Some((name.to_string(), parse_integer(value.trim())?)).filter(|_| ident)
-        });
-        match parsed {
-            Some(pair) => out.push(pair),
-            None => {
-                return Some(Err(format!(
-                    "`{part}` in `banklint: args(...)` should be `name = integer`"
-                )));
-            }
-        }
-    }
-    Some(Ok(out))
-}
-
-/// A decimal or `0x` integer, optionally negative.
-fn parse_integer(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(d) => (true, d.trim_start()),
-        None => (false, text),
-    };
-    let value = match digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None => digits.parse().ok()?,
-    };
-    Some(if negative { -value } else { value })
-}
-
-/// Parses `banklint: block(32, 8)` from a comment body.
-pub fn parse_block_annotation(body: &str) -> Option<[u32; 3]> {
-    let rest = body.trim().strip_prefix("banklint:")?.trim();
-    let args = rest.strip_prefix("block")?.trim_start().strip_prefix('(')?;
-    let args = &args[..args.find(')')?];
-    let mut dims = [1u32; 3];
-    let parts: Vec<&str> = args.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return None;
-    }
-    for (k, p) in parts.iter().enumerate() {
-        dims[k] = p.parse().ok()?;
-    }
-    Some(dims)
 }
 
 /// Parses `--block-dim 32x8` (or `32,8`, `32x8x2`).
@@ -527,39 +473,5 @@ mod tests {
         assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
         assert!(parse_block_dim("64x64").is_err());
         assert!(parse_block_dim("ax2").is_err());
-        assert_eq!(
-            parse_block_annotation(" banklint: block(32, 8)"),
-            Some([32, 8, 1])
-        );
-        assert_eq!(
-            parse_block_annotation("banklint: block(16,16,2)"),
-            Some([16, 16, 2])
-        );
-        assert_eq!(parse_block_annotation("block(16)"), None);
-    }
-
-    #[test]
-    fn parses_argument_annotations() {
-        assert_eq!(
-            parse_args_annotation(" banklint: args(n = 1024, dir=-1, mask = 0x1F)"),
-            Some(Ok(vec![
-                ("n".to_string(), 1024),
-                ("dir".to_string(), -1),
-                ("mask".to_string(), 31)
-            ]))
-        );
-        assert_eq!(parse_args_annotation("banklint: block(32)"), None);
-        assert!(matches!(
-            parse_args_annotation("banklint: args(n = big)"),
-            Some(Err(_))
-        ));
-        assert!(matches!(
-            parse_args_annotation("banklint: args(2n = 4)"),
-            Some(Err(_))
-        ));
-        assert!(matches!(
-            parse_args_annotation("banklint: args(n = 4"),
-            Some(Err(_))
-        ));
     }
 }

@@ -1,8 +1,12 @@
 //! Annotation comments: `// banklint: allow(bank-conflict)` suppresses findings on its line,
 //! the next line, or (on the lines above a kernel) the whole kernel; `// banklint:
 //! expect(conflict-free)` / `expect(2-way)` asserts what an access must be, and fails when
-//! the analysis disagrees, so layouts (paddings, swizzles) stay guarded in CI.
+//! the analysis disagrees, so layouts (paddings, swizzles) stay guarded in CI. Annotations
+//! are found anywhere in a comment (`x = s[i]; // column read  // banklint: allow(...)`);
+//! their syntax is `front::annotation_syntax`'s.
 
+use crate::front::annotation_syntax as syntax;
+pub use crate::front::annotation_syntax::Expected;
 use crate::front::lex::Comment;
 use crate::front::source::SourceFile;
 use std::ops::Range;
@@ -11,28 +15,6 @@ use std::ops::Range;
 pub enum Directive {
     Allow(Vec<String>),
     Expect(Expected),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Expected {
-    ConflictFree,
-    Ways(u32),
-}
-
-impl Expected {
-    pub fn describe(&self) -> String {
-        match self {
-            Expected::ConflictFree => "conflict-free".to_string(),
-            Expected::Ways(n) => format!("{n}-way"),
-        }
-    }
-
-    pub fn matches(&self, ways: u32) -> bool {
-        match self {
-            Expected::ConflictFree => ways == 1,
-            Expected::Ways(n) => *n == ways,
-        }
-    }
 }
 
 /// One annotation and the lines (0-based) it covers.
@@ -44,7 +26,9 @@ pub struct Annotation {
     pub lines: Range<usize>,
 }
 
-/// Parses `banklint:` comments. Malformed ones are returned as errors (span, message).
+/// Parses `banklint:` annotations, wherever they stand in a comment. Malformed ones (and
+/// `allow` of an unknown code) are returned as errors (span, message); `block` and `args` are
+/// read by `host::launches`, so only checked here.
 pub fn parse(
     file: &SourceFile,
     comments: &[Comment],
@@ -52,10 +36,10 @@ pub fn parse(
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for c in comments {
-        let Some(rest) = c.body.trim().strip_prefix("banklint:") else {
+        let found = syntax::find(&c.body);
+        if found.is_empty() {
             continue;
-        };
-        let rest = rest.trim();
+        }
         let line = file.line_index(c.span.start);
         let alone = file.text[file.line_span(line)]
             .trim_start()
@@ -68,81 +52,37 @@ pub fn parse(
         } else {
             line..line + 1
         };
-        let directive = if let Some(args) = call_args(rest, "allow") {
-            let codes: Vec<String> = args
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
-            if let Some(bad) = codes
-                .iter()
-                .find(|c| crate::lint::rules::Rule::from_code(c).is_none())
-            {
-                errors.push((
-                    c.span.clone(),
-                    format!("unknown code `{bad}` in `banklint: allow(...)`"),
-                ));
-                continue;
-            }
-            Directive::Allow(codes)
-        } else if let Some(args) = call_args(rest, "expect") {
-            match parse_expected(args.trim()) {
-                Some(e) => Directive::Expect(e),
-                None => {
-                    errors.push((
-                        c.span.clone(),
-                        format!("`banklint: expect({})` should be `expect(conflict-free)` or `expect(N-way)`", args.trim()),
-                    ));
+        for f in found {
+            let span = syntax::file_span(&c.span, &f);
+            let directive = match f.parsed {
+                Err(message) => {
+                    errors.push((span, message));
                     continue;
                 }
-            }
-        } else if let Some(args) = call_args(rest, "block") {
-            if crate::host::launches::parse_block_annotation(&c.body).is_none() {
-                errors.push((
-                    c.span.clone(),
-                    format!(
-                        "`banklint: block({})` should be 1 to 3 integers, e.g. `block(32, 8)`",
-                        args.trim()
-                    ),
-                ));
-            }
-            continue;
-        } else if let Some(parsed) = crate::host::launches::parse_args_annotation(&c.body) {
-            if let Err(why) = parsed {
-                errors.push((c.span.clone(), why));
-            }
-            continue;
-        } else {
-            errors.push((
-                c.span.clone(),
-                format!("unknown banklint annotation `{rest}`"),
-            ));
-            continue;
-        };
-        out.push(Annotation {
-            directive,
-            span: c.span.clone(),
-            lines,
-        });
+                Ok(syntax::Directive::Allow(codes)) => {
+                    if let Some(bad) = codes
+                        .iter()
+                        .find(|c| crate::lint::rules::Rule::from_code(c).is_none())
+                    {
+                        errors.push((
+                            span,
+                            format!("unknown code `{bad}` in `banklint: allow(...)`"),
+                        ));
+                        continue;
+                    }
+                    Directive::Allow(codes)
+                }
+                Ok(syntax::Directive::Expect(e)) => Directive::Expect(e),
+                Ok(syntax::Directive::Block(_) | syntax::Directive::Args(_)) => continue,
+            };
+            out.push(Annotation {
+                directive,
+                span,
+                lines: lines.clone(),
+            });
+        }
     }
     (out, errors)
-}
-
-fn call_args<'a>(text: &'a str, name: &str) -> Option<&'a str> {
-    let rest = text.strip_prefix(name)?.trim_start().strip_prefix('(')?;
-    Some(&rest[..rest.find(')')?])
-}
-
-fn parse_expected(text: &str) -> Option<Expected> {
-    if text == "conflict-free" {
-        return Some(Expected::ConflictFree);
-    }
-    let n: u32 = text.strip_suffix("-way")?.parse().ok()?;
-    Some(if n == 1 {
-        Expected::ConflictFree
-    } else {
-        Expected::Ways(n)
-    })
 }
 
 #[cfg(test)]

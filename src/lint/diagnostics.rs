@@ -614,7 +614,9 @@ pub fn element_size_note(f: &AccessFinding) -> Option<String> {
     ))
 }
 
-fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> String {
+/// Where the verdict holds: the target, the block shape and where it came from, template and
+/// argument values, per-block totals.
+pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> String {
     let shape = &f.shape;
     let source = match &shape.source {
         ShapeSource::Launch(span) => format!(

@@ -1,8 +1,10 @@
 rule! {
     /// ## What it does
-    /// Reports `banklint:` comments banklint does not understand: an unknown code in
-    /// `allow(...)`, an `expect(...)` that is not `conflict-free` or `N-way`, or an unknown
-    /// directive.
+    /// Reports `banklint:` annotations banklint does not understand, wherever they stand in
+    /// a comment: an unknown code in `allow(...)`, an `expect(...)` that is not
+    /// `conflict-free` or `N-way`, a `block(...)` or `args(...)` that does not parse, a
+    /// missing `)`, or an unknown directive. `banklint:` starts an annotation anywhere in a
+    /// comment unless it ends a longer word (`mybanklint:`, `no-banklint:`).
     ///
     /// ## Why is this bad?
     /// A misspelled suppression or expectation silently does nothing.
@@ -10,6 +12,7 @@ rule! {
     /// ## Example
     /// ```cuda
     /// x = s[i];   // banklint: allow(bank-conflicts)   <- the code is `bank-conflict`
+    /// y = s[j];   // row read // banklint: alow(bank-conflict)   <- `allow`
     /// ```
     InvalidAnnotation, "invalid-annotation"
 }

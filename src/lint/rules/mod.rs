@@ -90,6 +90,16 @@ impl Rule {
         }
     }
 
+    /// The page `banklint explain CODE` prints (and the language server links): the code as
+    /// a title, then the explanation.
+    pub fn documentation(self) -> String {
+        format!(
+            "# {}\n{}\n",
+            self.code(),
+            self.explanation().replace("\n ", "\n")
+        )
+    }
+
     pub fn from_code(code: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.code() == code)
     }
