@@ -1100,3 +1100,19 @@ fn accesses_in_header_functions_are_reported_at_the_call_with_their_origin() {
         stdout(&human)
     );
 }
+
+#[test]
+fn places_after_macro_expansions_are_the_written_ones() {
+    // Macros expanded before the launch change the text's length: the note must still name
+    // the line the launch is written on.
+    let dir = temp_dir("expanded-lines");
+    let f = write(
+        &dir,
+        "k.cu",
+        "#define TILE_DIMENSION_OF_THE_KERNEL 32\n#define ROWS 8\n__global__ void k(float *o) {\n    __shared__ float t[TILE_DIMENSION_OF_THE_KERNEL][TILE_DIMENSION_OF_THE_KERNEL];\n    o[threadIdx.x] = t[threadIdx.x][threadIdx.y];\n}\nvoid h(float *o) {\n    dim3 b(TILE_DIMENSION_OF_THE_KERNEL, ROWS);\n    k<<<1, b>>>(o);\n}\n",
+    );
+    let o = banklint(&["check", &f, "--color", "never"]);
+    let out = stdout(&o);
+    assert!(out.contains("from the launch at line 9"), "{out}");
+    assert!(out.contains(":5:22"), "the access, on its own line: {out}");
+}

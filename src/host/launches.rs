@@ -53,7 +53,7 @@ pub fn shapes_for(
         launch_shapes(
             unit.prepared,
             f,
-            &|l| ShapeSource::Launch(l.span.clone()),
+            &|l| ShapeSource::Launch(unit.prepared.source_span(l.span.clone())),
             unresolved,
             &mut shapes,
             &mut without_shape,
