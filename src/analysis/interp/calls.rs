@@ -1,0 +1,432 @@
+//! Calls: built-in functions, cooperative-groups handles, and device functions inlined in the
+//! caller's context (this file's, a header's, or the includer's).
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    pub(super) fn call(
+        &mut self,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+        mask: &[bool],
+    ) -> Lanes {
+        let name = match &call.callee.node {
+            Expression::Identifier(id) => Some(id.node.name.clone()),
+            _ => None,
+        };
+        let arity = call.arguments.len();
+        let callee = name.as_deref().and_then(|n| self.callee(n, arity));
+        let args: Vec<Lanes> = call
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(k, a)| {
+                // A `__shared__` object or element handed to a reference parameter (a pointer
+                // once the front end has rewritten `T &p`) is not read at the call: the callee
+                // reads it, if at all.
+                let by_reference = callee
+                    .as_ref()
+                    .and_then(|c| c.function.params.iter().find(|p| p.index == k))
+                    .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
+                match &a.node {
+                    Expression::Identifier(id)
+                        if by_reference
+                            && matches!(
+                                self.lookup(&id.node.name),
+                                Some(Binding::Shared(_) | Binding::Reference(_))
+                            ) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
+                    _ if by_reference
+                        && self.shared_ref(a).is_some_and(|(_, idx, members)| {
+                            members.is_empty() && !idx.is_empty()
+                        }) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
+                    // A whole `__shared__` object of a type banklint does not know, handed to
+                    // a function it does not have: a library object (`cuda::barrier` to
+                    // `cuda::memcpy_async`), which such functions take by reference.
+                    Expression::Identifier(id)
+                        if callee.is_none() && self.is_library_object(&id.node.name) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
+                    _ => self.eval(a, mask),
+                }
+            })
+            .collect();
+        if let Expression::Member(m) = &call.callee.node {
+            // Cooperative groups: `tile.thread_rank()`, `block.thread_rank()`,
+            // `cg::this_thread_block().thread_rank()`.
+            let method = &m.node.identifier.node.name;
+            if let Expression::Identifier(id) = &m.node.expression.node
+                && let Some(Binding::Group(Group::Tile(tile))) = self.lookup(&id.node.name)
+            {
+                return match tile.clone() {
+                    Ok(tile) => self.tile_method(method, tile),
+                    Err(why) => Lanes::unknown(why),
+                };
+            }
+            if let Some(v) = self.group_method(method) {
+                return v;
+            }
+            // A method of a `__shared__` object (`bar.arrive()` on a `cuda::barrier`): library
+            // code touches the object, not an access banklint can place.
+            if let Expression::Identifier(id) = &m.node.expression.node
+                && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_)))
+            {
+                return self.uniform_data("the result of a method call");
+            }
+            let base = self.eval(&m.node.expression, mask);
+            return self.data_value(&base, "the result of a method call");
+        }
+        let Some(name) = name else {
+            return Lanes::unknown("the result of a call through a pointer");
+        };
+        if let Some(float) = crate::front::names::is_functional_cast(&name) {
+            let v = args.into_iter().next().unwrap_or_else(|| Lanes::int(0));
+            return if float {
+                self.data_value(&v, "a floating-point value")
+            } else {
+                v
+            };
+        }
+        if let Some(v) = self
+            .group_method(name.rsplit("__").next().unwrap_or(&name))
+            .filter(|_| name.contains("__"))
+        {
+            return v;
+        }
+        match (name.as_str(), args.as_slice()) {
+            ("min" | "umin" | "llmin" | "ullmin" | "fminf" | "imin", [a, b]) => {
+                return Lanes::binary(BinOp::Min, a, b, self.n, &mut self.syms);
+            }
+            ("max" | "umax" | "llmax" | "ullmax" | "imax", [a, b]) => {
+                return Lanes::binary(BinOp::Max, a, b, self.n, &mut self.syms);
+            }
+            ("__mul24" | "__umul24", [a, b]) => {
+                return Lanes::binary(BinOp::Mul, a, b, self.n, &mut self.syms);
+            }
+            ("abs" | "llabs", [a]) => {
+                let neg = Lanes::binary(BinOp::Sub, &Lanes::int(0), a, self.n, &mut self.syms);
+                return Lanes::binary(BinOp::Max, a, &neg, self.n, &mut self.syms);
+            }
+            _ => {}
+        }
+        if let Some(c) = callee
+            && self.call_depth < MAX_CALL_DEPTH
+        {
+            let Some(header) = c.header else {
+                return self.inline_call_in(c.unit, c.function, call, args, mask);
+            };
+            let saved = (self.unit, self.home_call.clone());
+            if self.home_call.is_none() {
+                self.home_call = Some((self.span(whole.span), header));
+            }
+            let v = self.inline_call_in(c.unit, c.function, call, args, mask);
+            (self.unit, self.home_call) = saved;
+            return v;
+        }
+        let uniform_args = args.iter().all(Lanes::is_uniform);
+        if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
+            self.uniform_data(&format!("the result of `{name}`"))
+        } else {
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!(
+                    "it is the result of `{name}`"
+                ));
+                self.n
+            ]))
+        }
+    }
+
+    /// Thread-block queries of cooperative groups, in terms of threadIdx and blockDim.
+    pub(super) fn group_method(&mut self, method: &str) -> Option<Lanes> {
+        let n = self.n;
+        match method {
+            "thread_rank" => {
+                let [tx, ty, tz] = self.thread_idx.clone();
+                let [bx, by, _] = self.block_dim.clone();
+                let row = Lanes::binary(BinOp::Mul, &tz, &by, n, &mut self.syms);
+                let row = Lanes::binary(BinOp::Add, &row, &ty, n, &mut self.syms);
+                let row = Lanes::binary(BinOp::Mul, &row, &bx, n, &mut self.syms);
+                Some(Lanes::binary(BinOp::Add, &row, &tx, n, &mut self.syms))
+            }
+            "size" | "num_threads" => {
+                let [bx, by, bz] = self.block_dim.clone();
+                let p = Lanes::binary(BinOp::Mul, &bx, &by, n, &mut self.syms);
+                Some(Lanes::binary(BinOp::Mul, &p, &bz, n, &mut self.syms))
+            }
+            _ => None,
+        }
+    }
+
+    /// Methods of a tile of `tile` threads: ranks within the tile and of the tile in the block.
+    pub(super) fn tile_method(&mut self, method: &str, tile: u32) -> Lanes {
+        let n = self.n;
+        let size = Lanes::int(i64::from(tile));
+        match method {
+            "thread_rank" | "meta_group_rank" => {
+                let rank = self
+                    .group_method("thread_rank")
+                    .unwrap_or_else(|| Lanes::int(0));
+                let op = if method == "thread_rank" {
+                    BinOp::Rem
+                } else {
+                    BinOp::Div
+                };
+                Lanes::binary(op, &rank, &size, n, &mut self.syms)
+            }
+            "size" | "num_threads" => size,
+            "meta_group_size" => {
+                let block = self.group_method("size").unwrap_or_else(|| Lanes::int(0));
+                let rounded = Lanes::binary(
+                    BinOp::Add,
+                    &block,
+                    &Lanes::int(i64::from(tile) - 1),
+                    n,
+                    &mut self.syms,
+                );
+                Lanes::binary(BinOp::Div, &rounded, &size, n, &mut self.syms)
+            }
+            _ => self.uniform_data("the result of a method call"),
+        }
+    }
+
+    /// The group a declaration's initializer or type names: `cg::this_thread_block()` or
+    /// `cg::thread_block` (the block), `cg::tiled_partition<32>(b)` or
+    /// `cg::thread_block_tile<32>` (a tile of 32).
+    pub(super) fn group_of(
+        &mut self,
+        specs: &[Node<DeclarationSpecifier>],
+        init: Option<&Node<Expression>>,
+    ) -> Option<Group> {
+        // The arguments are recorded at the last part of a qualified name (`cg::tiled_partition`).
+        let tile_size = |a: &mut Self, span: Span| -> Result<u32, String> {
+            let name = a.span(span);
+            let text = a
+                .unit
+                .prepared
+                .template_calls
+                .iter()
+                .find(|(off, _)| name.contains(off))
+                .and_then(|(_, args)| args.first().cloned())
+                .ok_or_else(|| "a thread group's tile size is not written".to_string())?;
+            a.eval_text(&text, span, &[true], "the tile size")
+                .as_const()
+                .and_then(|t| u32::try_from(t).ok())
+                .filter(|&t| t > 0)
+                .ok_or_else(|| format!("the tile size `{text}` is not a compile-time constant"))
+        };
+        if let Some(Node {
+            node: Expression::Call(c),
+            ..
+        }) = init
+            && let Expression::Identifier(id) = &c.node.callee.node
+        {
+            let name = id.node.name.as_str();
+            if name.ends_with("tiled_partition") && c.node.arguments.len() == 2 {
+                // The run-time form, `cg::tiled_partition(block, 16)`.
+                let size = self.eval(&c.node.arguments[1], &vec![true; self.n]);
+                return Some(Group::Tile(
+                    size.as_const()
+                        .and_then(|t| u32::try_from(t).ok())
+                        .filter(|&t| t > 0)
+                        .ok_or_else(|| "the tile size is not a compile-time constant".to_string()),
+                ));
+            }
+            if name.ends_with("tiled_partition") {
+                return Some(Group::Tile(tile_size(self, c.node.callee.span)));
+            }
+            if name.ends_with("this_thread_block") {
+                return Some(Group::Block);
+            }
+        }
+        for spec in specs {
+            if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
+                && let TypeSpecifier::TypedefName(id) = &ts.node
+            {
+                let name = id.node.name.as_str();
+                if name.ends_with("thread_block_tile") {
+                    return Some(Group::Tile(tile_size(self, ts.span)));
+                }
+                if name == "thread_block" || name.ends_with("__thread_block") {
+                    return Some(Group::Block);
+                }
+            }
+        }
+        None
+    }
+
+    /// A device function of a local header (or of the includer before its `#include`), by
+    /// name: the header's name, its unit, the function. Not one that declares `__shared__`
+    /// memory of its own, whose declaration would be in another file than the report's.
+    pub(super) fn header_function(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
+        let units = std::iter::once(("", self.home_unit))
+            .chain(self.headers.iter().map(|(n, u)| (n.as_str(), u)));
+        for (header, unit) in units {
+            if std::ptr::eq(unit, self.unit) {
+                continue;
+            }
+            let Some(f) = unit.function(name, arity).filter(|f| !f.kernel) else {
+                continue;
+            };
+            let declares_shared = unit
+                .prepared
+                .keywords_in(f.span.clone())
+                .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
+            if declares_shared {
+                return None;
+            }
+            let header = if std::ptr::eq(unit, self.home_unit) {
+                String::new()
+            } else {
+                header.to_string()
+            };
+            return Some(Callee {
+                unit,
+                function: f,
+                header: Some(header),
+            });
+        }
+        None
+    }
+
+    /// The device function a call of `name` with `arity` arguments reaches, looked up once per
+    /// call: this unit's, else a local header's.
+    pub(super) fn callee(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
+        let unit = self.unit;
+        match unit.function(name, arity).filter(|f| !f.kernel) {
+            Some(function) => Some(Callee {
+                unit,
+                function,
+                header: None,
+            }),
+            None => self.header_function(name, arity),
+        }
+    }
+
+    /// Inlines `f`, defined in `unit` (the caller's, or a header's).
+    pub(super) fn inline_call_in(
+        &mut self,
+        unit: &'a Unit<'p>,
+        f: &Function,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Lanes {
+        let Some(def) = unit.definition(f) else {
+            return Lanes::unknown(format!("the result of `{}`", f.name));
+        };
+        self.reached_functions.insert(f.overload_key());
+        let mut frame = HashMap::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let arg_expr = call.arguments.get(k);
+            let shared = arg_expr.and_then(|a| match &a.node {
+                Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Shared(s)) => Some(*s),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let pointer = match (shared, arg_expr) {
+                (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
+                _ => None,
+            };
+            // A `T &` parameter (a pointer once the front end has rewritten it) given an element.
+            let reference = match (&p.ty, arg_expr) {
+                (Type::Pointer(_), Some(a)) if shared.is_none() && pointer.is_none() => {
+                    self.reference_target(a, mask)
+                }
+                _ => None,
+            };
+            let group = arg_expr.and_then(|a| match &a.node {
+                Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Group(g)) => Some(g.clone()),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let binding = match (group, shared, args.get(k)) {
+                _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
+                (Some(g), _, _) => Binding::Group(g),
+                (None, Some(s), _) => Binding::Shared(s),
+                (None, None, _) if pointer.is_some() => {
+                    Binding::Pointer(pointer.clone().expect("checked"))
+                }
+                (None, None, Some(v)) => Binding::Value(v.clone()),
+                (None, None, None) => Binding::Value(Lanes::unknown(format!(
+                    "parameter `{}` was not passed",
+                    p.name
+                ))),
+            };
+            frame.insert(p.name.clone(), binding);
+        }
+        // Explicit template arguments at the call, `body<BS, T>(o)`, bound in the caller.
+        let saved_templates = (
+            self.template_values.clone(),
+            self.types.clone(),
+            self.type_args.clone(),
+        );
+        if let Some(header) = &f.template {
+            let at = self.span(call.callee.span).start;
+            let given = self.template_arguments_at(at).to_vec();
+            for (k, param) in header.params.iter().enumerate() {
+                let text = given.get(k).cloned().or_else(|| param.default.clone());
+                if param.is_type {
+                    if let Some(ty) = text.as_deref().and_then(|t| type_from_text(&self.types, t)) {
+                        self.types.named.insert(param.name.clone(), ty);
+                    }
+                    // `f<T>(...)` inside a template: the caller's binding of `T`.
+                    if let Some(t) = text {
+                        let t = self.type_args.get(t.trim()).cloned().unwrap_or(t);
+                        self.type_args.insert(param.name.clone(), t);
+                    }
+                } else {
+                    let value = match text {
+                        Some(t) => {
+                            let v = self.eval_text(&t, call.callee.span, mask, &param.name);
+                            if v.as_const().is_some() {
+                                v
+                            } else {
+                                Lanes::unknown(format!(
+                                    "template argument `{t}` of `{}` is not a constant",
+                                    f.name
+                                ))
+                            }
+                        }
+                        None => Lanes::unknown(format!(
+                            "template parameter `{}` of `{}` has no value at this call",
+                            param.name, f.name
+                        )),
+                    };
+                    self.template_values.insert(param.name.clone(), value);
+                }
+            }
+        }
+        self.bind_dependent_types();
+        let saved_unit = std::mem::replace(&mut self.unit, unit);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
+        let saved_item = std::mem::replace(&mut self.item, f.item);
+        let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
+        let saved_override = self.span_override.take();
+        let saved_exited = self.exited.clone();
+        let saved_loops = std::mem::take(&mut self.loops);
+        self.call_depth += 1;
+        self.returns.push(None);
+        self.exec(&def.statement, mask);
+        let ret = self.returns.pop().flatten();
+        self.call_depth -= 1;
+        self.loops = saved_loops;
+        self.exited = saved_exited;
+        self.span_override = saved_override;
+        self.function = saved_fn;
+        self.item = saved_item;
+        self.scopes = saved_scopes;
+        (self.template_values, self.types, self.type_args) = saved_templates;
+        self.unit = saved_unit;
+        ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
+    }
+}

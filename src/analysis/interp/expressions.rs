@@ -1,0 +1,593 @@
+//! Expressions: per-lane values of identifiers, constants, members, operators and
+//! assignments.
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Evaluates an expression that has no side effects worth recording (an increment).
+    pub(super) fn eval_pure(&mut self, e: &Node<Expression>) -> Lanes {
+        let saved = std::mem::take(&mut self.sites);
+        let v = self.eval(e, &vec![true; self.n]);
+        self.sites = saved;
+        v
+    }
+
+    pub(super) fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        match &e.node {
+            Expression::Identifier(id) if self.is_shared_scalar(&id.node.name) => {
+                // A `__shared__` scalar read: an access (every lane the same word).
+                self.shared_access(e, Op::Load, mask)
+            }
+            Expression::Identifier(id) => self.identifier(&id.node.name, e.span, mask),
+            Expression::Constant(c) => match &c.node {
+                Constant::Integer(i) => {
+                    let digits = i.number.replace('\'', "");
+                    let radix = match i.base {
+                        IntegerBase::Decimal => 10,
+                        IntegerBase::Octal => 8,
+                        IntegerBase::Hexadecimal => 16,
+                        IntegerBase::Binary => 2,
+                    };
+                    i64::from_str_radix(&digits, radix).map_or_else(
+                        |_| Lanes::unknown("an integer literal too large"),
+                        Lanes::int,
+                    )
+                }
+                Constant::Character(ch) => {
+                    let inner = ch
+                        .trim_start_matches(['L', 'u', 'U', '8'])
+                        .trim_matches('\'');
+                    match inner.chars().next() {
+                        Some(c) if inner.len() == c.len_utf8() => Lanes::int(c as i64),
+                        _ => Lanes::unknown("a character literal"),
+                    }
+                }
+                Constant::Float(_) => Lanes::unknown("a floating-point value"),
+            },
+            Expression::StringLiteral(_) => Lanes::unknown("a string"),
+            Expression::Member(m) => self.member(e, &m.node, mask),
+            Expression::Call(call) => self.call(e, &call.node, mask),
+            Expression::UnaryOperator(u) => self.unary(e, &u.node, mask),
+            Expression::Cast(c) => {
+                let v = self.eval(&c.node.expression, mask);
+                let floaty = c.node.type_name.node.specifiers.iter().any(|s| {
+                    matches!(&s.node, SpecifierQualifier::TypeSpecifier(t) if matches!(t.node, TypeSpecifier::Float | TypeSpecifier::Double))
+                });
+                if floaty {
+                    self.data_value(&v, "a floating-point value")
+                } else {
+                    v
+                }
+            }
+            Expression::BinaryOperator(b) => self.binary(e, &b.node, mask),
+            Expression::Conditional(c) => {
+                let cond = self.eval(&c.node.condition, mask);
+                let mut then_mask = mask.to_vec();
+                let mut else_mask = mask.to_vec();
+                for t in 0..self.n {
+                    match cond.get(t).as_const() {
+                        Some(0) => then_mask[t] = false,
+                        Some(_) => else_mask[t] = false,
+                        None => {}
+                    }
+                }
+                let a = self.eval(&c.node.then_expression, &then_mask);
+                let b = self.eval(&c.node.else_expression, &else_mask);
+                if cond.is_uniform() && cond.as_const().is_none() {
+                    return if lanes_equal(&a, &b, self.n) {
+                        a
+                    } else {
+                        self.data_value(&a, "a value chosen by a condition")
+                    };
+                }
+                compress(
+                    (0..self.n)
+                        .map(|t| match cond.get(t).as_const() {
+                            Some(0) => b.get(t).clone(),
+                            Some(_) => a.get(t).clone(),
+                            None if a.get(t) == b.get(t) => a.get(t).clone(),
+                            None => Value::unknown(
+                                "it is chosen by a condition banklint cannot resolve",
+                            ),
+                        })
+                        .collect(),
+                )
+            }
+            Expression::Comma(list) => {
+                let mut last = Lanes::int(0);
+                for x in list.iter() {
+                    last = self.eval(x, mask);
+                }
+                last
+            }
+            Expression::SizeOfTy(t) => {
+                let pointer = t.node.0.node.declarator.is_some();
+                let ty = crate::analysis::extraction::type_from_qualifiers(
+                    &self.types,
+                    &t.node.0.node.specifiers,
+                );
+                match (pointer, ty.size()) {
+                    (true, _) => Lanes::int(8),
+                    (false, Some(s)) => Lanes::int(i64::from(s)),
+                    _ => Lanes::unknown("the size of an unknown type"),
+                }
+            }
+            Expression::SizeOfVal(v) => self.size_of_expr(&v.node.0),
+            Expression::AlignOf(_) => Lanes::unknown("an alignment"),
+            _ => Lanes::unknown("an expression banklint does not evaluate"),
+        }
+    }
+
+    pub(super) fn size_of_expr(&mut self, e: &Node<Expression>) -> Lanes {
+        if let Expression::Identifier(id) = &e.node
+            && let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned()
+            && let Some(total) = self.arrays[a]
+                .layout
+                .as_ref()
+                .and_then(ArrayLayout::total_bytes)
+        {
+            return Lanes::int(total);
+        }
+        if let Some((array, indices, _)) = self.shared_ref(e)
+            && let Some(layout) = &self.arrays[array].layout
+            && indices.len() == layout.dims.len()
+        {
+            return Lanes::int(layout.elem_size);
+        }
+        Lanes::unknown("a sizeof banklint does not evaluate")
+    }
+
+    /// A value read from memory or computed from non-integers: unknown, but uniform when its
+    /// inputs were.
+    pub(super) fn data_value(&mut self, from: &Lanes, what: &str) -> Lanes {
+        if from.is_uniform() {
+            self.uniform_data(what)
+        } else {
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!("it is {what}"));
+                self.n
+            ]))
+        }
+    }
+
+    /// A value that is the same in every thread but unknown (read from memory at a uniform
+    /// address, returned by a call with uniform arguments): a fresh warp-uniform symbol, so
+    /// `s[base + threadIdx.x]` is still a known pattern shifted by `base`.
+    pub(super) fn uniform_data(&mut self, what: &str) -> Lanes {
+        Lanes::Same(Value::sym(self.syms.fresh(what.to_string())))
+    }
+
+    pub(super) fn identifier(&mut self, name: &str, span: Span, mask: &[bool]) -> Lanes {
+        match self.lookup(name) {
+            Some(Binding::Value(v)) => return v.clone(),
+            Some(Binding::Shared(_))
+            | Some(Binding::Opaque)
+            | Some(Binding::Pointer(_))
+            | Some(Binding::MemoryClass { .. }) => {
+                return Lanes::unknown(format!("`{name}` is an array, not an integer"));
+            }
+            Some(Binding::Group(_)) => {
+                return Lanes::unknown(format!("`{name}` is a thread group, not an integer"));
+            }
+            Some(Binding::Reference(r)) => {
+                if !r.loaded {
+                    let r = r.clone();
+                    self.reference_access(name, span, r, Op::Load, mask);
+                }
+                return Lanes::unknown("shared data");
+            }
+            None => {}
+        }
+        if let Some(v) = self.template_values.get(name) {
+            return v.clone();
+        }
+        match name {
+            "warpSize" => return Lanes::int(32),
+            "true" => return Lanes::int(1),
+            "false" | "nullptr" | "NULL" => return Lanes::int(0),
+            _ => {}
+        }
+        if let Some(v) = self.named_constant(name) {
+            return Lanes::int(v);
+        }
+        if self.unit.file_shared.iter().any(|a| a.name == name) {
+            return Lanes::unknown(format!("`{name}` is an array, not an integer"));
+        }
+        Lanes::unknown(format!("`{name}` is not known to banklint"))
+    }
+
+    /// Evaluates source text standing for an expression at `span` (a macro body).
+    pub(super) fn eval_text(&mut self, text: &str, span: Span, mask: &[bool], what: &str) -> Lanes {
+        if self.call_depth > MAX_CALL_DEPTH * 4 {
+            return Lanes::unknown(format!("`{what}` expands too deeply"));
+        }
+        let Some(expr) = parse_expression_text(self.unit, text) else {
+            return Lanes::unknown(format!(
+                "the macro `{what}` does not expand to an expression"
+            ));
+        };
+        let outer = self.span(span);
+        let saved = self.span_override.replace(outer);
+        self.call_depth += 1;
+        let v = self.eval(&expr, mask);
+        self.call_depth -= 1;
+        self.span_override = saved;
+        v
+    }
+
+    /// A file-scope constant expression, evaluated in its own item.
+    pub(super) fn constant_in(&mut self, expr: &Node<Expression>, item: usize) -> Option<i64> {
+        let saved = (self.item, self.span_override.take());
+        self.item = item;
+        let v = self.eval(expr, &vec![true; self.n]).as_const();
+        (self.item, self.span_override) = saved;
+        v
+    }
+
+    pub(super) fn named_constant(&mut self, name: &str) -> Option<i64> {
+        if let Some(v) = self.constant_cache.get(name) {
+            return *v;
+        }
+        self.constant_cache.insert(name.to_string(), None);
+        let v = match self.unit.constants.get(name) {
+            Some(NamedConstant::Value(v)) => Some(*v),
+            Some(NamedConstant::Expr { expr, item }) => self.constant_in(expr, *item),
+            Some(NamedConstant::Enumerator { expr, offset, item }) => self
+                .constant_in(expr, *item)
+                .and_then(|v| v.checked_add(*offset)),
+            None => self
+                .header_constant(name)
+                .or_else(|| self.static_member(name)),
+        };
+        self.constant_cache.insert(name.to_string(), v);
+        v
+    }
+
+    /// A constant of a header or of the includer's text before its `#include`
+    /// (`const int WARPSIZE = 32;`), evaluated in that file.
+    pub(super) fn header_constant(&self, name: &str) -> Option<i64> {
+        self.headers
+            .iter()
+            .find_map(|(_, h)| match h.constants.get(name)? {
+                NamedConstant::Value(v) => Some(*v),
+                NamedConstant::Expr { expr, item } => eval_constant(h, expr, *item),
+                NamedConstant::Enumerator { expr, offset, item } => {
+                    eval_constant(h, expr, *item).and_then(|v| v.checked_add(*offset))
+                }
+            })
+    }
+
+    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member.
+    pub(super) fn static_member(&mut self, name: &str) -> Option<i64> {
+        let prepared = self.unit.prepared;
+        let m = prepared
+            .static_members
+            .iter()
+            .chain(
+                self.headers
+                    .iter()
+                    .flat_map(|(_, h)| h.prepared.static_members.iter()),
+            )
+            .find(|m| name == format!("{}__{}", m.class, m.member))?;
+        let expr = parse_expression_text(self.unit, &m.value)?;
+        eval_constant(self.unit, &expr, 0)
+    }
+
+    pub(super) fn member(
+        &mut self,
+        whole: &Node<Expression>,
+        m: &MemberExpression,
+        mask: &[bool],
+    ) -> Lanes {
+        if let Some(field) = self.reference_member(whole) {
+            self.reference_member_access(whole, field, Op::Load, mask);
+            return Lanes::unknown("shared data");
+        }
+        if let Expression::Identifier(base) = &m.expression.node {
+            let axis = match m.identifier.node.name.as_str() {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if let (Some(k), None) = (axis, self.lookup(&base.node.name)) {
+                match base.node.name.as_str() {
+                    "threadIdx" => return self.thread_idx[k].clone(),
+                    "blockDim" => return self.block_dim[k].clone(),
+                    "blockIdx" | "gridDim" | "clusterIdx" | "clusterDim" => {
+                        return self
+                            .uniform(&format!("{}.{}", base.node.name, m.identifier.node.name));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Expression::Call(c) = &m.expression.node {
+            let callee = match &c.node.callee.node {
+                Expression::Member(mm) => Some(mm.node.identifier.node.name.clone()),
+                Expression::Identifier(id) => id.node.name.rsplit("__").next().map(str::to_string),
+                _ => None,
+            };
+            let axis = match m.identifier.node.name.as_str() {
+                "x" => Some(0),
+                "y" => Some(1),
+                "z" => Some(2),
+                _ => None,
+            };
+            if let (Some(callee), Some(k)) = (callee, axis) {
+                match callee.as_str() {
+                    "thread_index" => return self.thread_idx[k].clone(),
+                    "dim_threads" | "group_dim" => return self.block_dim[k].clone(),
+                    "group_index" | "block_index" => {
+                        return self.uniform(&format!("blockIdx.{}", m.identifier.node.name));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
+            return self.shared_access(whole, Op::Load, mask);
+        }
+        let inner = self.eval(&m.expression, mask);
+        self.data_value(&inner, "a member of a struct banklint does not track")
+    }
+
+    pub(super) fn unary(
+        &mut self,
+        whole: &Node<Expression>,
+        u: &UnaryOperatorExpression,
+        mask: &[bool],
+    ) -> Lanes {
+        let n = self.n;
+        match u.operator.node {
+            UnaryOperator::Plus => self.eval(&u.operand, mask),
+            UnaryOperator::Minus => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Sub, &Lanes::int(0), &v, n, &mut self.syms)
+            }
+            UnaryOperator::Complement => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Sub, &Lanes::int(-1), &v, n, &mut self.syms)
+            }
+            UnaryOperator::Negate => {
+                let v = self.eval(&u.operand, mask);
+                Lanes::binary(BinOp::Eq, &v, &Lanes::int(0), n, &mut self.syms)
+            }
+            UnaryOperator::Address => {
+                // `&s[i]` takes an address; no shared-memory access happens here.
+                self.eval_subscripts_only(&u.operand, mask);
+                Lanes::unknown("an address")
+            }
+            UnaryOperator::Indirection => {
+                if self.is_pointer_access(whole) {
+                    return self.shared_access(whole, Op::Load, mask);
+                }
+                let v = self.eval(&u.operand, mask);
+                self.data_value(&v, "a value loaded through a pointer")
+            }
+            UnaryOperator::PreIncrement
+            | UnaryOperator::PostIncrement
+            | UnaryOperator::PreDecrement
+            | UnaryOperator::PostDecrement => {
+                let delta = if matches!(
+                    u.operator.node,
+                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement
+                ) {
+                    1
+                } else {
+                    -1
+                };
+                let post = matches!(
+                    u.operator.node,
+                    UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
+                );
+                if self.shared_ref(&u.operand).is_some() || self.is_pointer_access(&u.operand) {
+                    return self.shared_access_as(&u.operand, &[Op::Load, Op::Store], mask);
+                }
+                if let Expression::Identifier(id) = &u.operand.node
+                    && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
+                {
+                    if let Some(moved) = self.advance(p, &Lanes::int(delta)) {
+                        self.bind_pointer(&id.node.name, moved);
+                    }
+                    return Lanes::unknown("an address");
+                }
+                // `c++` through a reference parameter: a load unless the value is in a register
+                // already, then a store; `n.x++`: both, on the field.
+                if let Expression::Identifier(id) = &u.operand.node
+                    && let Some(Binding::Reference(r)) = self.lookup(&id.node.name).cloned()
+                {
+                    let name = &id.node.name;
+                    if !r.loaded {
+                        self.reference_access(name, u.operand.span, r.clone(), Op::Load, mask);
+                    }
+                    self.reference_access(name, u.operand.span, r, Op::Store, mask);
+                    return Lanes::unknown("shared data");
+                }
+                if let Some(field) = self.reference_member(&u.operand) {
+                    self.reference_member_access(&u.operand, field.clone(), Op::Load, mask);
+                    self.reference_member_access(&u.operand, field, Op::Store, mask);
+                    return Lanes::unknown("shared data");
+                }
+                let old = self.eval(&u.operand, mask);
+                let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);
+                if let Expression::Identifier(id) = &u.operand.node {
+                    self.set_var(&id.node.name, &new, mask);
+                }
+                if post { old } else { new }
+            }
+        }
+    }
+
+    /// Evaluates the index expressions under `&...` for the accesses they contain.
+    pub(super) fn eval_subscripts_only(&mut self, e: &Node<Expression>, mask: &[bool]) {
+        match &e.node {
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                self.eval_subscripts_only(&b.node.lhs, mask);
+                self.eval(&b.node.rhs, mask);
+            }
+            Expression::Member(m) => self.eval_subscripts_only(&m.node.expression, mask),
+            Expression::Identifier(_) => {}
+            _ => {
+                self.eval(e, mask);
+            }
+        }
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        whole: &Node<Expression>,
+        b: &BinaryOperatorExpression,
+        mask: &[bool],
+    ) -> Lanes {
+        let n = self.n;
+        if let Some(compound) = assignment_op(&b.operator.node) {
+            return self.assign(&b.lhs, compound, &b.rhs, mask);
+        }
+        let op = match b.operator.node {
+            BinaryOperator::Index => {
+                if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
+                    return self.shared_access(whole, Op::Load, mask);
+                }
+                let base = self.eval(&b.lhs, mask);
+                let idx = self.eval(&b.rhs, mask);
+                let uniform = base.is_uniform() && idx.is_uniform();
+                let name = base_name(&b.lhs).unwrap_or_else(|| "memory".to_string());
+                return if uniform {
+                    self.uniform_data(&format!("a value loaded from `{name}`"))
+                } else {
+                    Lanes::Each(Rc::new(vec![
+                        Value::unknown(format!(
+                            "it is data loaded from `{name}`"
+                        ));
+                        n
+                    ]))
+                };
+            }
+            BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr => {
+                let and_op = b.operator.node == BinaryOperator::LogicalAnd;
+                let l = self.eval(&b.lhs, mask);
+                // The right side runs only where the left does not decide.
+                let rmask: Vec<bool> = (0..n)
+                    .map(|t| mask[t] && l.get(t).as_const().is_none_or(|c| (c != 0) == and_op))
+                    .collect();
+                let r = self.eval(&b.rhs, &rmask);
+                return Lanes::binary(
+                    if and_op {
+                        BinOp::LogicalAnd
+                    } else {
+                        BinOp::LogicalOr
+                    },
+                    &l,
+                    &r,
+                    n,
+                    &mut self.syms,
+                );
+            }
+            BinaryOperator::Multiply => BinOp::Mul,
+            BinaryOperator::Divide => BinOp::Div,
+            BinaryOperator::Modulo => BinOp::Rem,
+            BinaryOperator::Plus => BinOp::Add,
+            BinaryOperator::Minus => BinOp::Sub,
+            BinaryOperator::ShiftLeft => BinOp::Shl,
+            BinaryOperator::ShiftRight => BinOp::Shr,
+            BinaryOperator::Less => BinOp::Lt,
+            BinaryOperator::Greater => BinOp::Gt,
+            BinaryOperator::LessOrEqual => BinOp::Le,
+            BinaryOperator::GreaterOrEqual => BinOp::Ge,
+            BinaryOperator::Equals => BinOp::Eq,
+            BinaryOperator::NotEquals => BinOp::Ne,
+            BinaryOperator::BitwiseAnd => BinOp::And,
+            BinaryOperator::BitwiseXor => BinOp::Xor,
+            BinaryOperator::BitwiseOr => BinOp::Or,
+            // Assignments returned above.
+            _ => return Lanes::unknown("an assignment"),
+        };
+        let l = self.eval(&b.lhs, mask);
+        let r = self.eval(&b.rhs, mask);
+        Lanes::binary(op, &l, &r, n, &mut self.syms)
+    }
+
+    pub(super) fn assign(
+        &mut self,
+        lhs: &Node<Expression>,
+        op: Option<BinOp>,
+        rhs: &Node<Expression>,
+        mask: &[bool],
+    ) -> Lanes {
+        if let Expression::Identifier(id) = &lhs.node
+            && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
+        {
+            let moved = match op {
+                None => self.eval_pointer(rhs, mask, &id.node.name),
+                Some(BinOp::Add) => {
+                    let k = self.eval(rhs, mask);
+                    self.advance(p, &k)
+                }
+                Some(BinOp::Sub) => {
+                    let k = self.eval(rhs, mask);
+                    let neg = Lanes::binary(BinOp::Sub, &Lanes::int(0), &k, self.n, &mut self.syms);
+                    self.advance(p, &neg)
+                }
+                _ => None,
+            };
+            match moved {
+                Some(m) => self.bind_pointer(&id.node.name, m),
+                None => self.bind_pointer_lost(&id.node.name),
+            }
+            return Lanes::unknown("an address");
+        }
+        if let Expression::Identifier(id) = &lhs.node
+            && let Some(Binding::Reference(target)) = self.lookup(&id.node.name).cloned()
+        {
+            let r = self.eval(rhs, mask);
+            if op.is_some() && !target.loaded {
+                self.reference_access(&id.node.name, lhs.span, target.clone(), Op::Load, mask);
+            }
+            self.reference_access(&id.node.name, lhs.span, target, Op::Store, mask);
+            return r;
+        }
+        if let Some(field) = self.reference_member(lhs) {
+            let r = self.eval(rhs, mask);
+            if op.is_some() {
+                self.reference_member_access(lhs, field.clone(), Op::Load, mask);
+            }
+            self.reference_member_access(lhs, field, Op::Store, mask);
+            return r;
+        }
+        let r = self.eval(rhs, mask);
+        if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
+            let ops: &[Op] = if op.is_some() {
+                &[Op::Load, Op::Store]
+            } else {
+                &[Op::Store]
+            };
+            self.shared_access_as(lhs, ops, mask);
+            return r;
+        }
+        match &lhs.node {
+            Expression::Identifier(id) => {
+                let name = id.node.name.clone();
+                let new = match op {
+                    Some(op) => {
+                        let old = self.identifier(&name, lhs.span, mask);
+                        Lanes::binary(op, &old, &r, self.n, &mut self.syms)
+                    }
+                    None => r,
+                };
+                let new = match self.lookup(&name) {
+                    Some(Binding::Value(_)) => new,
+                    _ => return new,
+                };
+                self.set_var(&name, &new, mask);
+                new
+            }
+            _ => {
+                // A store to global memory, a local array or a struct field: evaluate the
+                // subscripts for the shared loads they may contain.
+                self.eval_subscripts_only(lhs, mask);
+                r
+            }
+        }
+    }
+}

@@ -1,0 +1,510 @@
+//! Loops: enumerated trip by trip when their bounds are known and the work budget allows,
+//! else run with their induction variables made symbolic.
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    pub(super) fn exec_loop(
+        &mut self,
+        span: Span,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        body_first: bool,
+        mask: &[bool],
+    ) {
+        if !none(mask) {
+            let saved_scopes = self.scopes.clone();
+            let saved_exited = self.exited.clone();
+            let saved_sites = std::mem::take(&mut self.sites);
+            if self.run_concrete_loop(span, cond, step, body, body_first, mask) {
+                let new_sites = std::mem::replace(&mut self.sites, saved_sites);
+                merge_sites(&mut self.sites, new_sites);
+                return;
+            }
+            self.sites = saved_sites;
+            self.scopes = saved_scopes;
+            self.exited = saved_exited;
+        }
+        self.run_symbolic_loop(span, cond, step, body, mask);
+    }
+
+    /// Enumerates the loop trip by trip. Returns false (leaving state to be restored) when a
+    /// trip's condition is not known for every thread or the loop runs too long.
+    pub(super) fn run_concrete_loop(
+        &mut self,
+        span: Span,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        body_first: bool,
+        mask: &[bool],
+    ) -> bool {
+        let line = self.line_of(span);
+        let step_vars = step.map(assigned_in_expr).unwrap_or_default();
+        self.loops.push(LoopCtl {
+            brk: vec![false; self.n],
+            cont: vec![false; self.n],
+        });
+        let mut trips = 0u64;
+        // Set once the loop's bound turns out to be warp-uniform but unknown.
+        let mut assumed_bound = false;
+        let ok = loop {
+            let running = self.live(mask);
+            if !(body_first && trips == 0)
+                && let Some(c) = cond
+            {
+                let v = self.eval(c, &running);
+                if v.is_uniform() && v.as_const().is_none() && !none(&running) {
+                    // `size < n` with `n` a kernel parameter: every warp runs the same trips,
+                    // how many is unknown. The first trips are analyzed, and the accesses say
+                    // so; per-block totals are not given.
+                    if trips >= ASSUMED_TRIPS || !self.bound_is_enumerable(&step_vars, &running) {
+                        break trips > 0 && assumed_bound;
+                    }
+                    if !assumed_bound {
+                        assumed_bound = true;
+                        self.symbolic_loops += 1;
+                        let text = self.source_text(c.span);
+                        self.assumptions.push(format!(
+                            "the bound `{text}` of the loop at line {line} is not known: its first {ASSUMED_TRIPS} trips (at most) were analyzed, so this is a lower bound"
+                        ));
+                    }
+                } else {
+                    let mut leaving = vec![false; self.n];
+                    for t in 0..self.n {
+                        if running[t] {
+                            match v.get(t).as_const() {
+                                Some(0) => leaving[t] = true,
+                                Some(_) => {}
+                                None => break,
+                            }
+                        }
+                    }
+                    if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
+                        break false;
+                    }
+                    if let Some(l) = self.loops.last_mut() {
+                        l.brk.iter_mut().zip(&leaving).for_each(|(b, x)| *b |= x);
+                    }
+                }
+            }
+            let running = self.live(mask);
+            if none(&running) {
+                break true;
+            }
+            trips += 1;
+            if trips > MAX_TRIPS || !self.spend(self.n as u64) {
+                break false;
+            }
+            let label = self.trip_label(line, trips, &step_vars, &running);
+            let before = self.uniform_values(&step_vars, &running);
+            let patterns_before = self.pattern_count();
+            self.labels.push(label);
+            self.exec(body, &running);
+            self.labels.pop();
+            if let Some(l) = self.loops.last_mut() {
+                l.cont.iter_mut().for_each(|c| *c = false);
+            }
+            if let Some(st) = step {
+                let running = self.live(mask);
+                self.eval(st, &running);
+            }
+            // `s *= 1`: the step changed nothing, so every trip would be this one again.
+            if before.is_some() && before == self.uniform_values(&step_vars, &running) {
+                break false;
+            }
+            // With an unknown bound there are no totals to count: once a trip shows no new
+            // warp pattern, later trips only repeat the ones seen.
+            if assumed_bound && trips > 1 && self.pattern_count() == patterns_before {
+                break true;
+            }
+        };
+        self.loops.pop();
+        if assumed_bound {
+            self.symbolic_loops -= 1;
+            self.assumptions.pop();
+        }
+        ok
+    }
+
+    /// Distinct warp patterns recorded so far, over every site.
+    pub(super) fn pattern_count(&self) -> usize {
+        self.sites.values().map(|s| s.patterns.len()).sum()
+    }
+
+    /// Whether a loop with an unknown bound can still be followed trip by trip: its step
+    /// changes only variables that hold one known value in every running thread.
+    pub(super) fn bound_is_enumerable(&self, step_vars: &[String], running: &[bool]) -> bool {
+        let first = running.iter().position(|&r| r).unwrap_or(0);
+        !step_vars.is_empty()
+            && step_vars.iter().all(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) => {
+                    l.is_uniform() && l.get(first).as_const().is_some_and(|c| c.abs() < 1 << 24)
+                }
+                _ => false,
+            })
+    }
+
+    /// The values of uniform integer variables, if every one has a single known value.
+    pub(super) fn uniform_values(&self, vars: &[String], running: &[bool]) -> Option<Vec<i64>> {
+        let first = running.iter().position(|&r| r)?;
+        if vars.is_empty() {
+            return None;
+        }
+        vars.iter()
+            .map(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) if l.is_uniform() => l.get(first).as_const(),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub(super) fn trip_label(
+        &self,
+        line: usize,
+        trip: u64,
+        vars: &[String],
+        running: &[bool],
+    ) -> String {
+        let first = running.iter().position(|&r| r).unwrap_or(0);
+        let values: Vec<String> = vars
+            .iter()
+            .filter_map(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) if l.is_uniform() => {
+                    l.get(first).as_const().map(|c| format!("{v} = {c}"))
+                }
+                _ => None,
+            })
+            .collect();
+        if values.is_empty() {
+            format!("trip {trip} of the loop at line {line}")
+        } else {
+            format!(
+                "{} (trip {trip} of the loop at line {line})",
+                values.join(", ")
+            )
+        }
+    }
+
+    /// Runs the body once with every variable the loop changes made symbolic.
+    pub(super) fn run_symbolic_loop(
+        &mut self,
+        span: Span,
+        cond: Option<&Node<Expression>>,
+        step: Option<&Node<Expression>>,
+        body: &Node<Statement>,
+        mask: &[bool],
+    ) {
+        let line = self.line_of(span);
+        let mut changed = assigned_in_stmt(body);
+        if let Some(s) = step {
+            changed.extend(assigned_in_expr(s));
+        }
+        if let Some(c) = cond {
+            changed.extend(assigned_in_expr(c));
+        }
+        changed.sort();
+        changed.dedup();
+        let trips = Value::sym(
+            self.syms
+                .fresh(format!("the trip count of the loop at line {line}")),
+        );
+        for name in &changed {
+            let Some(Binding::Value(start)) = self.lookup(name).cloned() else {
+                continue;
+            };
+            let widened = match single_increment(name, body, step) {
+                Some(inc) => {
+                    let inc_v = self.eval_pure(inc);
+                    let k = Lanes::Same(trips.clone());
+                    let delta = Lanes::binary(BinOp::Mul, &k, &inc_v, self.n, &mut self.syms);
+                    Lanes::binary(BinOp::Add, &start, &delta, self.n, &mut self.syms)
+                }
+                None if start.is_uniform() => Lanes::Same(Value::sym(
+                    self.syms
+                        .fresh(format!("`{name}` in the loop at line {line}")),
+                )),
+                None => Lanes::unknown(format!(
+                    "`{name}` changes on each trip through the loop at line {line}"
+                )),
+            };
+            self.set_var(name, &widened, &vec![true; self.n]);
+        }
+        self.loops.push(LoopCtl {
+            brk: vec![false; self.n],
+            cont: vec![false; self.n],
+        });
+        self.symbolic_loops += 1;
+        self.labels
+            .push(format!("any trip of the loop at line {line}"));
+        let running = self.live(mask);
+        let mut body_mask = running.clone();
+        if let Some(c) = cond {
+            let v = self.eval(c, &running);
+            for (t, m) in body_mask.iter_mut().enumerate() {
+                if v.get(t).as_const() == Some(0) {
+                    *m = false;
+                }
+            }
+        }
+        self.exec(body, &body_mask);
+        if let Some(st) = step {
+            let running = self.live(mask);
+            self.eval(st, &running);
+        }
+        self.labels.pop();
+        self.symbolic_loops -= 1;
+        self.loops.pop();
+        for name in &changed {
+            if let Some(Binding::Value(v)) = self.lookup(name).cloned() {
+                let after = if v.is_uniform() {
+                    Lanes::Same(Value::sym(
+                        self.syms
+                            .fresh(format!("`{name}` after the loop at line {line}")),
+                    ))
+                } else {
+                    Lanes::unknown(format!(
+                        "`{name}` after the loop at line {line} depends on its trip count"
+                    ))
+                };
+                self.set_var(name, &after, &vec![true; self.n]);
+            }
+        }
+    }
+}
+
+/// Variables an expression assigns to.
+fn assigned_in_expr(e: &Node<Expression>) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_assigned_expr(e, &mut out);
+    out
+}
+
+fn assigned_in_stmt(s: &Node<Statement>) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_assigned_stmt(s, &mut out);
+    out
+}
+
+fn collect_assigned_expr(e: &Node<Expression>, out: &mut Vec<String>) {
+    match &e.node {
+        Expression::BinaryOperator(b) => {
+            let assigns = !matches!(
+                b.node.operator.node,
+                BinaryOperator::Index
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide
+                    | BinaryOperator::Modulo
+                    | BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::ShiftLeft
+                    | BinaryOperator::ShiftRight
+                    | BinaryOperator::Less
+                    | BinaryOperator::Greater
+                    | BinaryOperator::LessOrEqual
+                    | BinaryOperator::GreaterOrEqual
+                    | BinaryOperator::Equals
+                    | BinaryOperator::NotEquals
+                    | BinaryOperator::BitwiseAnd
+                    | BinaryOperator::BitwiseXor
+                    | BinaryOperator::BitwiseOr
+                    | BinaryOperator::LogicalAnd
+                    | BinaryOperator::LogicalOr
+            );
+            if assigns && let Expression::Identifier(id) = &b.node.lhs.node {
+                out.push(id.node.name.clone());
+            }
+            collect_assigned_expr(&b.node.lhs, out);
+            collect_assigned_expr(&b.node.rhs, out);
+        }
+        Expression::UnaryOperator(u) => {
+            if matches!(
+                u.node.operator.node,
+                UnaryOperator::PreIncrement
+                    | UnaryOperator::PostIncrement
+                    | UnaryOperator::PreDecrement
+                    | UnaryOperator::PostDecrement
+            ) && let Expression::Identifier(id) = &u.node.operand.node
+            {
+                out.push(id.node.name.clone());
+            }
+            collect_assigned_expr(&u.node.operand, out);
+        }
+        Expression::Call(c) => c
+            .node
+            .arguments
+            .iter()
+            .for_each(|a| collect_assigned_expr(a, out)),
+        Expression::Comma(list) => list.iter().for_each(|a| collect_assigned_expr(a, out)),
+        Expression::Conditional(c) => {
+            collect_assigned_expr(&c.node.condition, out);
+            collect_assigned_expr(&c.node.then_expression, out);
+            collect_assigned_expr(&c.node.else_expression, out);
+        }
+        Expression::Cast(c) => collect_assigned_expr(&c.node.expression, out),
+        Expression::Member(m) => collect_assigned_expr(&m.node.expression, out),
+        _ => {}
+    }
+}
+
+fn collect_assigned_stmt(s: &Node<Statement>, out: &mut Vec<String>) {
+    match &s.node {
+        Statement::Compound(items) => {
+            for i in items {
+                match &i.node {
+                    BlockItem::Statement(st) => collect_assigned_stmt(st, out),
+                    BlockItem::Declaration(d) => {
+                        for init in &d.node.declarators {
+                            if let Some(Node {
+                                node: Initializer::Expression(e),
+                                ..
+                            }) = &init.node.initializer
+                            {
+                                collect_assigned_expr(e, out);
+                            }
+                        }
+                    }
+                    BlockItem::StaticAssert(_) => {}
+                }
+            }
+        }
+        Statement::Expression(Some(e)) => collect_assigned_expr(e, out),
+        Statement::If(i) => {
+            collect_assigned_expr(&i.node.condition, out);
+            collect_assigned_stmt(&i.node.then_statement, out);
+            if let Some(e) = &i.node.else_statement {
+                collect_assigned_stmt(e, out);
+            }
+        }
+        Statement::While(w) => {
+            collect_assigned_expr(&w.node.expression, out);
+            collect_assigned_stmt(&w.node.statement, out);
+        }
+        Statement::DoWhile(w) => {
+            collect_assigned_expr(&w.node.expression, out);
+            collect_assigned_stmt(&w.node.statement, out);
+        }
+        Statement::For(f) => {
+            if let ForInitializer::Expression(e) = &f.node.initializer.node {
+                collect_assigned_expr(e, out);
+            }
+            if let Some(c) = &f.node.condition {
+                collect_assigned_expr(c, out);
+            }
+            if let Some(st) = &f.node.step {
+                collect_assigned_expr(st, out);
+            }
+            collect_assigned_stmt(&f.node.statement, out);
+        }
+        Statement::Switch(sw) => collect_assigned_stmt(&sw.node.statement, out),
+        Statement::Labeled(l) => collect_assigned_stmt(&l.node.statement, out),
+        Statement::Return(Some(e)) => collect_assigned_expr(e, out),
+        _ => {}
+    }
+}
+
+/// The increment `e` if `name` changes only by one `name += e` / `name++` (in the step, or
+/// at the top level of the body), with `e` not changed by the loop.
+fn single_increment<'e>(
+    name: &str,
+    body: &'e Node<Statement>,
+    step: Option<&'e Node<Expression>>,
+) -> Option<&'e Node<Expression>> {
+    let in_body = assigned_in_stmt(body).iter().filter(|n| *n == name).count();
+    let in_step = step.map_or(0, |s| {
+        assigned_in_expr(s).iter().filter(|n| *n == name).count()
+    });
+    if in_body + in_step != 1 {
+        return None;
+    }
+    let candidates: Vec<&Node<Expression>> = match (&body.node, step) {
+        (_, Some(s)) if in_step == 1 => vec![s],
+        (Statement::Compound(items), _) => items
+            .iter()
+            .filter_map(|i| match &i.node {
+                BlockItem::Statement(Node {
+                    node: Statement::Expression(Some(e)),
+                    ..
+                }) => Some(&**e),
+                _ => None,
+            })
+            .collect(),
+        (Statement::Expression(Some(e)), _) => vec![&**e],
+        _ => return None,
+    };
+    let changed_in_loop = {
+        let mut all = assigned_in_stmt(body);
+        if let Some(s) = step {
+            all.extend(assigned_in_expr(s));
+        }
+        all
+    };
+    for c in candidates {
+        let found = match &c.node {
+            Expression::BinaryOperator(b) if matches!(&b.node.lhs.node, Expression::Identifier(id) if id.node.name == name) => {
+                match b.node.operator.node {
+                    BinaryOperator::AssignPlus => Some(IncrementOf::Plus(&b.node.rhs)),
+                    BinaryOperator::AssignMinus => Some(IncrementOf::Minus),
+                    _ => None,
+                }
+            }
+            Expression::UnaryOperator(u) if matches!(&u.node.operand.node, Expression::Identifier(id) if id.node.name == name) => {
+                match u.node.operator.node {
+                    UnaryOperator::PreIncrement | UnaryOperator::PostIncrement => {
+                        Some(IncrementOf::One)
+                    }
+                    UnaryOperator::PreDecrement | UnaryOperator::PostDecrement => {
+                        Some(IncrementOf::MinusOne)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match found {
+            Some(IncrementOf::Plus(e)) => {
+                let reads_changed = identifiers_in(e)
+                    .iter()
+                    .any(|i| changed_in_loop.contains(i));
+                return (!reads_changed).then_some(e);
+            }
+            Some(IncrementOf::One) => return Some(&ONE_EXPR),
+            Some(IncrementOf::Minus) | Some(IncrementOf::MinusOne) => return None,
+            None => {}
+        }
+    }
+    None
+}
+
+enum IncrementOf<'e> {
+    Plus(&'e Node<Expression>),
+    Minus,
+    One,
+    MinusOne,
+}
+
+fn identifiers_in(e: &Node<Expression>) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(e: &Node<Expression>, out: &mut Vec<String>) {
+        match &e.node {
+            Expression::Identifier(id) => out.push(id.node.name.clone()),
+            Expression::BinaryOperator(b) => {
+                walk(&b.node.lhs, out);
+                walk(&b.node.rhs, out);
+            }
+            Expression::UnaryOperator(u) => walk(&u.node.operand, out),
+            Expression::Cast(c) => walk(&c.node.expression, out),
+            Expression::Call(c) => c.node.arguments.iter().for_each(|a| walk(a, out)),
+            Expression::Member(m) => walk(&m.node.expression, out),
+            Expression::Conditional(c) => {
+                walk(&c.node.condition, out);
+                walk(&c.node.then_expression, out);
+                walk(&c.node.else_expression, out);
+            }
+            _ => {}
+        }
+    }
+    walk(e, &mut out);
+    out
+}

@@ -1,0 +1,738 @@
+//! Index analysis: executes a kernel abstractly for every thread of one block (or for one
+//! symbolic warp when the block shape is unknown), keeping each variable per thread as an
+//! integer, an affine form over warp-uniform unknowns, or unknown with a reason. At every
+//! subscript of a `__shared__` array it records, warp by warp, the per-lane index tuples.
+//!
+//! Loops with known bounds are enumerated trip by trip; other loops are run once with their
+//! induction variables made symbolic. Conditions on thread indices switch lanes off; a
+//! condition that cannot be resolved per lane keeps every lane on (an upper bound), and the
+//! access says so.
+
+use crate::analysis::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
+pub use crate::analysis::shape::{BlockShape, ShapeSource};
+use crate::analysis::types::Type;
+use crate::analysis::value::{Affine, BinOp, Lanes, Symbols, Value};
+use crate::bank::arch::Target;
+use crate::bank::engine::{Op, WARP_SIZE};
+use crate::bank::layout::{ArrayLayout, Pattern, shift_matters};
+use crate::front::cuda::WrapperArray;
+use lang_c::ast::*;
+use lang_c::span::{Node, Span};
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+use std::rc::Rc;
+
+mod calls;
+mod expressions;
+mod loops;
+mod pointers;
+mod recording;
+mod references;
+mod statements;
+
+/// `base.a.b` read through `.` only: `base` and the member names, outermost first.
+fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
+    let mut members = Vec::new();
+    let mut cur = e;
+    while let Expression::Member(m) = &cur.node {
+        if m.node.operator.node != MemberOperator::Direct {
+            return None;
+        }
+        members.push(m.node.identifier.node.name.clone());
+        cur = &m.node.expression;
+    }
+    members.reverse();
+    Some((cur, members))
+}
+
+/// Identifies one access site: its span, the kind, and an ordinal for several accesses that
+/// share a span (inside one macro use).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SiteKey {
+    pub start: usize,
+    pub end: usize,
+    pub op: Op,
+    pub sub: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct PatternStats {
+    pub count: u64,
+    /// Execution order of the first occurrence, to name the first worst instance.
+    pub first_seen: u64,
+    /// Where the pattern was first seen: "warp 3, s = 8".
+    pub label: String,
+    /// The index tuple subtracted from every lane when the pattern was normalized (zeros
+    /// otherwise), so reports can show the real banks of the first occurrence.
+    pub origin: Vec<i64>,
+}
+
+/// What the analysis saw at one access site under one block shape.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub span: Range<usize>,
+    pub op: Op,
+    pub array: usize,
+    pub function: String,
+    pub width: u32,
+    pub patterns: HashMap<Pattern, PatternStats, crate::bank::layout::FastHash>,
+    pub unknown: Option<String>,
+    /// Some enclosing loop's trip count is unknown: no per-block totals.
+    pub trips_unknown: bool,
+    pub assumptions: BTreeSet<String>,
+    /// For an access in a header's device function, reported at the call: where it is written
+    /// (`` `load_row` at strided_access.cuh:12 ``).
+    pub origin: Option<String>,
+}
+
+/// A `__shared__` array seen during analysis, with its evaluated layout.
+#[derive(Clone, Debug)]
+pub struct ArrayEntry {
+    /// For a byte view (accesses through a cast pointer), the array it views.
+    pub byte_view_of: Option<usize>,
+    pub decl: SharedArray,
+    pub layout: Option<ArrayLayout>,
+    /// Why the layout is unknown.
+    pub layout_problem: Option<String>,
+}
+
+/// The arrays seen while analyzing a file, indexed so that finding one is not a scan: by
+/// declaration (one entry per layout: template instantiations may differ) and byte views by
+/// the array they view.
+#[derive(Default)]
+pub struct ArrayTable {
+    entries: Vec<ArrayEntry>,
+    by_decl: HashMap<(Range<usize>, String), Vec<usize>>,
+    views: HashMap<usize, usize>,
+}
+
+impl std::ops::Index<usize> for ArrayTable {
+    type Output = ArrayEntry;
+    fn index(&self, i: usize) -> &ArrayEntry {
+        &self.entries[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for ArrayTable {
+    fn index_mut(&mut self, i: usize) -> &mut ArrayEntry {
+        &mut self.entries[i]
+    }
+}
+
+/// Options that shape the analysis.
+#[derive(Clone, Debug)]
+pub struct AnalysisOptions {
+    pub target: Target,
+}
+
+/// The raw outcome for one function under one block shape.
+pub struct ShapeRun {
+    pub function: String,
+    pub kernel: bool,
+    pub shape: BlockShape,
+    pub sites: HashMap<SiteKey, Site>,
+    /// Arrays the function (and what it calls) declares or accesses.
+    pub footprint: BTreeSet<usize>,
+}
+
+/// Functions reached by inlining from kernels (not analyzed again on their own).
+pub struct FileRuns {
+    pub runs: Vec<ShapeRun>,
+    pub arrays: Vec<ArrayEntry>,
+}
+
+const MAX_TRIPS: u64 = 4096;
+/// Trips analyzed of a loop whose bound is warp-uniform but unknown (`size < n`): enough to
+/// show how a doubling stride's pattern changes up to 2^16.
+const ASSUMED_TRIPS: u64 = 16;
+/// Thread-statements a kernel may spend on enumerating loops trip by trip before the rest
+/// are analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
+const WORK_BUDGET: u64 = 8_000_000;
+const MAX_CALL_DEPTH: usize = 8;
+
+#[derive(Clone)]
+enum Binding {
+    Value(Lanes),
+    Shared(usize),
+    /// A pointer into a `__shared__` array.
+    Pointer(SharedPointer),
+    /// A local array or struct: reads give data, not indices.
+    Opaque,
+    /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
+    /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
+    MemoryClass {
+        class: String,
+        argument: String,
+    },
+    /// A cooperative-groups handle.
+    Group(Group),
+    /// A C++ reference parameter bound to one `__shared__` element (`swap(s[i], s[j])` with
+    /// `void swap(T &a, T &b)`): compiled code loads it at the first read and keeps it in a
+    /// register, and stores it at each assignment.
+    Reference(Reference),
+}
+
+/// A device function a call reaches: its unit and definition, and for a header's (or the
+/// includer's) the name its accesses are reported under (empty for the includer).
+struct Callee<'a, 'p> {
+    unit: &'a Unit<'p>,
+    function: &'a Function,
+    header: Option<String>,
+}
+
+#[derive(Clone)]
+struct Reference {
+    target: SharedPointer,
+    /// The element as the caller wrote it (`s_key[pos + 0]`), for reasons.
+    written: String,
+    /// Read once already: the value is in a register.
+    loaded: bool,
+}
+
+/// What a cooperative-groups handle covers: the block, or a tile of threads
+/// (`cg::tiled_partition<32>(block)`, `cg::thread_block_tile<32>`) whose size is known or not.
+#[derive(Clone, Debug, PartialEq)]
+enum Group {
+    Block,
+    Tile(Result<u32, String>),
+}
+
+/// Where a pointer into shared memory points, per thread.
+#[derive(Clone)]
+struct SharedPointer {
+    array: usize,
+    /// The pointee type (after casts).
+    elem: Type,
+    place: Place,
+}
+
+#[derive(Clone)]
+enum Place {
+    /// An element of the array, by index tuple: `&tile[ty][0]`. Arithmetic moves along the
+    /// innermost dimension.
+    Tuple(Vec<Lanes>),
+    /// A byte offset into the array, after a cast to another element type.
+    Bytes(Lanes),
+}
+
+struct LoopCtl {
+    brk: Vec<bool>,
+    cont: Vec<bool>,
+}
+
+struct Analyzer<'a, 'p> {
+    unit: &'a Unit<'p>,
+    /// The analyzed file's unit, while `unit` is a header's during one of its functions.
+    home_unit: &'a Unit<'p>,
+    /// Local headers with device functions (see `check::header_units`), callable by name.
+    headers: &'a [(String, Unit<'p>)],
+    /// Inside a function from a header: the call site in the analyzed file where its accesses
+    /// are reported, and the header's name.
+    home_call: Option<(Range<usize>, String)>,
+    target: Target,
+    syms: Symbols,
+    n: usize,
+    thread_idx: [Lanes; 3],
+    block_dim: [Lanes; 3],
+    uniform_syms: HashMap<String, Value>,
+    scopes: Vec<HashMap<String, Binding>>,
+    exited: Vec<bool>,
+    loops: Vec<LoopCtl>,
+    returns: Vec<Option<Lanes>>,
+    labels: Vec<String>,
+    symbolic_loops: usize,
+    /// Depth of branches taken under an unresolved condition: exits there are not trusted.
+    uncertain: usize,
+    assumptions: Vec<String>,
+    item: usize,
+    span_override: Option<Range<usize>>,
+    function: String,
+    sites: HashMap<SiteKey, Site>,
+    arrays: &'a mut ArrayTable,
+    budget: u64,
+    call_depth: usize,
+    reached_functions: &'a mut BTreeSet<String>,
+    constant_cache: HashMap<String, Option<i64>>,
+    template_values: HashMap<String, Lanes>,
+    /// Evaluating host code before this offset: unknown names are looked up in its text.
+    sequence: u64,
+    /// The file's types plus this instantiation's template type arguments.
+    types: crate::analysis::types::TypeTable,
+    template_args: Vec<(String, String)>,
+    /// Type parameters bound by assumption (see `BlockShape::assumed_types`).
+    assumed_types: Vec<(String, String)>,
+    /// Template type parameters bound so far, as written (`T` -> `float`), for dependent
+    /// member types (`typename vec4<T>::Type`).
+    type_args: HashMap<String, String>,
+    /// Kernel arguments known at the launch being analyzed.
+    arguments: Vec<(String, i64)>,
+    /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
+    footprint: BTreeSet<usize>,
+}
+
+/// Runs every kernel under each of its block shapes, and every device function no kernel
+/// reaches on its own.
+pub fn analyze<'p>(
+    unit: &Unit<'p>,
+    headers: &[(String, Unit<'p>)],
+    options: &AnalysisOptions,
+    shapes_for: &dyn Fn(&Function) -> Vec<BlockShape>,
+) -> FileRuns {
+    let mut arrays = ArrayTable::default();
+    let mut runs = Vec::new();
+    let mut reached = BTreeSet::new();
+    let order: Vec<&Function> = unit
+        .functions
+        .iter()
+        .filter(|f| f.kernel)
+        .chain(unit.functions.iter().filter(|f| !f.kernel))
+        .collect();
+    for f in order {
+        if !f.kernel && reached.contains(&f.overload_key()) {
+            continue;
+        }
+        for shape in shapes_for(f) {
+            let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
+            a.headers = headers;
+            a.run_function(f);
+            runs.push(ShapeRun {
+                function: f.name.clone(),
+                kernel: f.kernel,
+                shape,
+                sites: a.sites,
+                footprint: a.footprint,
+            });
+        }
+    }
+    FileRuns {
+        runs,
+        arrays: arrays.entries,
+    }
+}
+
+/// Evaluates a constant with no thread context (one thread, no arrays).
+fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
+    let mut arrays = ArrayTable::default();
+    let mut reached = BTreeSet::new();
+    let shape = BlockShape {
+        dims: Some([1, 1, 1]),
+        source: ShapeSource::Default,
+        template_args: Vec::new(),
+        arguments: Vec::new(),
+        assumed: Vec::new(),
+        assumed_types: Vec::new(),
+    };
+    let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
+    let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
+    a.item = item;
+    a.eval(expr, &[true]).as_const()
+}
+
+/// Evaluates an expression written as text (a template argument) to an integer.
+pub fn const_eval_text(unit: &Unit<'_>, text: &str) -> Option<i64> {
+    let expr = parse_expression_text(unit, text)?;
+    eval_constant(unit, &expr, 0)
+}
+
+/// Parses an expression written outside any parsed item (a macro body, a launch argument).
+pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
+    let mut prelude = String::new();
+    for name in crate::front::names::BUILTIN_TYPENAMES
+        .iter()
+        .copied()
+        .chain(unit.prepared.typenames.iter().map(String::as_str))
+    {
+        if text.contains(name) {
+            prelude.push_str(&format!("typedef int {name};"));
+        }
+    }
+    let src = format!("{prelude}int __banklint_expr = ({text});");
+    let config = lang_c::driver::Config {
+        flavor: lang_c::driver::Flavor::GnuC11,
+        ..Default::default()
+    };
+    let parsed = lang_c::driver::parse_preprocessed(&config, src).ok()?;
+    let ExternalDeclaration::Declaration(decl) = &parsed.unit.0.last()?.node else {
+        return None;
+    };
+    match &decl
+        .node
+        .declarators
+        .first()?
+        .node
+        .initializer
+        .as_ref()?
+        .node
+    {
+        Initializer::Expression(e) => Some((**e).clone()),
+        Initializer::List(_) => None,
+    }
+}
+
+fn none(mask: &[bool]) -> bool {
+    !mask.iter().any(|&m| m)
+}
+
+fn and_not(a: &[bool], b: &[bool]) -> Vec<bool> {
+    a.iter().zip(b).map(|(x, y)| *x && !*y).collect()
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    fn new(
+        unit: &'a Unit<'p>,
+        target: Target,
+        shape: &BlockShape,
+        arrays: &'a mut ArrayTable,
+        reached: &'a mut BTreeSet<String>,
+    ) -> Analyzer<'a, 'p> {
+        let mut syms = Symbols::default();
+        let (n, thread_idx, block_dim) = match shape.dims {
+            Some([x, y, z]) => {
+                let (x, y, z) = (x as usize, y as usize, z as usize);
+                let n = (x * y * z).max(1);
+                let each = |f: &dyn Fn(usize) -> usize| {
+                    Lanes::Each(Rc::new((0..n).map(|t| Value::int(f(t) as i64)).collect()))
+                };
+                (
+                    n,
+                    [
+                        each(&|t| t % x),
+                        each(&|t| (t / x) % y),
+                        each(&|t| t / (x * y)),
+                    ],
+                    [
+                        Lanes::int(x as i64),
+                        Lanes::int(y as i64),
+                        Lanes::int(z as i64),
+                    ],
+                )
+            }
+            None => {
+                let w = syms.fresh("the warp's position within its row (threadIdx.x / 32)");
+                let m = syms.fresh("blockDim.x / 32");
+                let ty = syms.fresh("threadIdx.y");
+                let tz = syms.fresh("threadIdx.z");
+                let by = syms.fresh("blockDim.y");
+                let bz = syms.fresh("blockDim.z");
+                let tx = Lanes::Each(Rc::new(
+                    (0..WARP_SIZE)
+                        .map(|l| {
+                            Value::Affine(Affine {
+                                constant: l as i64,
+                                terms: vec![(w, 32)],
+                            })
+                        })
+                        .collect(),
+                ));
+                let bx = Value::Affine(Affine {
+                    constant: 0,
+                    terms: vec![(m, 32)],
+                });
+                (
+                    WARP_SIZE,
+                    [tx, Lanes::Same(Value::sym(ty)), Lanes::Same(Value::sym(tz))],
+                    [
+                        Lanes::Same(bx),
+                        Lanes::Same(Value::sym(by)),
+                        Lanes::Same(Value::sym(bz)),
+                    ],
+                )
+            }
+        };
+        Analyzer {
+            unit,
+            home_unit: unit,
+            headers: &[],
+            home_call: None,
+            target,
+            syms,
+            n,
+            thread_idx,
+            block_dim,
+            uniform_syms: HashMap::new(),
+            scopes: vec![HashMap::new()],
+            exited: vec![false; n],
+            loops: Vec::new(),
+            returns: Vec::new(),
+            labels: Vec::new(),
+            symbolic_loops: 0,
+            uncertain: 0,
+            assumptions: Vec::new(),
+            item: 0,
+            span_override: None,
+            function: String::new(),
+            sites: HashMap::new(),
+            arrays,
+            budget: WORK_BUDGET,
+            call_depth: 0,
+            reached_functions: reached,
+            constant_cache: HashMap::new(),
+            template_values: HashMap::new(),
+            sequence: 0,
+            types: unit.types.clone(),
+            template_args: shape.template_args.clone(),
+            assumed_types: shape.assumed_types.clone(),
+            // Launch values first: an annotation only fills what the launch leaves open.
+            arguments: shape
+                .arguments
+                .iter()
+                .chain(&shape.assumed)
+                .cloned()
+                .collect(),
+            type_args: HashMap::new(),
+            footprint: BTreeSet::new(),
+        }
+    }
+
+    fn run_function(&mut self, f: &Function) {
+        let Some(def) = self.unit.definition(f) else {
+            return;
+        };
+        for a in self.unit.file_shared.clone() {
+            let id = self.register_array(a.clone());
+            if let Some(global) = self.scopes.first_mut() {
+                global.insert(a.name.clone(), Binding::Shared(id));
+            }
+        }
+        self.item = f.item;
+        self.function = f.name.clone();
+        for param in f.template.iter().flat_map(|t| t.params.iter()) {
+            let given = self
+                .template_args
+                .iter()
+                .chain(&self.assumed_types)
+                .find(|(n, _)| *n == param.name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| param.default.clone());
+            if param.is_type {
+                if let Some(ty) = given
+                    .as_deref()
+                    .and_then(|t| type_from_text(&self.types, t))
+                {
+                    self.types.named.insert(param.name.clone(), ty);
+                }
+                if let Some(t) = given {
+                    self.type_args.insert(param.name.clone(), t);
+                }
+                continue;
+            }
+            let value = given
+                .as_deref()
+                .and_then(|d| const_eval_text(self.unit, d))
+                .map_or_else(
+                    || {
+                        Lanes::unknown(format!(
+                            "template parameter `{}` has no known value (launch `{}<...>` in this file or give it a default)",
+                            param.name, f.name
+                        ))
+                    },
+                    Lanes::int,
+                );
+            self.template_values.insert(param.name.clone(), value);
+        }
+        self.bind_dependent_types();
+        for p in &f.params {
+            let known = self
+                .arguments
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .map(|(_, v)| *v);
+            let v = if let (true, Some(v)) = (f.kernel, known) {
+                Lanes::int(v)
+            } else if f.kernel {
+                self.uniform(&p.name)
+            } else {
+                Lanes::Each(Rc::new(vec![
+                    Value::unknown(format!(
+                        "it depends on parameter `{}` of device function `{}`, which no kernel in this file calls",
+                        p.name, f.name
+                    ));
+                    self.n
+                ]))
+            };
+            self.bind(&p.name, Binding::Value(v));
+        }
+        let mask = vec![true; self.n];
+        self.returns.push(None);
+        self.exec(&def.statement, &mask);
+        self.returns.pop();
+    }
+
+    /// Gives each dependent member type (`typename vec4<T>::Type`, spelled `vec4_T___Type`)
+    /// the type it names under the current template bindings; one that does not resolve is
+    /// left unknown.
+    fn bind_dependent_types(&mut self) {
+        let p = self.unit.prepared;
+        for dep in &p.dependent_types {
+            let ty = p
+                .resolve_dependent(dep, &self.type_args)
+                .and_then(|t| type_from_text(&self.types, &t));
+            match ty {
+                Some(ty) => {
+                    self.types.named.insert(dep.name.clone(), ty);
+                }
+                None => {
+                    self.types.named.remove(&dep.name);
+                }
+            }
+        }
+    }
+
+    /// A warp-uniform unknown, one per name.
+    fn uniform(&mut self, name: &str) -> Lanes {
+        if let Some(v) = self.uniform_syms.get(name) {
+            return Lanes::Same(v.clone());
+        }
+        let v = Value::sym(self.syms.fresh(name));
+        self.uniform_syms.insert(name.to_string(), v.clone());
+        Lanes::Same(v)
+    }
+
+    fn bind(&mut self, name: &str, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), b);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn set_var(&mut self, name: &str, value: &Lanes, mask: &[bool]) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(Binding::Value(old)) = scope.get_mut(name) {
+                *old = old.merge(value, mask);
+                return;
+            }
+        }
+    }
+
+    fn span(&self, s: Span) -> Range<usize> {
+        if let Some(o) = &self.span_override {
+            return o.clone();
+        }
+        match self.unit.items.get(self.item) {
+            Some(item) => item.span(s),
+            None => s.start..s.end,
+        }
+    }
+
+    fn line_of(&self, s: Span) -> usize {
+        self.unit.line_of(self.span(s).start)
+    }
+
+    /// Threads still running here: not returned, not broken out of or continuing the loop.
+    fn live(&self, mask: &[bool]) -> Vec<bool> {
+        let mut m = and_not(mask, &self.exited);
+        if let Some(l) = self.loops.last() {
+            m = and_not(&m, &l.brk);
+            m = and_not(&m, &l.cont);
+        }
+        m
+    }
+
+    fn spend(&mut self, work: u64) -> bool {
+        self.budget = self.budget.saturating_sub(work);
+        self.budget > 0
+    }
+}
+
+/// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
+pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
+    if let Some(name) = crate::front::names::dependent_type_name(text) {
+        return types.lookup(&name);
+    }
+    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
+    if let [one] = words.as_slice()
+        && let Some(t) = types.lookup(one)
+    {
+        return Some(t);
+    }
+    crate::analysis::types::scalar_from_words(&words)
+}
+
+/// A resolved `s[i][j].f`: the array, its index expressions, and the member names.
+type SharedRef<'e> = (usize, Vec<&'e Node<Expression>>, Vec<String>);
+
+fn base_name(e: &Node<Expression>) -> Option<String> {
+    match &e.node {
+        Expression::Identifier(id) => Some(id.node.name.clone()),
+        Expression::BinaryOperator(b) => base_name(&b.node.lhs),
+        Expression::Member(m) => base_name(&m.node.expression),
+        _ => None,
+    }
+}
+
+fn compress(values: Vec<Value>) -> Lanes {
+    match values.first() {
+        Some(first @ Value::Affine(_)) if values.iter().all(|v| v == first) => {
+            Lanes::Same(first.clone())
+        }
+        _ => Lanes::Each(Rc::new(values)),
+    }
+}
+
+fn lanes_equal(a: &Lanes, b: &Lanes, n: usize) -> bool {
+    (0..n).all(|t| a.get(t) == b.get(t))
+}
+
+/// Adds the sites of a finished loop into the enclosing table.
+fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) {
+    for (key, site) in from {
+        match into.get_mut(&key) {
+            None => {
+                into.insert(key, site);
+            }
+            Some(existing) => {
+                for (p, s) in site.patterns {
+                    existing
+                        .patterns
+                        .entry(p)
+                        .and_modify(|e| e.count += s.count)
+                        .or_insert(s);
+                }
+                existing.trips_unknown |= site.trips_unknown;
+                existing.assumptions.extend(site.assumptions);
+                if existing.unknown.is_none() {
+                    existing.unknown = site.unknown;
+                }
+            }
+        }
+    }
+}
+
+/// For an assignment operator, the operator it applies (`None` for plain `=`).
+fn assignment_op(op: &BinaryOperator) -> Option<Option<BinOp>> {
+    Some(match op {
+        BinaryOperator::Assign => None,
+        BinaryOperator::AssignMultiply => Some(BinOp::Mul),
+        BinaryOperator::AssignDivide => Some(BinOp::Div),
+        BinaryOperator::AssignModulo => Some(BinOp::Rem),
+        BinaryOperator::AssignPlus => Some(BinOp::Add),
+        BinaryOperator::AssignMinus => Some(BinOp::Sub),
+        BinaryOperator::AssignShiftLeft => Some(BinOp::Shl),
+        BinaryOperator::AssignShiftRight => Some(BinOp::Shr),
+        BinaryOperator::AssignBitwiseAnd => Some(BinOp::And),
+        BinaryOperator::AssignBitwiseXor => Some(BinOp::Xor),
+        BinaryOperator::AssignBitwiseOr => Some(BinOp::Or),
+        _ => return None,
+    })
+}
+
+static ONE_EXPR: std::sync::LazyLock<Node<Expression>> = std::sync::LazyLock::new(|| {
+    Node::new(
+        Expression::Constant(Box::new(Node::new(
+            Constant::Integer(Integer {
+                base: IntegerBase::Decimal,
+                number: "1".into(),
+                suffix: IntegerSuffix {
+                    size: IntegerSize::Int,
+                    unsigned: false,
+                    imaginary: false,
+                },
+            }),
+            Span::none(),
+        ))),
+        Span::none(),
+    )
+});

@@ -1,0 +1,295 @@
+//! Recording accesses: each `__shared__` access becomes, warp by warp, the per-lane index
+//! tuples of its site, with the layout of the element reached.
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Records one shared-memory access (an array subscript or a pointer dereference) and
+    /// returns the (unknown) value it loads.
+    pub(super) fn shared_access(&mut self, e: &Node<Expression>, op: Op, mask: &[bool]) -> Lanes {
+        self.shared_access_as(e, &[op], mask)
+    }
+
+    /// Records a shared-memory access as each of `ops` (a compound assignment or `++` is a
+    /// load and a store), evaluating its indices once, so their side effects happen once.
+    pub(super) fn shared_access_as(
+        &mut self,
+        e: &Node<Expression>,
+        ops: &[Op],
+        mask: &[bool],
+    ) -> Lanes {
+        let (array, indices, texts, elem, members) =
+            if let Some((array, index_exprs, members)) = self.shared_ref(e) {
+                let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+                let texts: Vec<String> = index_exprs
+                    .iter()
+                    .map(|x| self.index_text(x.span))
+                    .collect();
+                let elem = self.arrays[array].decl.elem.clone();
+                (array, indices, texts, elem, members)
+            } else if let Some((ptr, members)) = self.pointer_target(e, mask) {
+                let text = format!("`{}`", self.source_text(e.span));
+                let (array, indices, texts, elem) = self.place_parts(ptr, text);
+                (array, indices, texts, elem, members)
+            } else {
+                return Lanes::unknown("shared data");
+            };
+        let mut loaded = Lanes::unknown("shared data");
+        for &op in ops {
+            let v = self.record_access(
+                e.span,
+                array,
+                indices.clone(),
+                texts.clone(),
+                elem.clone(),
+                &members,
+                op,
+                mask,
+            );
+            if op == Op::Load {
+                loaded = v;
+            }
+        }
+        loaded
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record_access(
+        &mut self,
+        at: Span,
+        array: usize,
+        indices: Vec<Lanes>,
+        index_texts: Vec<String>,
+        elem: Type,
+        members: &[String],
+        op: Op,
+        mask: &[bool],
+    ) -> Lanes {
+        self.footprint
+            .insert(self.arrays[array].byte_view_of.unwrap_or(array));
+        let (span, sub) = match &self.home_call {
+            // Accesses in a header's function are reported at the call in the analyzed file,
+            // one site per access of the function.
+            Some((call, _)) => (call.clone(), self.span(at).start + 1),
+            None if self.span_override.is_some() => (self.span(at), at.start),
+            None => (self.span(at), 0),
+        };
+        let key = SiteKey {
+            start: span.start,
+            end: span.end,
+            op,
+            sub,
+        };
+        // Element type after member selection.
+        let mut ty = elem;
+        let mut member_offset = 0i64;
+        let mut member_problem = None;
+        for m in members {
+            match ty.field(m) {
+                Some(f) => {
+                    member_offset += i64::from(f.offset);
+                    ty = f.ty.clone();
+                }
+                None => {
+                    member_problem =
+                        Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    break;
+                }
+            }
+        }
+        let pieces = ty.pieces();
+        let width = pieces.as_ref().map_or(4, |p| p.0);
+        let function = self.function.clone();
+        let assumptions: Vec<String> = self.assumptions.clone();
+        let trips_unknown = self.symbolic_loops > 0;
+        let layout_problem = self.arrays[array].layout_problem.clone();
+        let origin = self.home_call.as_ref().map(|(_, header)| {
+            let line = self.unit.line_of(self.span(at).start);
+            if header.is_empty() {
+                format!("`{function}` at line {line}")
+            } else {
+                format!("`{function}` at {header}:{line}")
+            }
+        });
+        let site = self.sites.entry(key).or_insert_with(|| Site {
+            span: span.clone(),
+            op,
+            array,
+            function,
+            width,
+            patterns: HashMap::default(),
+            unknown: None,
+            trips_unknown: false,
+            assumptions: BTreeSet::new(),
+            origin,
+        });
+        site.trips_unknown |= trips_unknown;
+        if none(mask) {
+            return Lanes::unknown("shared data");
+        }
+        site.assumptions.extend(assumptions);
+        if let Some(p) = member_problem.or(layout_problem).or_else(|| {
+            pieces
+                .is_none()
+                .then(|| format!("the size of `{}` is not known", ty.name()))
+        }) {
+            site.unknown.get_or_insert(p);
+            return Lanes::unknown("shared data");
+        }
+        let (_, piece_offsets) = pieces.unwrap_or((4, vec![0]));
+        let normalize = !shift_matters(
+            self.target,
+            self.arrays[array]
+                .layout
+                .as_ref()
+                .map_or(1, |l| l.elem_size),
+        );
+        let warps = self.n.div_ceil(WARP_SIZE);
+        let rank = indices.len();
+        let key = SiteKey {
+            start: span.start,
+            end: span.end,
+            op,
+            sub,
+        };
+        for w in 0..warps {
+            let mut pattern = Pattern {
+                active: 0,
+                rank,
+                indices: vec![0; WARP_SIZE * rank],
+                member_offset,
+                uniform_shift: vec![0; rank],
+            };
+            // Every active lane must have the first one's symbolic terms, so that they only
+            // shift the warp as a whole.
+            let mut first_thread: Option<usize> = None;
+            let mut problem = None;
+            'lanes: for l in 0..WARP_SIZE {
+                let t = w * WARP_SIZE + l;
+                if t >= self.n || !mask[t] {
+                    continue;
+                }
+                for (d, idx) in indices.iter().enumerate() {
+                    match idx.get(t) {
+                        Value::Affine(a) => {
+                            pattern.indices[l * rank + d] = a.constant;
+                            pattern.uniform_shift[d] =
+                                a.terms.iter().fold(pattern.uniform_shift[d], |g, (_, c)| {
+                                    crate::bank::layout::gcd(g, *c)
+                                });
+                        }
+                        Value::Unknown(r) => {
+                            problem = Some(format!(
+                                "the index {} cannot be resolved: {r}",
+                                index_texts.get(d).map_or("", String::as_str)
+                            ));
+                            break 'lanes;
+                        }
+                    }
+                }
+                let terms = |thread: usize, d: usize| match indices[d].get(thread) {
+                    Value::Affine(a) => a.terms.as_slice(),
+                    Value::Unknown(_) => &[],
+                };
+                match first_thread {
+                    None => first_thread = Some(t),
+                    Some(f) if (0..rank).any(|d| terms(f, d) != terms(t, d)) => {
+                        let differing: BTreeSet<String> = (0..rank)
+                            .flat_map(|d| terms(f, d).iter().chain(terms(t, d).iter()))
+                            .map(|(s, _)| format!("`{}`", self.syms.name(*s)))
+                            .collect();
+                        problem = Some(format!(
+                            "the stride between lanes depends on {}",
+                            differing.into_iter().collect::<Vec<_>>().join(", ")
+                        ));
+                        break 'lanes;
+                    }
+                    _ => {}
+                }
+                pattern.active |= 1 << l;
+            }
+            if let Some(p) = problem {
+                if let Some(site) = self.sites.get_mut(&key) {
+                    site.unknown.get_or_insert(p);
+                }
+                return Lanes::unknown("shared data");
+            }
+            if pattern.active == 0 {
+                continue;
+            }
+            let first_lane = pattern.active.trailing_zeros() as usize;
+            let first: Vec<i64> =
+                pattern.indices[first_lane * rank..(first_lane + 1) * rank].to_vec();
+            let origin = if normalize {
+                for l in 0..WARP_SIZE {
+                    if pattern.active & (1 << l) != 0 {
+                        for (d, f) in first.iter().enumerate() {
+                            pattern.indices[l * rank + d] -= f;
+                        }
+                    }
+                }
+                first
+            } else {
+                vec![0; rank]
+            };
+            let sequence = self.sequence;
+            let labels = &self.labels;
+            let Some(site) = self.sites.get_mut(&key) else {
+                break;
+            };
+            for &po in &piece_offsets {
+                let piece = Pattern {
+                    member_offset: member_offset + i64::from(po),
+                    ..pattern.clone()
+                };
+                if let Some(stats) = site.patterns.get_mut(&piece) {
+                    stats.count += 1;
+                    continue;
+                }
+                // Named only when first seen: most warps repeat a known pattern.
+                let label = if labels.is_empty() {
+                    format!("warp {w}")
+                } else {
+                    format!("warp {w}, {}", labels.join(", "))
+                };
+                site.patterns.insert(
+                    piece,
+                    PatternStats {
+                        count: 1,
+                        first_seen: sequence,
+                        label,
+                        origin: origin.clone(),
+                    },
+                );
+            }
+            self.sequence += 1;
+        }
+        let uniform_index = indices.iter().all(Lanes::is_uniform);
+        if uniform_index {
+            let what = format!("a value loaded from `{}`", self.arrays[array].decl.name);
+            self.uniform_data(&what)
+        } else {
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!(
+                    "it is data loaded from `{}`",
+                    self.arrays[array].decl.name
+                ));
+                self.n
+            ]))
+        }
+    }
+
+    /// The explicit template arguments written after the name at `at` (`f<16, float>`), if any.
+    pub(super) fn template_arguments_at(&self, at: usize) -> &[String] {
+        self.unit
+            .prepared
+            .template_calls
+            .iter()
+            .find(|(off, _)| *off == at)
+            .map_or(&[], |(_, args)| args.as_slice())
+    }
+
+    pub(super) fn index_text(&self, s: Span) -> String {
+        format!("`{}`", self.source_text(s))
+    }
+}

@@ -1,0 +1,158 @@
+//! C++ references bound to `__shared__` elements: no load at the call; the callee loads at
+//! its first read and stores at each assignment.
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Resolves `s[i][j].f` to (array, index expressions, member names) when `s` is a
+    /// `__shared__` array indexed in every dimension.
+    pub(super) fn shared_ref<'e>(&self, e: &'e Node<Expression>) -> Option<SharedRef<'e>> {
+        self.shared_ref_indexed(e, false)
+    }
+
+    /// Like `shared_ref`, optionally accepting fewer indices than the rank (`&tile[i]`).
+    pub(super) fn shared_ref_indexed<'e>(
+        &self,
+        e: &'e Node<Expression>,
+        partial: bool,
+    ) -> Option<SharedRef<'e>> {
+        let (mut cur, members) = direct_members(e)?;
+        let mut indices = Vec::new();
+        while let Expression::BinaryOperator(b) = &cur.node {
+            if b.node.operator.node != BinaryOperator::Index {
+                return None;
+            }
+            indices.push(&*b.node.rhs);
+            cur = &b.node.lhs;
+        }
+        indices.reverse();
+        let Expression::Identifier(id) = &cur.node else {
+            return None;
+        };
+        let array = match self.lookup(&id.node.name) {
+            Some(Binding::Shared(a)) => *a,
+            Some(_) => return None,
+            None => {
+                let decl = self
+                    .unit
+                    .file_shared
+                    .iter()
+                    .find(|a| a.name == id.node.name)?;
+                *self
+                    .arrays
+                    .by_decl
+                    .get(&(decl.decl_span.clone(), decl.name.clone()))?
+                    .first()?
+            }
+        };
+        let rank = self.arrays[array].decl.dims.len();
+        let complete =
+            indices.len() == rank || (partial && !indices.is_empty() && indices.len() < rank);
+        (complete && (rank > 0 || indices.is_empty())).then_some((array, indices, members))
+    }
+
+    /// Records an access through the reference parameter `name` at `at`; after it the value
+    /// is in a register, so later reads load nothing.
+    pub(super) fn reference_access(
+        &mut self,
+        name: &str,
+        at: Span,
+        r: Reference,
+        op: Op,
+        mask: &[bool],
+    ) {
+        let text = format!("`{}` (through `{name}`)", r.written);
+        let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text);
+        self.record_access(at, array, indices, texts, elem, &[], op, mask);
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(b) = scope.get_mut(name) {
+                *b = Binding::Reference(Reference { loaded: true, ..r });
+                return;
+            }
+        }
+    }
+
+    /// `n.x` (or `n.p.x`) with `n` a reference parameter: its target and the member names.
+    pub(super) fn reference_member(
+        &self,
+        e: &Node<Expression>,
+    ) -> Option<(String, Reference, Vec<String>)> {
+        let (cur, members) = direct_members(e)?;
+        let Expression::Identifier(id) = &cur.node else {
+            return None;
+        };
+        match self.lookup(&id.node.name) {
+            Some(Binding::Reference(r)) if !members.is_empty() => {
+                Some((id.node.name.clone(), r.clone(), members))
+            }
+            _ => None,
+        }
+    }
+
+    /// An access to one field through a reference parameter: loaded or stored each time.
+    pub(super) fn reference_member_access(
+        &mut self,
+        e: &Node<Expression>,
+        (name, r, members): (String, Reference, Vec<String>),
+        op: Op,
+        mask: &[bool],
+    ) {
+        let text = format!("`{}` (through `{name}`)", r.written);
+        let (array, indices, texts, elem) = self.place_parts(r.target, text);
+        self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
+    }
+
+    /// What `record_access` needs to know of a pointer's target: the array (a byte view for a
+    /// byte offset), its index tuple, the index texts, the element type.
+    pub(super) fn place_parts(
+        &mut self,
+        ptr: SharedPointer,
+        text: String,
+    ) -> (usize, Vec<Lanes>, Vec<String>, Type) {
+        match ptr.place {
+            Place::Tuple(indices) => {
+                let texts = vec![text; indices.len()];
+                (ptr.array, indices, texts, ptr.elem)
+            }
+            Place::Bytes(offset) => (
+                self.byte_view(ptr.array),
+                vec![offset],
+                vec![text],
+                ptr.elem,
+            ),
+        }
+    }
+
+    /// The target of a C++ reference parameter given `arg`: a whole `__shared__` element
+    /// (`s[i][j]`, its indices evaluated here, in the caller), or a reference the caller
+    /// itself received.
+    pub(super) fn reference_target(
+        &mut self,
+        arg: &Node<Expression>,
+        mask: &[bool],
+    ) -> Option<Reference> {
+        if let Expression::Identifier(id) = &arg.node
+            && let Some(Binding::Reference(r)) = self.lookup(&id.node.name)
+        {
+            // Handed on: the callee reads it afresh.
+            return Some(Reference {
+                loaded: false,
+                ..r.clone()
+            });
+        }
+        let (array, index_exprs, members) = self.shared_ref(arg)?;
+        if !members.is_empty() || index_exprs.is_empty() {
+            return None;
+        }
+        let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+        Some(Reference {
+            target: SharedPointer {
+                array,
+                elem: self.arrays[array].decl.elem.clone(),
+                place: Place::Tuple(indices),
+            },
+            written: self.source_text(arg.span),
+            loaded: false,
+        })
+    }
+}

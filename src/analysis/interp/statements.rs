@@ -1,0 +1,354 @@
+//! Statements: declarations (and the `__shared__` arrays they declare), branches with
+//! their per-lane masks and the join of what each arm assigned.
+
+use super::*;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    pub(super) fn exec(&mut self, s: &Node<Statement>, mask: &[bool]) {
+        let mask = self.live(mask);
+        self.spend(self.n as u64);
+        match &s.node {
+            Statement::Compound(items) => {
+                self.scopes.push(HashMap::new());
+                for item in items {
+                    let m = self.live(&mask);
+                    match &item.node {
+                        BlockItem::Declaration(d) => self.declare(d, &m),
+                        BlockItem::Statement(st) => self.exec(st, &m),
+                        BlockItem::StaticAssert(_) => {}
+                    }
+                }
+                self.scopes.pop();
+            }
+            Statement::Expression(Some(e)) => {
+                self.eval(e, &mask);
+            }
+            Statement::Expression(None) | Statement::Asm(_) | Statement::Goto(_) => {}
+            Statement::Labeled(l) => self.exec(&l.node.statement, &mask),
+            Statement::If(i) => self.exec_if(&i.node, &mask),
+            Statement::Switch(sw) => {
+                self.eval(&sw.node.expression, &mask);
+                self.uncertain += 1;
+                self.loops.push(LoopCtl {
+                    brk: vec![false; self.n],
+                    cont: vec![false; self.n],
+                });
+                self.exec(&sw.node.statement, &mask);
+                self.loops.pop();
+                self.uncertain -= 1;
+            }
+            Statement::While(w) => self.exec_loop(
+                s.span,
+                Some(&w.node.expression),
+                None,
+                &w.node.statement,
+                false,
+                &mask,
+            ),
+            Statement::DoWhile(d) => self.exec_loop(
+                s.span,
+                Some(&d.node.expression),
+                None,
+                &d.node.statement,
+                true,
+                &mask,
+            ),
+            Statement::For(f) => {
+                self.scopes.push(HashMap::new());
+                match &f.node.initializer.node {
+                    ForInitializer::Expression(e) => {
+                        self.eval(e, &mask);
+                    }
+                    ForInitializer::Declaration(d) => self.declare(d, &mask),
+                    _ => {}
+                }
+                self.exec_loop(
+                    s.span,
+                    f.node.condition.as_deref(),
+                    f.node.step.as_deref(),
+                    &f.node.statement,
+                    false,
+                    &mask,
+                );
+                self.scopes.pop();
+            }
+            Statement::Continue => {
+                if self.uncertain == 0
+                    && let Some(l) = self.loops.last_mut()
+                {
+                    l.cont.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                }
+            }
+            Statement::Break => {
+                if self.uncertain == 0
+                    && let Some(l) = self.loops.last_mut()
+                {
+                    l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                }
+            }
+            Statement::Return(e) => {
+                if let Some(e) = e {
+                    let v = self.eval(e, &mask);
+                    if let Some(slot) = self.returns.last_mut() {
+                        *slot = Some(match slot.take() {
+                            Some(old) => old.merge(&v, &mask),
+                            None => v,
+                        });
+                    }
+                }
+                if self.uncertain == 0 {
+                    self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                }
+            }
+        }
+    }
+
+    pub(super) fn declare(&mut self, d: &Node<Declaration>, mask: &[bool]) {
+        let item = &self.unit.items[self.item];
+        if self.span_override.is_none()
+            && let Some(arrays) =
+                shared_arrays_in(self.unit.prepared, item, self.item, &self.types, d)
+        {
+            for a in arrays {
+                let id = self.register_array(a.clone());
+                self.footprint.insert(id);
+                self.bind(&a.name, Binding::Shared(id));
+            }
+            return;
+        }
+        crate::analysis::extraction::register_types(&mut self.types, &d.node);
+        if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
+            for init in &d.node.declarators {
+                if let Some(name) =
+                    crate::analysis::extraction::declarator_name(&init.node.declarator.node)
+                {
+                    let (class, argument) = (class.clone(), argument.clone());
+                    self.bind(&name, Binding::MemoryClass { class, argument });
+                }
+            }
+            return;
+        }
+        let base = crate::analysis::extraction::base_type(&self.types, &d.node.specifiers);
+        for init in &d.node.declarators {
+            let Some(name) =
+                crate::analysis::extraction::declarator_name(&init.node.declarator.node)
+            else {
+                continue;
+            };
+            let init_expr = match &init.node.initializer {
+                Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) => Some(&**e),
+                _ => None,
+            };
+            if let Some(group) = self.group_of(&d.node.specifiers, init_expr) {
+                self.bind(&name, Binding::Group(group));
+                continue;
+            }
+            let is_array = init
+                .node
+                .declarator
+                .node
+                .derived
+                .iter()
+                .any(|x| matches!(x.node, DerivedDeclarator::Array(_)));
+            let is_pointer = init
+                .node
+                .declarator
+                .node
+                .derived
+                .iter()
+                .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
+            if is_pointer
+                && let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                && self.points_to_shared(e)
+                && let Some(p) = self.eval_pointer(e, mask, &name)
+            {
+                self.bind(&name, Binding::Pointer(p));
+                continue;
+            }
+            if is_array || matches!(base, Type::Record(_)) {
+                if let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                {
+                    self.eval(e, mask);
+                }
+                self.bind(&name, Binding::Opaque);
+                continue;
+            }
+            let value = match &init.node.initializer {
+                Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) => {
+                    let v = self.eval(e, mask);
+                    if base.is_float() {
+                        self.data_value(&v, "a floating-point value")
+                    } else {
+                        v
+                    }
+                }
+                _ => Lanes::unknown(format!("`{name}` is used before it is assigned")),
+            };
+            self.bind(&name, Binding::Value(value));
+        }
+    }
+
+    pub(super) fn register_array(&mut self, decl: SharedArray) -> usize {
+        let saved = self.item;
+        self.item = decl.item;
+        let mut dims = Vec::new();
+        let mut problem = None;
+        for (k, d) in decl.dims.iter().enumerate() {
+            match d {
+                Some(e) => {
+                    let v = self.eval(e, &vec![true; self.n]).as_const();
+                    if v.is_none() {
+                        problem = Some(format!(
+                            "the size of dimension {} of `{}` is not a compile-time constant banklint can evaluate",
+                            k + 1,
+                            decl.name
+                        ));
+                    }
+                    dims.push(v);
+                }
+                None => dims.push(None),
+            }
+        }
+        self.item = saved;
+        let elem_size = decl.elem.size();
+        if elem_size.is_none() {
+            problem = Some(format!(
+                "the element type `{}` of `{}` is not known",
+                decl.elem.name(),
+                decl.name
+            ));
+        }
+        let layout = elem_size.map(|s| ArrayLayout {
+            elem_size: i64::from(s),
+            dims,
+            pad: 0,
+        });
+        // One entry per declaration and layout: template instantiations may differ.
+        let key = (decl.decl_span.clone(), decl.name.clone());
+        if let Some(&i) = self.arrays.by_decl.get(&key).and_then(|same| {
+            same.iter().find(|&&i| {
+                let a = &self.arrays.entries[i];
+                a.layout == layout && a.decl.elem == decl.elem
+            })
+        }) {
+            return i;
+        }
+        let i = self.arrays.entries.len();
+        self.arrays.entries.push(ArrayEntry {
+            byte_view_of: None,
+            decl,
+            layout,
+            layout_problem: problem,
+        });
+        self.arrays.by_decl.entry(key).or_default().push(i);
+        i
+    }
+
+    pub(super) fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
+        let c = self.eval(&i.condition, mask);
+        let line_of_condition = |a: &Self| a.line_of(i.condition.span);
+        match &c {
+            Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_))
+                if c.as_const().is_none() =>
+            {
+                // A warp-uniform condition: each warp takes one side whole.
+                self.exec(&i.then_statement, mask);
+                if let Some(e) = &i.else_statement {
+                    self.exec(e, mask);
+                }
+            }
+            _ => {
+                let mut then_mask = vec![false; self.n];
+                let mut else_mask = vec![false; self.n];
+                let mut unresolved = false;
+                for t in 0..self.n {
+                    if !mask[t] {
+                        continue;
+                    }
+                    match c.get(t).as_const() {
+                        Some(0) => else_mask[t] = true,
+                        Some(_) => then_mask[t] = true,
+                        None => {
+                            then_mask[t] = true;
+                            else_mask[t] = true;
+                            unresolved = true;
+                        }
+                    }
+                }
+                if unresolved {
+                    let line = line_of_condition(self);
+                    let text = self.source_text(i.condition.span);
+                    self.assumptions.push(format!(
+                        "the condition `{text}` (line {line}) could not be resolved per lane; every lane was assumed to pass it"
+                    ));
+                    self.uncertain += 1;
+                    let before = self.scopes.clone();
+                    self.exec(&i.then_statement, &then_mask);
+                    let after_then = std::mem::replace(&mut self.scopes, before);
+                    if let Some(e) = &i.else_statement {
+                        self.exec(e, &else_mask);
+                    }
+                    self.join_scopes(after_then, &then_mask, &else_mask, line);
+                    self.uncertain -= 1;
+                    self.assumptions.pop();
+                } else {
+                    self.exec(&i.then_statement, &then_mask);
+                    if let Some(e) = &i.else_statement {
+                        self.exec(e, &else_mask);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Joins variables after an unresolved branch: a thread that may have taken either side
+    /// keeps a value only if both sides agree.
+    pub(super) fn join_scopes(
+        &mut self,
+        then_scopes: Vec<HashMap<String, Binding>>,
+        then_mask: &[bool],
+        else_mask: &[bool],
+        line: usize,
+    ) {
+        let n = self.n;
+        for (scope, then_scope) in self.scopes.iter_mut().zip(then_scopes) {
+            for (name, binding) in scope.iter_mut() {
+                let (Binding::Value(else_v), Some(Binding::Value(then_v))) =
+                    (&*binding, then_scope.get(name))
+                else {
+                    continue;
+                };
+                let joined: Vec<Value> = (0..n)
+                    .map(|t| {
+                        let (a, b) = (then_v.get(t), else_v.get(t));
+                        match (then_mask[t], else_mask[t]) {
+                            (true, true) if a != b => Value::unknown(format!(
+                                "`{name}` depends on which side of the branch at line {line} a thread takes"
+                            )),
+                            (true, false) => a.clone(),
+                            _ => b.clone(),
+                        }
+                    })
+                    .collect();
+                *binding = Binding::Value(compress(joined));
+            }
+        }
+    }
+
+    /// The source as the user wrote it, for messages.
+    pub(super) fn source_text(&self, s: Span) -> String {
+        self.unit.prepared.written(self.span(s))
+    }
+}
