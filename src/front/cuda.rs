@@ -693,10 +693,13 @@ fn lex(src: &str) -> Lexed {
             continue;
         }
         if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            let end = src[i + 2..].find("*/").map_or(b.len(), |p| i + 2 + p + 2);
+            // An unterminated comment runs to the end (its body has no `*/` to drop).
+            let (end, body_end) = src[i + 2..]
+                .find("*/")
+                .map_or((b.len(), b.len()), |p| (i + 2 + p + 2, i + 2 + p));
             comments.push(Comment {
                 span: i..end,
-                body: src[i + 2..end.saturating_sub(2).max(i + 2)].to_string(),
+                body: src[i + 2..body_end].to_string(),
             });
             i = end;
             continue;
