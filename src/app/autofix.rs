@@ -172,9 +172,13 @@ fn unchanged(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
-/// For the lost-update test only: with `BANKLINT_TEST_PAUSE_BEFORE_WRITE=DIR`, each write
-/// creates `DIR/paused` and waits (10 s at most) for `DIR/resume`, so the test can edit the
-/// file between banklint's read and its write.
+/// For the lost-update test only (debug builds): with `BANKLINT_TEST_PAUSE_BEFORE_WRITE=DIR`,
+/// each write creates `DIR/paused` and waits (10 s at most) for `DIR/resume`, so the test
+/// can edit the file between banklint's read and its write.
+#[cfg(not(debug_assertions))]
+fn pause_for_tests() {}
+
+#[cfg(debug_assertions)]
 fn pause_for_tests() {
     let Some(dir) = std::env::var_os("BANKLINT_TEST_PAUSE_BEFORE_WRITE") else {
         return;

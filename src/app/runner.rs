@@ -411,6 +411,13 @@ fn process(run: &Run, input: &Input) -> FileOutput {
         },
     };
     let is_stdin = matches!(input, Input::Stdin(..));
+    // Debug builds only: lets the tests show that a panic costs one file, not the run.
+    #[cfg(debug_assertions)]
+    if let Some(name) = std::env::var_os("BANKLINT_TEST_PANIC_ON")
+        && file.path.ends_with(&name)
+    {
+        panic!("panic requested by BANKLINT_TEST_PANIC_ON");
+    }
     let mut report = check_source(file, &options);
     let recheck = |bytes: Vec<u8>, path: &std::path::Path| {
         SourceFile::from_bytes(path, bytes)

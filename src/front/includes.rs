@@ -245,7 +245,7 @@ pub fn header_loader<'a>(
         if loads == MAX_HEADER_LOADS {
             return refuse(
                 format!(
-                    "not read: banklint reads at most {MAX_HEADER_LOADS} headers for one file (includes of includes counted), and this one is past that limit"
+                    "banklint reads at most {MAX_HEADER_LOADS} headers for one file (includes of includes counted), and this one is past that limit"
                 ),
                 false,
             );

@@ -345,8 +345,11 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     }
     for p in &report.include_problems {
         let message = match &p.nested {
-            None => format!("header `{}` was not read", p.name),
-            Some(n) => format!("header `{n}`, included through `{}`, was not read", p.name),
+            None => format!("header `{}` was not read: {}", p.name, p.reason),
+            Some(n) => format!(
+                "header `{n}`, included through `{}`, was not read: {}",
+                p.name, p.reason
+            ),
         };
         out.push(Finding {
             code: Rule::IncludeNotFound,
@@ -357,7 +360,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             },
             span: p.span.clone(),
             message,
-            label: p.reason.clone(),
+            label: "not read".into(),
             secondary: None,
             notes: vec!["the macros and types it defines are unknown to the analysis".into()],
             conflict_ways: None,
