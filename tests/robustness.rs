@@ -83,6 +83,21 @@ fn a_bom_is_skipped_with_positions_exact_in_every_format() {
         assert_eq!(by_format(&plain, format), vec![(3, 5)], "{format}");
         assert_eq!(by_format(&bom, format), vec![(3, 5)], "{format}");
     }
+    // The fix's span is the same in JSON and SARIF.
+    for name in ["plain.cu", "bom.cu"] {
+        let json = banklint(&dir, &["check", name, "--format", "json"]).json();
+        let s = &json["diagnostics"][0]["suggestion"];
+        let span: Vec<&Value> = ["line", "column", "end_line", "end_column"]
+            .iter()
+            .map(|k| &s[*k])
+            .collect();
+        assert_eq!(span, [2, 28, 2, 30], "{name}");
+        let sarif = banklint(&dir, &["check", name, "--format", "sarif"]).json();
+        let region = &sarif["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"]
+            [0]["deletedRegion"];
+        assert_eq!(region["startColumn"], 28, "{name}");
+        assert_eq!(region["endColumn"], 30, "{name}");
+    }
     // The fix lands where it belongs and the BOM stays.
     let o = banklint(&dir, &["check", "bom.cu", "--fix"]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);

@@ -230,11 +230,9 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
     if let Err(e) = sink.finish(run, &totals) {
         write_error.get_or_insert(e);
     }
-    if let Some(e) = write_error {
-        // A closed pipe (`| head`) is the reader's choice, not an error to report.
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write the output: {e}");
-        }
+    // A closed pipe (`| head`) is the reader's choice, not an error.
+    if let Some(e) = write_error.filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe) {
+        eprintln!("error: cannot write the output: {e}");
         return 2;
     }
     finish(run, totals)
