@@ -513,6 +513,8 @@ fn many_accesses_on_one_line_are_reported_at_their_columns() {
         assert_eq!(a["line"], 3);
         assert_eq!(a["column"].as_u64(), Some(23 + 25 * i as u64), "access {i}");
     }
+    // Tens of megabytes of generated input: not left behind.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -592,6 +594,8 @@ fn deep_input_is_skipped_code_never_an_abort() {
             .map_or(o.stdout.len(), |e| at + e)];
         assert!(snippet.contains(reason), "{name}: {snippet}");
     }
+    // Tens of megabytes of generated input: not left behind.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -665,4 +669,6 @@ fn json_over_many_files_is_streamed() {
     assert_eq!(doc["diagnostics"].as_array().unwrap().len(), n);
     // Holding the whole document took 96 MB here (19 KB a file); streamed, under 10 MB.
     assert!(peak_kb < 40_000, "peak {peak_kb} KB");
+    // Tens of megabytes of generated input: not left behind.
+    let _ = std::fs::remove_dir_all(&dir);
 }
