@@ -6,7 +6,8 @@ use crate::analysis::extraction::extract;
 use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
 use crate::front::cuda::{Defines, Prepared, prepare_in_context};
-use crate::front::includes::{IncluderIndex, header_loader};
+use crate::front::includes::{HeaderLog, IncluderIndex, header_loader, include_problems};
+use crate::front::limits_scan;
 use crate::front::parse::parse_chunks;
 use crate::front::source::SourceFile;
 use crate::host::launches::{IncluderLaunches, shapes_for};
@@ -81,19 +82,24 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         }
         None => (None, None),
     };
+    // Too-deep code is blanked before anything recurses into it, offsets unchanged.
+    let deep = limits_scan::scan(&file.text);
+    let header_log = HeaderLog::default();
     let prepared = prepare_in_context(
-        &file.text,
+        &deep.apply(&file.text),
         &options.defines,
-        &mut header_loader(&file.path, &options.include_dirs),
+        &mut header_loader(&file.path, &options.include_dirs, &header_log),
         context_prepared,
     );
+    let include_problems = include_problems(&prepared, &header_log);
     let parsed = parse_chunks(&prepared);
     let parse_stats = ParseStats {
         items: parsed.items.len() + parsed.unparsed,
         partly_parsed: parsed.partly_parsed,
         unparsed: parsed.unparsed,
     };
-    let mut skipped = prepared.skipped.clone();
+    let mut skipped = deep.skipped;
+    skipped.extend(prepared.skipped.iter().cloned());
     skipped.extend(parsed.skipped.iter().cloned());
     let mut unit = extract(&prepared, parsed);
     let headers = header_units(&prepared);
@@ -186,6 +192,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         parse_stats,
         budgets,
         missing_includes: prepared.missing_includes.clone(),
+        include_problems,
         annotations,
         annotation_errors,
         functions,

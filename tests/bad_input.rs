@@ -45,7 +45,7 @@ fn every_kind_of_bad_input_is_reported_and_the_rest_analyzed() {
     .expect("write");
     std::fs::write(
         dir.join("latin1.cu"),
-        b"// r\xe9sum\xe9\n__global__ void k() {}\n",
+        b"// r\xe9sum\xe9\nint r\xe9sum\xe9;\n__global__ void k() {}\n",
     )
     .expect("write");
     std::fs::write(dir.join("empty.cu"), "").expect("write");
@@ -99,10 +99,10 @@ fn every_kind_of_bad_input_is_reported_and_the_rest_analyzed() {
         ("binary.cu", "looks like a binary file"),
         (
             "latin1.cu",
-            "is not valid UTF-8 (first bad byte at line 1, column 5)",
+            "is not valid UTF-8 at line 2, column 6 (outside comments and string literals)",
         ),
         ("missing.cu", "no such file"),
-        ("socket.cu", "cannot read"),
+        ("socket.cu", "is a socket, not a regular file"),
         ("self_loop.cu", "cannot read"),
         ("tree", "symbolic link loop"),
     ] {

@@ -42,8 +42,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = banklint::app::emit::json::accesses(&report);
         let _ = banklint::app::emit::json::diagnostics(&report, &findings);
         let _ = banklint::app::emit::sarif::results(&report, &findings);
-        let (fixed, _) = banklint::app::autofix::fixed_text(&report);
-        assert!(fixed.len() >= report.file.text.len(), "fixes only add padding text");
+        let fixed = banklint::app::autofix::fixed(&report);
+        assert!(fixed.text.len() >= report.file.text.len(), "fixes only add padding text");
+        assert!(fixed.bytes.len() >= report.file.bytes().len(), "and splice into the bytes read");
     });
     worker.expect("spawn").join().expect("no panic");
 });

@@ -6,7 +6,7 @@ use crate::app::config::{self, Sourced};
 use crate::app::runner::Format;
 use crate::bank::arch::{Arch, BankMode, Target};
 use crate::check::CheckOptions;
-use crate::front::source::LoadError;
+use crate::front::source::{LoadError, Reached};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -318,18 +318,29 @@ pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
     options_from_resolved(&resolve(args)?)
 }
 
+/// An error in a value, worded for where it came from: `--flag` or the config file's key.
+fn blame<T>(value: &Sourced<T>, flag: &str, e: String) -> String {
+    match value.source.as_str() {
+        "command line" | "default" => format!("--{flag}: {e}"),
+        file => format!("{file}: `{flag}`: {e}"),
+    }
+}
+
 fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
-    let arch = Arch::parse(&r.arch.value)?;
+    let arch = Arch::parse(&r.arch.value).map_err(|e| blame(&r.arch, "arch", e))?;
     let bank_mode = BankMode::from_bytes(r.bank_mode.value).ok_or_else(|| {
-        format!(
-            "invalid --bank-mode {} (expected 4 or 8)",
-            r.bank_mode.value
+        blame(
+            &r.bank_mode,
+            "bank-mode",
+            format!("invalid bank mode {} (expected 4 or 8)", r.bank_mode.value),
         )
     })?;
     let block_dim = r
         .block_dim
         .as_ref()
-        .map(|b| crate::host::launches::parse_block_dim(&b.value))
+        .map(|b| {
+            crate::host::launches::parse_block_dim(&b.value).map_err(|e| blame(b, "block-dim", e))
+        })
         .transpose()?;
     Ok(CheckOptions {
         target: Target::new(arch, bank_mode),
@@ -362,11 +373,18 @@ pub fn add_includer_index(options: &mut CheckOptions, files: &[PathBuf]) {
 }
 
 /// Expands directories into their .cu/.cuh files (sorted), skipping hidden and build
-/// directories. Paths named explicitly are kept whatever their extension.
-pub fn collect_files(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<PathBuf> {
+/// directories. Paths named explicitly are kept whatever their extension (and may be
+/// pipes); files found in a directory must be regular files. A directory without any CUDA
+/// file is named in `empty`.
+pub fn collect_files(
+    paths: &[PathBuf],
+    errors: &mut Vec<LoadError>,
+    empty: &mut Vec<PathBuf>,
+) -> Vec<(PathBuf, Reached)> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
+            let before = files.len() + errors.len();
             let walker = walkdir::WalkDir::new(p)
                 .follow_links(true)
                 .sort_by_file_name()
@@ -374,8 +392,9 @@ pub fn collect_files(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<Path
                 .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e));
             for entry in walker {
                 match entry {
-                    Ok(e) if e.file_type().is_file() && is_cuda(e.path()) => {
-                        files.push(e.into_path())
+                    // A `.cu` that is a FIFO, socket or device is refused when loaded.
+                    Ok(e) if !e.file_type().is_dir() && is_cuda(e.path()) => {
+                        files.push((e.into_path(), Reached::Indirectly))
                     }
                     Ok(_) => {}
                     Err(err) => errors.push(LoadError {
@@ -389,11 +408,24 @@ pub fn collect_files(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<Path
                     }),
                 }
             }
+            if files.len() + errors.len() == before {
+                empty.push(p.clone());
+            }
         } else {
-            files.push(p.clone());
+            files.push((p.clone(), Reached::Named));
         }
     }
     files
+}
+
+/// Drops repeated files (`k.cu ./k.cu`, a file named and found in a directory), keeping
+/// the first spelling: each file is analyzed, and fixed, once.
+fn dedup_by_canonical_path(files: Vec<(PathBuf, Reached)>) -> Vec<(PathBuf, Reached)> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .into_iter()
+        .filter(|(p, _)| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())))
+        .collect()
 }
 
 fn is_cuda(p: &Path) -> bool {
@@ -432,32 +464,52 @@ fn run_check(args: &CheckArgs) -> i32 {
         },
         None => Default::default(),
     };
-    let excludes: Vec<String> = resolved.exclude.iter().map(|e| e.value.clone()).collect();
+    let patterns: Vec<String> = resolved.exclude.iter().map(|e| e.value.clone()).collect();
+    let excludes = match config::Excludes::new(&patterns, &resolved.base) {
+        Ok(e) => e,
+        Err(e) => return usage_error(&e),
+    };
+    if args.fix && !args.dry_run && args.paths.len() > 1 && args.paths.iter().any(|p| p == "-") {
+        return usage_error(
+            "`--fix -` prints the fixed standard input alone; name no other path with it",
+        );
+    }
     let mut errors = Vec::new();
-    let files: Vec<PathBuf> = collect_files(&args.paths, &mut errors)
+    let mut empty = Vec::new();
+    let files = collect_files(&args.paths, &mut errors, &mut empty);
+    let files: Vec<(PathBuf, Reached)> = dedup_by_canonical_path(files)
         .into_iter()
-        .filter(|p| p.as_os_str() == "-" || !config::is_excluded(&excludes, &resolved.base, p))
+        .filter(|(p, _)| p.as_os_str() == "-" || !excludes.is_excluded(p))
         .collect();
+    for dir in &empty {
+        eprintln!(
+            "warning: {}: no .cu or .cuh files in this directory",
+            dir.display()
+        );
+    }
+    if files.is_empty() && errors.is_empty() && !empty.is_empty() {
+        // Nothing was checked: not the same as a clean tree.
+        return 2;
+    }
     let mut inputs: Vec<crate::app::runner::Input> = errors
         .into_iter()
         .map(crate::app::runner::Input::Failed)
         .collect();
-    for path in files {
+    for (path, reached) in files {
         if path.as_os_str() == "-" {
             let name = args
                 .stdin_filename
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("<stdin>"));
-            let mut bytes = Vec::new();
-            match std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes) {
-                Ok(_) => inputs.push(crate::app::runner::Input::Stdin(name, bytes)),
-                Err(e) => inputs.push(crate::app::runner::Input::Failed(LoadError {
+            match crate::front::source::read_limited(std::io::stdin()) {
+                Ok(bytes) => inputs.push(crate::app::runner::Input::Stdin(name, bytes)),
+                Err(why) => inputs.push(crate::app::runner::Input::Failed(LoadError {
                     path: name,
-                    message: format!("cannot read standard input: {e}"),
+                    message: format!("standard input {why}"),
                 })),
             }
         } else {
-            inputs.push(crate::app::runner::Input::File(path));
+            inputs.push(crate::app::runner::Input::File(path, reached));
         }
     }
     let mut options = options;
@@ -465,7 +517,7 @@ fn run_check(args: &CheckArgs) -> i32 {
         let paths: Vec<PathBuf> = inputs
             .iter()
             .filter_map(|i| match i {
-                crate::app::runner::Input::File(p) | crate::app::runner::Input::Stdin(p, _) => {
+                crate::app::runner::Input::File(p, _) | crate::app::runner::Input::Stdin(p, _) => {
                     Some(p.clone())
                 }
                 crate::app::runner::Input::Failed(_) => None,
@@ -487,6 +539,7 @@ fn run_check(args: &CheckArgs) -> i32 {
             dry_run: args.dry_run,
             warn_unused_allow: args.warn_unused_allow,
             stats: args.stats,
+            fix_stdin: args.fix && !args.dry_run && args.paths.iter().any(|p| p == "-"),
         },
         options,
         compile_db,

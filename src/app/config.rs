@@ -42,19 +42,28 @@ pub struct FileConfig {
     pub severity: BTreeMap<String, String>,
 }
 
-/// Finds `banklint.toml` in `start` or the nearest ancestor.
+/// Finds `banklint.toml` in `start` or the nearest ancestor (whatever kind of file it is:
+/// loading it refuses anything but a regular file).
 pub fn discover(start: &Path) -> Option<PathBuf> {
     let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
     start
         .ancestors()
         .map(|d| d.join(FILE_NAME))
-        .find(|p| p.is_file())
+        .find(|p| p.exists())
+}
+
+/// A configuration input as text: a regular file (a FIFO or device is refused, never
+/// waited on), at most `MAX_INPUT_BYTES`, UTF-8.
+fn read_config_text(path: &Path) -> Result<String, String> {
+    use crate::front::source::{Reached, read_capped};
+    let bytes = read_capped(path, Reached::Indirectly)
+        .map_err(|why| format!("{}: {why}", path.display()))?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: is not valid UTF-8", path.display()))
 }
 
 /// Reads and validates a config file; paths in it are relative to its directory.
 pub fn load(path: &Path) -> Result<FileConfig, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = read_config_text(path)?;
     let table: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| format!("{}: {}", path.display(), e.to_string().trim()))?;
@@ -75,8 +84,12 @@ pub fn load(path: &Path) -> Result<FileConfig, String> {
                 )
             }
             "bank-mode" => {
-                let v = value.as_integer().ok_or_else(|| err(key, "4 or 8"))?;
-                cfg.bank_mode = Some(u32::try_from(v).map_err(|_| err(key, "4 or 8"))?);
+                cfg.bank_mode = match value.as_integer() {
+                    Some(4) => Some(4),
+                    Some(8) => Some(8),
+                    Some(n) => return Err(err(key, &format!("4 or 8, not {n}"))),
+                    None => return Err(err(key, "4 or 8")),
+                };
             }
             "block-dim" => {
                 cfg.block_dim = Some(
@@ -132,50 +145,48 @@ fn strings(v: &toml::Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// Matches `path` (with `/` separators, relative to `base`) against a glob: `*` and `?`
-/// within one path component, `**` across components.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn rec(p: &[u8], s: &[u8]) -> bool {
-        match p.first() {
-            None => s.is_empty(),
-            Some(b'*') if p.get(1) == Some(&b'*') => {
-                let rest = if p.get(2) == Some(&b'/') {
-                    &p[3..]
-                } else {
-                    &p[2..]
-                };
-                // A trailing `**` matches everything below.
-                rest.is_empty()
-                    || (0..=s.len()).any(|i| (i == 0 || s[i - 1] == b'/') && rec(rest, &s[i..]))
-            }
-            Some(b'*') => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| rec(&p[1..], &s[i..])),
-            Some(b'?') => s.first().is_some_and(|&c| c != b'/') && rec(&p[1..], &s[1..]),
-            Some(&c) => s.first() == Some(&c) && rec(&p[1..], &s[1..]),
-        }
-    }
-    rec(pattern.as_bytes(), path.as_bytes())
+/// `--exclude` and `exclude = [...]` globs, compiled once: `*` and `?` within one path
+/// component, `**` across components. Matching is linear in the path (globset), whatever
+/// the pattern.
+pub struct Excludes {
+    set: globset::GlobSet,
+    base: PathBuf,
 }
 
-/// Whether `path` is excluded by any pattern, tried against the path relative to `base` and
-/// against its trailing components (so `vendor/**` matches at any depth).
-pub fn is_excluded(patterns: &[String], base: &Path, path: &Path) -> bool {
-    if patterns.is_empty() {
-        return false;
+impl Excludes {
+    /// `base` is what the patterns are relative to: the config file's directory, else the
+    /// current one.
+    pub fn new(patterns: &[String], base: &Path) -> Result<Excludes, String> {
+        let mut set = globset::GlobSetBuilder::new();
+        for p in patterns {
+            let glob = globset::GlobBuilder::new(p.trim_start_matches("./"))
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("invalid exclude glob `{p}`: {}", e.kind()))?;
+            set.add(glob);
+        }
+        Ok(Excludes {
+            set: set.build().map_err(|e| e.to_string())?,
+            base: std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf()),
+        })
     }
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
-    let rel = abs.strip_prefix(&base).unwrap_or(path);
-    let text = rel.to_string_lossy().replace('\\', "/");
-    let text = text.trim_start_matches("./");
-    patterns.iter().any(|p| {
-        let p = p.trim_start_matches("./");
-        glob_match(p, text)
+
+    /// Whether `path` is excluded: a pattern matches its path relative to the base, or one
+    /// of that path's trailing components (so `vendor/**` matches at any depth).
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        if self.set.is_empty() {
+            return false;
+        }
+        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let rel = abs.strip_prefix(&self.base).unwrap_or(path);
+        let text = rel.to_string_lossy().replace('\\', "/");
+        let text = text.trim_start_matches("./");
+        self.set.is_match(text)
             || text
                 .match_indices('/')
-                .any(|(i, _)| glob_match(p, &text[i + 1..]))
-    })
+                .any(|(i, _)| self.set.is_match(&text[i + 1..]))
+    }
 }
 
 /// Per-file flags from a compilation database.
@@ -193,8 +204,7 @@ pub fn load_compile_commands(dir: &Path) -> Result<BTreeMap<PathBuf, CompileFlag
     } else {
         dir.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = read_config_text(&path)?;
     let doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     let entries = doc.as_array().ok_or_else(|| {
@@ -321,13 +331,20 @@ mod tests {
 
     #[test]
     fn globs() {
-        assert!(glob_match("*.cu", "a.cu"));
-        assert!(!glob_match("*.cu", "dir/a.cu"));
-        assert!(glob_match("**/*.cu", "dir/sub/a.cu"));
-        assert!(glob_match("**/*.cu", "a.cu"));
-        assert!(glob_match("third_party/**", "third_party/x/y.cu"));
-        assert!(glob_match("k?.cu", "k1.cu"));
-        assert!(!glob_match("k?.cu", "k12.cu"));
+        let matches = |pattern: &str, path: &str| {
+            Excludes::new(&[pattern.to_string()], Path::new("/nonexistent"))
+                .expect("glob")
+                .is_excluded(Path::new(path))
+        };
+        assert!(matches("*.cu", "a.cu"));
+        assert!(matches("**/*.cu", "dir/sub/a.cu"));
+        assert!(matches("**/*.cu", "a.cu"));
+        assert!(matches("third_party/**", "third_party/x/y.cu"));
+        assert!(matches("third_party/**", "src/third_party/x/y.cu"));
+        assert!(matches("k?.cu", "k1.cu"));
+        assert!(!matches("k?.cu", "k12.cu"));
+        assert!(!matches("dir/*.cu", "dir/sub/a.cu"));
+        assert!(Excludes::new(&["a[".to_string()], Path::new(".")).is_err());
     }
 
     #[test]

@@ -2,13 +2,16 @@
 //! order (path order, then position), streaming each file's output as soon as every file
 //! before it is done, so memory holds a few files' results rather than the whole tree.
 //! Also: `--fix` per file, the progress line on a terminal, the summary and `--stats`.
+//! A panic while analyzing one file is caught and reported as that file's internal error;
+//! the other files' results are kept.
 
 use crate::app::autofix;
 use crate::app::config::CompileFlags;
+use crate::app::emit::stream::{JsonDocument, SarifDocument};
 use crate::app::stats::Coverage;
 use crate::bank::arch::BankMode;
 use crate::check::{CheckOptions, check_source};
-use crate::front::source::{LoadError, SourceFile};
+use crate::front::source::{LoadError, Reached, SourceFile};
 use crate::lint::diagnostics::{self, Finding, ReportOptions};
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};
@@ -19,8 +22,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Stack for each worker: the parser and analyzer recurse once per nesting level, and input
-/// is capped at `cuda_frontend::MAX_NESTING` levels.
+/// Stack for each worker: the parser and analyzer recurse once per nesting level. Input is
+/// capped before parsing (`front::limits_scan`, `cuda::MAX_NESTING`); at those caps a debug
+/// build needs well under this.
 const WORKER_STACK: usize = 256 << 20;
 
 /// Output formats.
@@ -43,6 +47,8 @@ pub struct RunFlags {
     pub dry_run: bool,
     pub warn_unused_allow: bool,
     pub stats: bool,
+    /// `--fix -`: standard output holds the fixed source alone.
+    pub fix_stdin: bool,
 }
 
 /// Everything a worker needs, shared read-only.
@@ -55,7 +61,8 @@ pub struct Run {
 }
 
 pub enum Input {
-    File(PathBuf),
+    /// A file, named on the command line or found in a directory.
+    File(PathBuf, Reached),
     /// Standard input, already read, reported under this name.
     Stdin(PathBuf, Vec<u8>),
     /// A path that failed before reading (directory walk errors).
@@ -70,15 +77,84 @@ struct FileOutput {
     json_file: Option<Value>,
     json_accesses: Vec<Value>,
     json_diagnostics: Vec<Value>,
+    /// `--fix --dry-run --format json`: the file's diff.
+    json_fix: Option<Value>,
     sarif_results: Vec<Value>,
     coverage: Coverage,
-    failed_to_read: bool,
+    /// An input error (unreadable file, refused header, fix not written): exit status 2.
+    input_error: bool,
     failing: bool,
     accesses: usize,
     ways: BTreeMap<u32, usize>,
     other_problems: usize,
     fixes: usize,
     fixed_files: usize,
+}
+
+/// Where the run's standard output goes: per-file text, or a streamed document.
+enum Sink {
+    Text,
+    Json(JsonDocument<std::io::BufWriter<std::io::Stdout>>),
+    Sarif(SarifDocument<std::io::BufWriter<std::io::Stdout>>),
+}
+
+impl Sink {
+    fn new(flags: &RunFlags) -> std::io::Result<Sink> {
+        let out = || std::io::BufWriter::new(std::io::stdout());
+        Ok(match flags.format {
+            _ if flags.fix_stdin => Sink::Text,
+            Format::Json => Sink::Json(JsonDocument::start(out(), flags.dry_run)?),
+            Format::Sarif => Sink::Sarif(SarifDocument::start(out())?),
+            _ => Sink::Text,
+        })
+    }
+
+    fn take(&mut self, out: &mut FileOutput) -> std::io::Result<()> {
+        match self {
+            Sink::Text => {
+                let mut lock = std::io::stdout().lock();
+                lock.write_all(&out.stdout)?;
+                lock.flush()
+            }
+            Sink::Json(doc) => {
+                for a in out.json_accesses.drain(..) {
+                    doc.accesses.push(&a)?;
+                }
+                for d in out.json_diagnostics.drain(..) {
+                    doc.diagnostics.push(&d)?;
+                }
+                if let Some(f) = out.json_file.take() {
+                    doc.files.push(&f)?;
+                }
+                if let (Some(fixes), Some(f)) = (&mut doc.fixes, out.json_fix.take()) {
+                    fixes.push(&f)?;
+                }
+                Ok(())
+            }
+            Sink::Sarif(doc) => {
+                for r in out.sarif_results.drain(..) {
+                    doc.results.push(&r)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(self, run: &Run, totals: &FileOutput) -> std::io::Result<()> {
+        match self {
+            Sink::Text => Ok(()),
+            Sink::Json(doc) => {
+                let bank_mode = match run.options.target.bank_mode {
+                    BankMode::FourByte => 4,
+                    BankMode::EightByte => 8,
+                };
+                let stats = run.flags.stats.then(|| totals.coverage.to_json());
+                doc.finish(&run.options.target.arch.name(), bank_mode, stats.as_ref())
+                    .map(drop)
+            }
+            Sink::Sarif(doc) => doc.finish().map(drop),
+        }
+    }
 }
 
 pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
@@ -89,12 +165,19 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
         .clamp(1, 16)
         .min(total.max(1));
     let (tx, rx) = mpsc::channel::<(usize, FileOutput)>();
-    let stdout = std::io::stdout();
     let progress = std::io::stderr().is_terminal() && total > 1;
     let progress_after = progress_delay();
     let start = Instant::now();
     let mut totals = FileOutput::default();
-    let mut files_json = Vec::new();
+    let mut sink = match Sink::new(&run.flags) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot write the output: {e}");
+            return 2;
+        }
+    };
+    let mut write_error = None;
+    catch_panics_quietly();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -106,7 +189,7 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(input) = inputs.get(i) else { break };
-                        if tx.send((i, process(run, input))).is_err() {
+                        if tx.send((i, process_guarded(run, input))).is_err() {
                             break;
                         }
                     }
@@ -122,18 +205,16 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
         let mut shown_progress = false;
         for (i, out) in rx {
             pending.insert(i, out);
-            while let Some(out) = pending.remove(&printed) {
+            while let Some(mut out) = pending.remove(&printed) {
                 if shown_progress {
                     eprint!("\r\x1b[K");
                 }
-                let mut lock = stdout.lock();
-                let _ = lock.write_all(&out.stdout);
-                let _ = lock.flush();
-                drop(lock);
+                if let Err(e) = sink.take(&mut out) {
+                    write_error.get_or_insert(e);
+                }
                 if !out.stderr.is_empty() {
                     eprint!("{}", out.stderr);
                 }
-                files_json.extend(out.json_file.clone());
                 absorb(&mut totals, out);
                 printed += 1;
             }
@@ -146,7 +227,15 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
             eprint!("\r\x1b[K");
         }
     });
-    finish(run, totals, files_json)
+    if let Err(e) = sink.finish(run, &totals) {
+        write_error.get_or_insert(e);
+    }
+    // A closed pipe (`| head`) is the reader's choice, not an error.
+    if let Some(e) = write_error.filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe) {
+        eprintln!("error: cannot write the output: {e}");
+        return 2;
+    }
+    finish(run, totals)
 }
 
 /// How long a run goes before it shows progress: 300 ms, so quick runs stay quiet.
@@ -159,11 +248,8 @@ fn progress_delay() -> Duration {
 }
 
 fn absorb(totals: &mut FileOutput, out: FileOutput) {
-    totals.json_accesses.extend(out.json_accesses);
-    totals.json_diagnostics.extend(out.json_diagnostics);
-    totals.sarif_results.extend(out.sarif_results);
     totals.coverage.merge(&out.coverage);
-    totals.failed_to_read |= out.failed_to_read;
+    totals.input_error |= out.input_error;
     totals.failing |= out.failing;
     totals.accesses += out.accesses;
     for (w, n) in out.ways {
@@ -174,46 +260,22 @@ fn absorb(totals: &mut FileOutput, out: FileOutput) {
     totals.fixed_files += usize::from(out.fixes > 0);
 }
 
-fn finish(run: &Run, mut totals: FileOutput, files_json: Vec<Value>) -> i32 {
+fn finish(run: &Run, totals: FileOutput) -> i32 {
     let args = run.flags;
-    let mut out = std::io::stdout().lock();
-    match args.format {
-        Format::Json if !args.dry_run => {
-            let mut doc = json!({
-                "version": 1,
-                "arch": run.options.target.arch.name(),
-                "bank_mode": match run.options.target.bank_mode { BankMode::FourByte => 4, BankMode::EightByte => 8 },
-                "files": files_json,
-                "accesses": totals.json_accesses,
-                "diagnostics": totals.json_diagnostics,
-            });
-            if args.stats {
-                doc["stats"] = totals.coverage.to_json();
-            }
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            );
-        }
-        Format::Sarif if !args.dry_run => {
-            let doc = crate::app::emit::sarif::document(std::mem::take(&mut totals.sarif_results));
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_default()
-            );
-        }
-        _ => {}
-    }
     let files = totals.coverage.files;
-    if args.format == Format::Human && !args.dry_run && files > 0 {
-        let _ = writeln!(out, "{}", summary_line(&totals, files));
+    if args.fix_stdin {
+        // Standard output holds the fixed source alone.
+        eprintln!("{}", summary_line(&totals, files));
+    } else {
+        let mut out = std::io::stdout().lock();
+        if args.format == Format::Human && !args.dry_run && files > 0 {
+            let _ = writeln!(out, "{}", summary_line(&totals, files));
+        }
+        if args.stats && !matches!(args.format, Format::Json | Format::Sarif) {
+            let _ = write!(out, "{}", totals.coverage.render());
+        }
+        let _ = out.flush();
     }
-    if args.stats && !matches!(args.format, Format::Json | Format::Sarif) {
-        let _ = write!(out, "{}", totals.coverage.render());
-    }
-    let _ = out.flush();
     if args.fix && totals.fixes > 0 {
         eprintln!(
             "{} {} padding fix{} in {} file{}",
@@ -228,7 +290,7 @@ fn finish(run: &Run, mut totals: FileOutput, files_json: Vec<Value>) -> i32 {
             if totals.fixed_files == 1 { "" } else { "s" }
         );
     }
-    if totals.failed_to_read {
+    if totals.input_error {
         2
     } else if args.dry_run {
         i32::from(totals.fixes > 0)
@@ -269,10 +331,64 @@ fn summary_line(t: &FileOutput, files: usize) -> String {
             if t.other_problems == 1 { "" } else { "s" }
         ));
     }
-    if t.coverage.not_parsed > 0 && t.failed_to_read {
+    if t.coverage.not_parsed > 0 && t.input_error {
         parts.push("some files could not be read".to_string());
     }
     parts.join("; ")
+}
+
+thread_local! {
+    /// The message of a panic caught while analyzing a file on this thread.
+    static PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    static IN_FILE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Panics while analyzing a file are recorded for its error line instead of printed;
+/// others still print as before.
+fn catch_panics_quietly() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_FILE.with(|f| f.get()) {
+                let message = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{at}")));
+            } else {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// [`process`], with a panic turned into an internal error of this file (exit status 2).
+fn process_guarded(run: &Run, input: &Input) -> FileOutput {
+    IN_FILE.with(|f| f.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(run, input)));
+    IN_FILE.with(|f| f.set(false));
+    result.unwrap_or_else(|_| {
+        let why = PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| "unknown panic".into());
+        let path = match input {
+            Input::File(p, _) | Input::Stdin(p, _) => p.clone(),
+            Input::Failed(e) => e.path.clone(),
+        };
+        failed(&LoadError {
+            path,
+            message: format!(
+                "internal error: banklint panicked while analyzing this file ({why}); other files are still analyzed; please report this"
+            ),
+        })
+    })
 }
 
 fn process(run: &Run, input: &Input) -> FileOutput {
@@ -283,7 +399,7 @@ fn process(run: &Run, input: &Input) -> FileOutput {
             Ok(f) => (f, run.options.clone()),
             Err(e) => return failed(&e),
         },
-        Input::File(path) => match SourceFile::load(path) {
+        Input::File(path, reached) => match SourceFile::load(path, *reached) {
             Ok(f) => {
                 let options =
                     crate::app::config::options_for_file(&run.options, &run.compile_db, path);
@@ -293,33 +409,58 @@ fn process(run: &Run, input: &Input) -> FileOutput {
         },
     };
     let is_stdin = matches!(input, Input::Stdin(..));
+    // Debug builds only: lets the tests show that a panic costs one file, not the run.
+    #[cfg(debug_assertions)]
+    if let Some(name) = std::env::var_os("BANKLINT_TEST_PANIC_ON")
+        && file.path.ends_with(&name)
+    {
+        panic!("panic requested by BANKLINT_TEST_PANIC_ON");
+    }
     let mut report = check_source(file, &options);
+    let recheck = |bytes: Vec<u8>, path: &std::path::Path| {
+        SourceFile::from_bytes(path, bytes)
+            .ok()
+            .map(|f| check_source(f, &options))
+    };
+    let format = run.flags.format;
+    // Dry runs in the text formats print the diff alone.
+    let mut diff_only = false;
     if run.flags.fix {
-        let (text, applied) = autofix::fixed_text(&report);
-        out.fixes = applied;
+        let fixed = autofix::fixed(&report);
+        out.fixes = fixed.applied;
+        let path = report.file.path.display().to_string();
         if run.flags.dry_run {
-            let path = report.file.path.display().to_string();
-            out.stdout = autofix::unified_diff(&path, &report.file.text, &text).into_bytes();
-            out.coverage.files += 1;
-            return out;
-        }
-        if is_stdin {
-            // Fixing standard input prints the fixed text, as formatters do.
-            out.stdout = text.into_bytes();
-            out.coverage.files += 1;
-            return out;
-        }
-        if applied > 0 {
-            match autofix::write_atomically(&report.file.path, &text) {
+            let diff = autofix::unified_diff(&path, &report.file.text, &fixed.text);
+            match format {
+                Format::Json if fixed.applied > 0 => {
+                    out.json_fix =
+                        Some(json!({"file": path, "applied": fixed.applied, "diff": diff}));
+                }
+                Format::Json | Format::Sarif => {}
+                _ => {
+                    out.stdout = diff.into_bytes();
+                    diff_only = true;
+                }
+            }
+        } else if is_stdin {
+            // Fixing standard input prints the fixed bytes, as formatters do.
+            if fixed.applied > 0
+                && let Some(r) = recheck(fixed.bytes.clone(), &report.file.path)
+            {
+                report = r;
+            }
+            out.stdout = fixed.bytes;
+        } else if fixed.applied > 0 {
+            match autofix::write_atomically(&report.file.path, report.file.bytes(), &fixed.bytes) {
                 Ok(()) => {
-                    report = check_source(SourceFile::new(report.file.path.clone(), text), &options)
+                    if let Some(r) = recheck(fixed.bytes, &report.file.path) {
+                        report = r;
+                    }
                 }
                 Err(e) => {
                     out.fixes = 0;
-                    out.stderr = format!(
-                        "error: {}: cannot write the fix: {e}\n",
-                        report.file.path.display()
-                    );
+                    out.input_error = true;
+                    out.stderr = format!("error: {path}: --fix: {e}\n");
                 }
             }
         }
@@ -332,21 +473,8 @@ fn process(run: &Run, input: &Input) -> FileOutput {
             severity: &run.severity,
         },
     );
-    match run.flags.format {
-        Format::Human => {
-            out.stdout = crate::app::emit::human::render(&report, &findings, run.color)
-        }
-        Format::Short => {
-            out.stdout = crate::app::emit::short::render(&report, &findings).into_bytes()
-        }
-        Format::Github => {
-            out.stdout = crate::app::emit::github::render(&report, &findings).into_bytes()
-        }
-        Format::Json => {
-            out.json_accesses = crate::app::emit::json::accesses(&report);
-            out.json_diagnostics = crate::app::emit::json::diagnostics(&report, &findings);
-        }
-        Format::Sarif => out.sarif_results = crate::app::emit::sarif::results(&report, &findings),
+    if !diff_only && !run.flags.fix_stdin {
+        emit(&mut out, format, &report, &findings, run.color);
     }
     out.json_file = Some(json!({
         "path": report.file.path.display().to_string(),
@@ -364,6 +492,7 @@ fn process(run: &Run, input: &Input) -> FileOutput {
         }).collect::<Vec<_>>(),
     }));
     out.accesses = report.findings.len();
+    out.input_error |= report.include_problems.iter().any(|p| p.input_error);
     for f in &findings {
         if f.code == crate::lint::rules::Rule::BankConflict {
             *out.ways.entry(f.conflict_ways.unwrap_or(0)).or_default() += 1;
@@ -376,13 +505,33 @@ fn process(run: &Run, input: &Input) -> FileOutput {
     out
 }
 
+fn emit(
+    out: &mut FileOutput,
+    format: Format,
+    report: &crate::lint::report::FileReport,
+    findings: &[Finding],
+    color: bool,
+) {
+    use crate::app::emit;
+    match format {
+        Format::Human => out.stdout = emit::human::render(report, findings, color),
+        Format::Short => out.stdout = emit::short::render(report, findings).into_bytes(),
+        Format::Github => out.stdout = emit::github::render(report, findings).into_bytes(),
+        Format::Json => {
+            out.json_accesses = emit::json::accesses(report);
+            out.json_diagnostics = emit::json::diagnostics(report, findings);
+        }
+        Format::Sarif => out.sarif_results = emit::sarif::results(report, findings),
+    }
+}
+
 fn failed(e: &LoadError) -> FileOutput {
     let mut out = FileOutput {
         stderr: format!("error: {e}\n"),
         json_file: Some(
             json!({"path": e.path.display().to_string(), "status": "error", "message": e.message, "context": null, "inactive_lines": []}),
         ),
-        failed_to_read: true,
+        input_error: true,
         ..FileOutput::default()
     };
     out.coverage.add_failed();

@@ -7,6 +7,7 @@
 //! `#include` line, as clangd does for headers.
 
 use crate::front::cuda::{Defines, Prepared, prepare_in_context};
+use crate::front::source::{Reached, SourceFile, read_capped};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -120,7 +121,9 @@ impl IncluderIndex {
             return done.clone();
         }
         let made = read_small(path).map(|text| {
-            let mut load = header_loader(path, include_dirs);
+            // Problems with the includer's headers are the includer's to report.
+            let log = HeaderLog::default();
+            let mut load = header_loader(path, include_dirs, &log);
             Arc::new(prepare_in_context(&text, defines, &mut load, None))
         });
         self.prepared.lock().ok()?.insert(key, made.clone());
@@ -150,7 +153,8 @@ impl IncluderIndex {
         for inc in chain.iter().rev() {
             let text = read_small(&inc.path)?;
             let prefix = text.get(..inc.directive_at)?;
-            let mut load = header_loader(&inc.path, include_dirs);
+            let log = HeaderLog::default();
+            let mut load = header_loader(&inc.path, include_dirs, &log);
             let prepared = prepare_in_context(prefix, defines, &mut load, context.take());
             context = Some((inc.path.display().to_string(), prepared));
         }
@@ -188,16 +192,34 @@ fn source_files_in(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn read_small(path: &Path) -> Option<String> {
+/// A file read for its declarations (an includer), decoded leniently; `None` when it is
+/// not a regular file or is over 8 MB.
+pub fn read_small(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_SCANNED_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
-    Some(
-        String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    )
+    let bytes = read_capped(path, Reached::Indirectly).ok()?;
+    Some(lenient_text(path, bytes))
+}
+
+/// The text of a file that is read for its declarations, not reported on: decoded as a
+/// checked file is, with bytes that are not UTF-8 in code replaced too.
+/// Too-deep code is defused as in a checked file.
+fn lenient_text(path: &Path, bytes: Vec<u8>) -> String {
+    let text = match SourceFile::from_bytes(path, bytes.clone()) {
+        Ok(f) => f.text,
+        Err(_) => {
+            let bytes: Vec<u8> = bytes
+                .into_iter()
+                .map(|b| if b >= 0x80 || b == 0 { b'?' } else { b })
+                .collect();
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+    };
+    crate::front::limits_scan::scan(&text)
+        .apply(&text)
+        .into_owned()
 }
 
 /// `#include "name"` directives: the name and the offset of the `#`. A plain text scan (by
@@ -238,26 +260,114 @@ fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<Path
         .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
+/// The most headers read for one file, includes of includes counted, so include cycles end.
+pub const MAX_HEADER_LOADS: usize = 64;
+
+/// Why headers the front end reports "not found" were not read: (name as written, reason,
+/// whether it is an input error: a special file or one over the size cap).
+pub type HeaderLog = std::cell::RefCell<Vec<(String, String, bool)>>;
+
 /// Reads local headers next to `file`, then in `include_dirs`, giving each one's path and
-/// text; at most 64 files, so include cycles end.
+/// text; regular files only (a FIFO never blocks, a device is never read), at most
+/// [`MAX_HEADER_LOADS`] of them. A header that exists but is not read is logged in `log`
+/// with the reason.
 pub fn header_loader<'a>(
     file: &'a Path,
     include_dirs: &'a [PathBuf],
+    log: &'a HeaderLog,
 ) -> impl FnMut(&str) -> Option<(String, String)> + 'a {
-    let mut budget = 64;
+    let mut loads = 0;
     move |name: &str| {
-        if budget == 0 {
-            return None;
-        }
-        budget -= 1;
         let here = file.parent().map(|p| p.join(name));
-        here.into_iter()
+        let found = here
+            .into_iter()
             .chain(include_dirs.iter().map(|d| d.join(name)))
-            .find_map(|p| {
-                let text = String::from_utf8(std::fs::read(&p).ok()?).ok()?;
-                Some((p.display().to_string(), text))
-            })
+            .find(|p| std::fs::metadata(p).is_ok())?;
+        let refuse = |reason: String, input_error: bool| {
+            log.borrow_mut()
+                .push((name.to_string(), reason, input_error));
+            None
+        };
+        if std::fs::metadata(&found).is_ok_and(|m| m.is_dir()) {
+            return refuse(format!("`{}` is a directory", found.display()), false);
+        }
+        if loads == MAX_HEADER_LOADS {
+            return refuse(
+                format!(
+                    "banklint reads at most {MAX_HEADER_LOADS} headers for one file (includes of includes counted), and this one is past that limit"
+                ),
+                false,
+            );
+        }
+        loads += 1;
+        match read_capped(&found, Reached::Indirectly) {
+            Ok(bytes) => Some((found.display().to_string(), lenient_text(&found, bytes))),
+            Err(why) => refuse(format!("`{}` {why}", found.display()), true),
+        }
     }
+}
+
+/// A header the checked file includes, directly or through its headers, that exists but
+/// was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IncludeProblem {
+    /// The header as the checked file's `#include` names it.
+    pub name: String,
+    /// The header that was not read, when the checked file includes it only indirectly.
+    pub nested: Option<String>,
+    /// The checked file's `#include` directive.
+    pub span: std::ops::Range<usize>,
+    pub reason: String,
+    pub input_error: bool,
+}
+
+/// Ties the logged reasons to the checked file's `#include` lines: a header it names, or
+/// the header through which it reaches a nested one (where it is reported: the checked
+/// file's diagnostics point into the checked file).
+pub fn include_problems(prepared: &Prepared, log: &HeaderLog) -> Vec<IncludeProblem> {
+    let log = log.borrow();
+    let reason = |name: &str| log.iter().find(|(n, _, _)| n == name);
+    let mut out = Vec::new();
+    for (name, span) in &prepared.missing_includes {
+        if let Some((_, why, input_error)) = reason(name) {
+            out.push(IncludeProblem {
+                name: name.clone(),
+                nested: None,
+                span: span.clone(),
+                reason: why.clone(),
+                input_error: *input_error,
+            });
+        }
+    }
+    fn nested_missing<'p>(p: &'p Prepared, out: &mut Vec<&'p str>) {
+        for (name, _) in &p.missing_includes {
+            out.push(name);
+        }
+        for (_, h) in &p.headers {
+            nested_missing(h, out);
+        }
+    }
+    for (header, prepared_header) in &prepared.headers {
+        let Some((_, directive)) = prepared.includes.iter().find(|(n, _)| n == header) else {
+            continue;
+        };
+        let mut names = Vec::new();
+        nested_missing(prepared_header, &mut names);
+        for name in names {
+            if let Some((_, why, input_error)) = reason(name) {
+                out.push(IncludeProblem {
+                    name: header.clone(),
+                    nested: Some(name.to_string()),
+                    span: directive.clone(),
+                    reason: why.clone(),
+                    input_error: *input_error,
+                });
+            }
+        }
+    }
+    out.sort_by_key(|p| p.span.start);
+    out.dedup_by(|a, b| a.span == b.span && a.nested == b.nested);
+    out
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! [`includes`] finds the files that include a file; [`host_code`] reads host
 //! functions as programs to give each launch its values; [`annotation_syntax`] reads the
 //! `banklint:` annotations in comments.
+//! [`limits_scan`] defuses input too deep to parse, before anything recurses into it.
 
 pub mod annotation_syntax;
 pub mod casts;
@@ -16,6 +17,7 @@ pub mod host_code;
 pub mod includes;
 pub mod items;
 pub mod lex;
+pub mod limits_scan;
 pub mod lower;
 pub mod macros;
 pub mod names;

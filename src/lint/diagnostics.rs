@@ -322,6 +322,13 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
         });
     }
     for (name, span) in &report.missing_includes {
+        if report
+            .include_problems
+            .iter()
+            .any(|p| p.span == *span && p.nested.is_none())
+        {
+            continue;
+        }
         out.push(Finding {
             code: Rule::IncludeNotFound,
             severity: Severity::Note,
@@ -332,6 +339,48 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             notes: vec![format!(
                 "pass `-I DIR` so banklint can read the macros and types `{name}` defines"
             )],
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    for p in &report.include_problems {
+        let message = match &p.nested {
+            None => format!("header `{}` was not read: {}", p.name, p.reason),
+            Some(n) => format!(
+                "header `{n}`, included through `{}`, was not read: {}",
+                p.name, p.reason
+            ),
+        };
+        out.push(Finding {
+            code: Rule::IncludeNotFound,
+            severity: if p.input_error {
+                Severity::Error
+            } else {
+                Severity::Note
+            },
+            span: p.span.clone(),
+            message,
+            label: "not read".into(),
+            secondary: None,
+            notes: vec!["the macros and types it defines are unknown to the analysis".into()],
+            conflict_ways: None,
+            fix: None,
+        });
+    }
+    if let Some((at, count)) = report.file.replaced {
+        let (line, col) = report.file.line_col(at);
+        out.push(Finding {
+            code: Rule::SourceEncoding,
+            severity: Severity::Note,
+            span: at..at + 1,
+            message: format!(
+                "{count} byte{} in comments or string literals {} not UTF-8, shown as `?`; the first at line {line}, column {col}",
+                if count == 1 { "" } else { "s" },
+                if count == 1 { "is" } else { "are" },
+            ),
+            label: "not UTF-8".into(),
+            secondary: None,
+            notes: vec!["compilers accept any bytes there; the file was analyzed".into()],
             conflict_ways: None,
             fix: None,
         });

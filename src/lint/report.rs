@@ -29,6 +29,8 @@ pub struct FileReport {
     pub budgets: Vec<KernelBudget>,
     /// Local includes that were not found, with the directive's span.
     pub missing_includes: Vec<(String, std::ops::Range<usize>)>,
+    /// Headers that exist but were not read (special files, the header limit), with why.
+    pub include_problems: Vec<crate::front::includes::IncludeProblem>,
     pub annotations: Vec<crate::lint::annotations::Annotation>,
     /// Malformed `banklint:` comments: span and message.
     pub annotation_errors: Vec<(std::ops::Range<usize>, String)>,

@@ -16,10 +16,29 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// Forward slashes, no `./`: what code scanning matches against repository paths.
+/// Forward slashes, no `./`, percent-encoded (RFC 3986): what code scanning matches
+/// against repository paths.
 fn uri(report: &FileReport) -> String {
-    let p = report.file.path.display().to_string().replace('\\', "/");
-    p.strip_prefix("./").map(str::to_string).unwrap_or(p)
+    let path = &report.file.path;
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
+    percent_encode(bytes.strip_prefix(b"./").unwrap_or(&bytes))
+}
+
+/// Every byte but RFC 3986's unreserved characters and the `/` separator as `%XX`. A `:`
+/// is encoded too, so a relative path is never read as a scheme.
+pub fn percent_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 fn region(report: &FileReport, span: &std::ops::Range<usize>) -> Value {
@@ -105,4 +124,15 @@ pub fn document(results: Vec<Value>) -> Value {
             "results": results,
         }],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(
+            super::percent_encode("src/a b/k#1%é:x.cu".as_bytes()),
+            "src/a%20b/k%231%25%C3%A9%3Ax.cu"
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! Short output: `file:line:col: severity: message [code]`, one line per diagnostic, for
-//! gcc-style problem matchers.
+//! gcc-style problem matchers. Control characters in the path or message (a file name with
+//! a newline) are escaped (`\n`, `\t`, `\x1b`), so a diagnostic is always one line.
 
 use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
@@ -16,10 +17,35 @@ pub fn render(report: &FileReport, findings: &[Finding]) -> String {
         };
         out.push_str(&format!(
             "{}:{line}:{col}: {severity}: {} [{}]\n",
-            report.file.path.display(),
-            f.message,
+            one_line(&report.file.path.display().to_string()),
+            one_line(&f.message),
             f.code.code()
         ));
     }
     out
+}
+
+/// `s` with control characters escaped.
+pub fn one_line(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => format!("\\x{:02x}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(super::one_line("a\nb\tc\u{1b}.cu"), "a\\nb\\tc\\x1b.cu");
+        assert_eq!(super::one_line("plain.cu"), "plain.cu");
+    }
 }

@@ -145,6 +145,6 @@ fn settings_from_argv(path: &Path, config_file: Option<&Path>) -> Result<Setting
             .iter()
             .map(|(k, v)| (k.clone(), v.value.clone()))
             .collect(),
-        excluded: config::is_excluded(&patterns, &resolved.base, path),
+        excluded: config::Excludes::new(&patterns, &resolved.base)?.is_excluded(path),
     })
 }

@@ -20,6 +20,7 @@ mod include_not_found;
 mod invalid_annotation;
 mod shared_capacity;
 mod skipped_code;
+mod source_encoding;
 mod unanalyzed_access;
 mod unused_allow;
 
@@ -30,6 +31,7 @@ pub use include_not_found::IncludeNotFound;
 pub use invalid_annotation::InvalidAnnotation;
 pub use shared_capacity::SharedCapacity;
 pub use skipped_code::SkippedCode;
+pub use source_encoding::SourceEncoding;
 pub use unanalyzed_access::UnanalyzedAccess;
 pub use unused_allow::UnusedAllow;
 
@@ -45,11 +47,12 @@ pub enum Rule {
     ExpectationFailed,
     UnusedAllow,
     InvalidAnnotation,
+    SourceEncoding,
 }
 
 impl Rule {
     /// Every rule, in the order `banklint explain` lists them.
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 10] = [
         Rule::BankConflict,
         Rule::SharedCapacity,
         Rule::UnanalyzedAccess,
@@ -59,6 +62,7 @@ impl Rule {
         Rule::ExpectationFailed,
         Rule::UnusedAllow,
         Rule::InvalidAnnotation,
+        Rule::SourceEncoding,
     ];
 
     pub fn code(self) -> &'static str {
@@ -72,6 +76,7 @@ impl Rule {
             Rule::ExpectationFailed => ExpectationFailed::CODE,
             Rule::UnusedAllow => UnusedAllow::CODE,
             Rule::InvalidAnnotation => InvalidAnnotation::CODE,
+            Rule::SourceEncoding => SourceEncoding::CODE,
         }
     }
 
@@ -87,6 +92,7 @@ impl Rule {
             Rule::ExpectationFailed => ExpectationFailed::EXPLANATION,
             Rule::UnusedAllow => UnusedAllow::EXPLANATION,
             Rule::InvalidAnnotation => InvalidAnnotation::EXPLANATION,
+            Rule::SourceEncoding => SourceEncoding::EXPLANATION,
         }
     }
 
