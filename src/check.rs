@@ -158,6 +158,20 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     for s in skipped.iter_mut() {
         s.span = prepared.source_span(s.span.clone());
     }
+    // Calls the analysis did not follow (already at file offsets), once each.
+    for run in &runs.runs {
+        for (span, reason) in &run.not_followed {
+            if !skipped
+                .iter()
+                .any(|s| s.span == *span && s.reason == *reason)
+            {
+                skipped.push(crate::front::cuda::Skipped {
+                    span: span.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
     let functions: Vec<crate::analysis::extraction::Function> = unit
         .functions
         .iter()
@@ -207,6 +221,9 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
 /// place in the expansion.
 fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
     for run in &mut runs.runs {
+        for (span, _) in run.not_followed.iter_mut() {
+            *span = prepared.source_span(span.clone());
+        }
         let mut sites: Vec<(SiteKey, _)> = std::mem::take(&mut run.sites).into_iter().collect();
         // In the order of the expanded text, so that sites sharing a file span keep a
         // stable order.

@@ -38,3 +38,7 @@ pub const WORK_BUDGET: u64 = 8_000_000;
 
 /// Device-function calls inlined one inside another.
 pub const MAX_CALL_DEPTH: usize = 8;
+
+/// Device-function calls inlined in all, per function analyzed under one shape: a call tree
+/// that fans out (ten calls each calling ten) stays linear in this, not exponential.
+pub const MAX_INLINED_CALLS: usize = 20_000;

@@ -115,9 +115,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => {}
         }
-        if let Some(c) = callee
-            && self.call_depth < MAX_CALL_DEPTH
+        if let Some(c) = &callee
+            && let Some(why) = self.not_inlined_because(c.function)
         {
+            // Said where it happens, when the callee could have reached shared memory (a
+            // pointer or reference parameter, or shared memory of its own).
+            let could_reach = c
+                .function
+                .params
+                .iter()
+                .any(|p| matches!(p.ty, Type::Pointer(_)))
+                || !c.unit.file_shared.is_empty()
+                || c.unit
+                    .prepared
+                    .keywords_in(c.function.span.clone())
+                    .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
+            if could_reach && self.span_override.is_none() {
+                let at = self.span(whole.span);
+                if !self.not_followed.iter().any(|(s, _)| *s == at) {
+                    self.not_followed
+                        .push((at, format!("the call of `{}` is not followed: {why}", name)));
+                }
+            }
+            return Lanes::unknown(format!("the result of `{name}` ({why})"));
+        }
+        if let Some(c) = callee {
             let Some(header) = c.header else {
                 return self.inline_call_in(c.unit, c.function, call, args, mask);
             };
@@ -139,6 +161,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 ));
                 self.n
             ]))
+        }
+    }
+
+    /// Why a call of `f` is not inlined: recursion, depth, or the budget of inlined calls.
+    fn not_inlined_because(&self, f: &Function) -> Option<String> {
+        if self.call_stack.contains(&f.overload_key()) {
+            Some(format!(
+                "`{}` calls itself (recursion is not followed)",
+                f.name
+            ))
+        } else if self.call_depth >= MAX_CALL_DEPTH {
+            Some(format!(
+                "calls are followed {MAX_CALL_DEPTH} levels deep (banklint's limit)"
+            ))
+        } else if self.inlined_calls >= MAX_INLINED_CALLS {
+            Some(format!(
+                "{MAX_INLINED_CALLS} calls were already followed in this function (banklint's limit)"
+            ))
+        } else {
+            None
         }
     }
 
@@ -415,9 +457,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_exited = self.exited.clone();
         let saved_loops = std::mem::take(&mut self.loops);
         self.call_depth += 1;
+        self.inlined_calls += 1;
+        self.call_stack.push(f.overload_key());
         self.returns.push(None);
         self.exec(&def.statement, mask);
         let ret = self.returns.pop().flatten();
+        self.call_stack.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;
         self.exited = saved_exited;

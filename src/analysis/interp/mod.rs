@@ -133,6 +133,9 @@ pub struct ShapeRun {
     pub sites: HashMap<SiteKey, Site>,
     /// Arrays the function (and what it calls) declares or accesses.
     pub footprint: BTreeSet<usize>,
+    /// Calls not followed (recursion, depth, the inlining budget) whose callee could reach
+    /// shared memory: where, and why. Shared-memory accesses in them are not analyzed.
+    pub not_followed: Vec<(Range<usize>, String)>,
 }
 
 /// Functions reached by inlining from kernels (not analyzed again on their own).
@@ -141,14 +144,7 @@ pub struct FileRuns {
     pub arrays: Vec<ArrayEntry>,
 }
 
-const MAX_TRIPS: u64 = 4096;
-/// Trips analyzed of a loop whose bound is warp-uniform but unknown (`size < n`): enough to
-/// show how a doubling stride's pattern changes up to 2^16.
-const ASSUMED_TRIPS: u64 = 16;
-/// Thread-statements a kernel may spend on enumerating loops trip by trip before the rest
-/// are analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
-const WORK_BUDGET: u64 = 8_000_000;
-const MAX_CALL_DEPTH: usize = 8;
+use crate::limits::{ASSUMED_TRIPS, MAX_CALL_DEPTH, MAX_INLINED_CALLS, MAX_TRIPS, WORK_BUDGET};
 
 #[derive(Clone)]
 enum Binding {
@@ -268,6 +264,76 @@ struct Analyzer<'a, 'p> {
     arguments: Vec<(String, i64)>,
     /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
     footprint: BTreeSet<usize>,
+    /// Functions being inlined, outermost first (a call of one of them is recursion).
+    call_stack: Vec<String>,
+    /// Calls inlined so far in this run (bounded by `MAX_INLINED_CALLS`).
+    inlined_calls: usize,
+    /// See `ShapeRun::not_followed`.
+    not_followed: Vec<(Range<usize>, String)>,
+}
+
+/// Which functions of a file (and its headers) can reach shared memory by themselves: they
+/// declare `__shared__` memory, name a file-scope `__shared__` array or a shared-memory wrapper
+/// class, or call a function that can. Read from the text, once per file.
+pub struct SharedReach {
+    reaching: BTreeSet<String>,
+}
+
+impl SharedReach {
+    pub fn of(unit: &Unit<'_>, headers: &[(String, Unit<'_>)]) -> SharedReach {
+        let units = std::iter::once(unit).chain(headers.iter().map(|(_, u)| u));
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut calls: Vec<(String, BTreeSet<String>, bool)> = Vec::new();
+        for u in units.clone() {
+            names.extend(u.file_shared.iter().map(|a| a.name.clone()));
+            names.extend(u.prepared.shared_memory_classes.iter().cloned());
+        }
+        let defined: BTreeSet<&str> = units
+            .clone()
+            .flat_map(|u| u.functions.iter().map(|f| f.name.as_str()))
+            .collect();
+        for u in units {
+            for f in &u.functions {
+                let text = u.prepared.text.get(f.span.clone()).unwrap_or("");
+                let words: BTreeSet<String> = text
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                let direct = u
+                    .prepared
+                    .keywords_in(f.span.clone())
+                    .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
+                    || words.iter().any(|w| names.contains(w));
+                let callees = words
+                    .into_iter()
+                    .filter(|w| *w != f.name && defined.contains(w.as_str()))
+                    .collect();
+                calls.push((f.name.clone(), callees, direct));
+            }
+        }
+        let mut reaching: BTreeSet<String> = calls
+            .iter()
+            .filter(|(_, _, d)| *d)
+            .map(|(n, _, _)| n.clone())
+            .collect();
+        loop {
+            let before = reaching.len();
+            for (name, callees, _) in &calls {
+                if !reaching.contains(name) && callees.iter().any(|c| reaching.contains(c)) {
+                    reaching.insert(name.clone());
+                }
+            }
+            if reaching.len() == before {
+                break;
+            }
+        }
+        SharedReach { reaching }
+    }
+
+    pub fn reaches(&self, function: &str) -> bool {
+        self.reaching.contains(function)
+    }
 }
 
 /// Runs every kernel under each of its block shapes, and every device function no kernel
@@ -287,8 +353,15 @@ pub fn analyze<'p>(
         .filter(|f| f.kernel)
         .chain(unit.functions.iter().filter(|f| !f.kernel))
         .collect();
+    let reach = SharedReach::of(unit, headers);
     for f in order {
         if !f.kernel && reached.contains(&f.overload_key()) {
+            continue;
+        }
+        // A device function no kernel reaches is analyzed on its own only if it can reach
+        // shared memory by itself: its pointer parameters are unknown there, so nothing else
+        // could be seen.
+        if !f.kernel && !reach.reaches(&f.name) {
             continue;
         }
         for shape in shapes_for(f) {
@@ -301,6 +374,7 @@ pub fn analyze<'p>(
                 shape,
                 sites: a.sites,
                 footprint: a.footprint,
+                not_followed: a.not_followed,
             });
         }
     }
@@ -481,6 +555,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .collect(),
             type_args: HashMap::new(),
             footprint: BTreeSet::new(),
+            call_stack: Vec::new(),
+            inlined_calls: 0,
+            not_followed: Vec::new(),
         }
     }
 

@@ -65,6 +65,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         op: Op,
         mask: &[bool],
     ) -> Lanes {
+        // An access costs like a statement per lane (and more: its patterns are recorded), so
+        // a loop body of many accesses uses up the loop budget sooner.
+        self.spend(4 * self.n as u64);
         self.footprint
             .insert(self.arrays[array].byte_view_of.unwrap_or(array));
         let (span, sub) = match &self.home_call {
