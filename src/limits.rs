@@ -36,6 +36,10 @@ pub const ASSUMED_TRIPS: u64 = 16;
 /// analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
 pub const WORK_BUDGET: u64 = 8_000_000;
 
+/// Branches on a warp-uniform unknown that assign variables differently, analyzed side by
+/// side (each one doubles the runs of its function; further ones are joined).
+pub const MAX_DECISIONS: usize = 3;
+
 /// Device-function calls inlined one inside another.
 pub const MAX_CALL_DEPTH: usize = 8;
 

@@ -46,6 +46,19 @@ pub struct BlockShape {
     /// Type parameters no launch, call or annotation binds, bound here to a type of each
     /// element size the code could be used with (`T` -> `__half`, `float`, `double`).
     pub assumed_types: Vec<(String, String)>,
+    /// The path analyzed: for branches on a warp-uniform unknown whose sides assign variables
+    /// differently (`if (n > 0) stride = 32; else stride = 1;`), which side was taken.
+    pub path: Vec<Decision>,
+}
+
+/// One side of a branch on a warp-uniform unknown, taken for a whole analysis.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Decision {
+    /// Where the branch is, in the expanded text (identifies it on every execution).
+    pub at: usize,
+    pub line: usize,
+    pub condition: String,
+    pub taken: bool,
 }
 
 impl BlockShape {

@@ -225,6 +225,7 @@ fn launch_shapes(
                             arguments: arguments.clone(),
                             assumed: Vec::new(),
                             assumed_types: Vec::new(),
+                            path: Vec::new(),
                         });
                     }
                 }
@@ -270,6 +271,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         arguments: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
+        path: Vec::new(),
     }
 }
 

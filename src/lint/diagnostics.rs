@@ -701,6 +701,21 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
             ", with {assumed} from the `banklint: args` annotation"
         ));
     }
+    if !shape.path.is_empty() {
+        let sides: Vec<String> = shape
+            .path
+            .iter()
+            .map(|d| {
+                format!(
+                    "`{}` (line {}) {}",
+                    d.condition,
+                    d.line,
+                    if d.taken { "true" } else { "false" }
+                )
+            })
+            .collect();
+        text.push_str(&format!(", where {}", sides.join(" and ")));
+    }
     let assumed_types = shape.describe_assumed_types();
     if !assumed_types.is_empty() {
         text.push_str(&format!(
@@ -709,7 +724,7 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
     }
     if f.shapes_analyzed > 1 {
         text.push_str(&format!(
-            ", the worst of {} launch shapes and instantiations",
+            ", the worst of {} analyses of it (launch shapes, instantiations, paths)",
             f.shapes_analyzed
         ));
     }

@@ -139,6 +139,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// A value read from memory or computed from non-integers: unknown, but uniform when its
     /// inputs were.
+    /// The value of a shared element a reference is bound to: data each lane holds for
+    /// itself (the element may differ per lane), never a warp-uniform unknown.
+    pub(super) fn element_data(&self) -> Lanes {
+        Lanes::Each(Rc::new(vec![Value::unknown("it is shared data"); self.n]))
+    }
+
     pub(super) fn data_value(&mut self, from: &Lanes, what: &str) -> Lanes {
         if from.is_uniform() {
             self.uniform_data(what)
@@ -174,7 +180,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let r = r.clone();
                     self.reference_access(name, span, r, Op::Load, mask);
                 }
-                return Lanes::unknown("shared data");
+                return self.element_data();
             }
             None => {}
         }
@@ -281,7 +287,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> Lanes {
         if let Some(field) = self.reference_member(whole) {
             self.reference_member_access(whole, field, Op::Load, mask);
-            return Lanes::unknown("shared data");
+            return self.element_data();
         }
         if let Expression::Identifier(base) = &m.expression.node {
             let axis = match m.identifier.node.name.as_str() {
@@ -402,12 +408,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.reference_access(name, u.operand.span, r.clone(), Op::Load, mask);
                     }
                     self.reference_access(name, u.operand.span, r, Op::Store, mask);
-                    return Lanes::unknown("shared data");
+                    return self.element_data();
                 }
                 if let Some(field) = self.reference_member(&u.operand) {
                     self.reference_member_access(&u.operand, field.clone(), Op::Load, mask);
                     self.reference_member_access(&u.operand, field, Op::Store, mask);
-                    return Lanes::unknown("shared data");
+                    return self.element_data();
                 }
                 let old = self.eval(&u.operand, mask);
                 let new = Lanes::binary(BinOp::Add, &old, &Lanes::int(delta), n, &mut self.syms);

@@ -281,7 +281,7 @@ fn assigned_in_expr(e: &Node<Expression>) -> Vec<String> {
     out
 }
 
-fn assigned_in_stmt(s: &Node<Statement>) -> Vec<String> {
+pub(super) fn assigned_in_stmt(s: &Node<Statement>) -> Vec<String> {
     let mut out = Vec::new();
     collect_assigned_stmt(s, &mut out);
     out

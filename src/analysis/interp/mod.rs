@@ -9,7 +9,7 @@
 //! access says so.
 
 use crate::analysis::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
-pub use crate::analysis::shape::{BlockShape, ShapeSource};
+pub use crate::analysis::shape::{BlockShape, Decision, ShapeSource};
 use crate::analysis::types::Type;
 use crate::analysis::value::{Affine, BinOp, Lanes, Symbols, Value};
 use crate::bank::arch::Target;
@@ -144,7 +144,9 @@ pub struct FileRuns {
     pub arrays: Vec<ArrayEntry>,
 }
 
-use crate::limits::{ASSUMED_TRIPS, MAX_CALL_DEPTH, MAX_INLINED_CALLS, MAX_TRIPS, WORK_BUDGET};
+use crate::limits::{
+    ASSUMED_TRIPS, MAX_CALL_DEPTH, MAX_DECISIONS, MAX_INLINED_CALLS, MAX_TRIPS, WORK_BUDGET,
+};
 
 #[derive(Clone)]
 enum Binding {
@@ -270,6 +272,11 @@ struct Analyzer<'a, 'p> {
     inlined_calls: usize,
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
+    /// The sides taken at branches on uniform unknowns (`BlockShape::path`).
+    path: Vec<Decision>,
+    /// Branches on uniform unknowns whose sides assign differently, met in a run without a
+    /// path (at most `MAX_DECISIONS`): the analysis is run again once per side.
+    decision_points: Vec<Decision>,
 }
 
 /// Which functions of a file (and its headers) can reach shared memory by themselves: they
@@ -368,14 +375,46 @@ pub fn analyze<'p>(
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
             a.headers = headers;
             a.run_function(f);
-            runs.push(ShapeRun {
+            let points = std::mem::take(&mut a.decision_points);
+            let first = ShapeRun {
                 function: f.name.clone(),
                 kernel: f.kernel,
-                shape,
+                shape: shape.clone(),
                 sites: a.sites,
                 footprint: a.footprint,
                 not_followed: a.not_followed,
-            });
+            };
+            if points.is_empty() {
+                runs.push(first);
+                continue;
+            }
+            // Branches on uniform unknowns that assign differently: one run per path, so
+            // that what follows them sees each side's values (the worst is reported).
+            for mask in 0..(1u32 << points.len()) {
+                let path: Vec<Decision> = points
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| Decision {
+                        taken: mask & (1 << k) == 0,
+                        ..p.clone()
+                    })
+                    .collect();
+                let shape = BlockShape {
+                    path,
+                    ..shape.clone()
+                };
+                let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
+                a.headers = headers;
+                a.run_function(f);
+                runs.push(ShapeRun {
+                    function: f.name.clone(),
+                    kernel: f.kernel,
+                    shape,
+                    sites: a.sites,
+                    footprint: a.footprint,
+                    not_followed: a.not_followed,
+                });
+            }
         }
     }
     FileRuns {
@@ -395,6 +434,7 @@ fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Optio
         arguments: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
+        path: Vec::new(),
     };
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
@@ -558,6 +598,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             call_stack: Vec::new(),
             inlined_calls: 0,
             not_followed: Vec::new(),
+            path: shape.path.clone(),
+            decision_points: Vec::new(),
         }
     }
 

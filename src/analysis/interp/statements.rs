@@ -1,6 +1,7 @@
 //! Statements: declarations (and the `__shared__` arrays they declare), branches with
 //! their per-lane masks and the join of what each arm assigned.
 
+use super::loops::assigned_in_stmt;
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -263,11 +264,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_))
                 if c.as_const().is_none() =>
             {
-                // A warp-uniform condition: each warp takes one side whole.
-                self.exec(&i.then_statement, mask);
-                if let Some(e) = &i.else_statement {
-                    self.exec(e, mask);
-                }
+                self.exec_uniform_if(i, mask);
             }
             _ => {
                 let mut then_mask = vec![false; self.n];
@@ -311,6 +308,52 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
         }
+    }
+
+    /// A branch on a warp-uniform unknown: each warp takes one side whole. Accesses on both
+    /// sides are real (some warp, some block runs each). Variables the sides assign differ
+    /// per path: on a path of this run the decided side alone runs; otherwise both run and
+    /// what they assign is joined (and the branch is noted, for a run per side).
+    fn exec_uniform_if(&mut self, i: &IfStatement, mask: &[bool]) {
+        let at = self.span(i.condition.span).start;
+        if let Some(d) = self.path.iter().find(|d| d.at == at) {
+            if d.taken {
+                self.exec(&i.then_statement, mask);
+            } else if let Some(e) = &i.else_statement {
+                self.exec(e, mask);
+            }
+            return;
+        }
+        let assigns = !assigned_in_stmt(&i.then_statement).is_empty()
+            || i.else_statement
+                .as_ref()
+                .is_some_and(|e| !assigned_in_stmt(e).is_empty());
+        if !assigns {
+            self.exec(&i.then_statement, mask);
+            if let Some(e) = &i.else_statement {
+                self.exec(e, mask);
+            }
+            return;
+        }
+        let line = self.line_of(i.condition.span);
+        if self.path.is_empty()
+            && self.decision_points.len() < MAX_DECISIONS
+            && !self.decision_points.iter().any(|d| d.at == at)
+        {
+            self.decision_points.push(Decision {
+                at,
+                line,
+                condition: self.source_text(i.condition.span),
+                taken: true,
+            });
+        }
+        let before = self.scopes.clone();
+        self.exec(&i.then_statement, mask);
+        let after_then = std::mem::replace(&mut self.scopes, before);
+        if let Some(e) = &i.else_statement {
+            self.exec(e, mask);
+        }
+        self.join_scopes(after_then, mask, mask, line);
     }
 
     /// Joins variables after an unresolved branch: a thread that may have taken either side

@@ -32,6 +32,18 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                 "assumed_arguments": f.shape.assumed.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<String, Json>>(),
             });
             let map = obj.as_object_mut().expect("object");
+            if !f.shape.path.is_empty() {
+                // The worst path through branches on warp-uniform unknowns.
+                map.insert(
+                    "path".into(),
+                    f.shape
+                        .path
+                        .iter()
+                        .map(|d| json!({"line": d.line, "condition": d.condition, "taken": d.taken}))
+                        .collect::<Vec<Json>>()
+                        .into(),
+                );
+            }
             if !f.shape.assumed_types.is_empty() {
                 // A template nothing instantiates: the binding analyzed here, and each size's.
                 map.insert(
