@@ -1,6 +1,6 @@
 //! Walks `fixtures/` and checks every expectation written on an access line:
-//! `// expect: [load|store] VERDICT [wavefronts=N] [ideal=N] [instructions=N] [total=N]`,
-//! clauses separated by `;`, VERDICT one of `conflict-free`, `N-way`, `unknown`.
+//! `// expect: [load|store|OP] VERDICT [wavefronts=N] [ideal=N] [instructions=N] [total=N]`,
+//! (OP as `banklint simulate --op` spells it: `atomic.count`), clauses separated by `;`, VERDICT one of `conflict-free`, `N-way`, `unknown`.
 //! A header `// banklint-args: ...` gives the file's command-line flags. Every line with a
 //! shared-memory access must carry an expectation, and every expectation must match an access.
 
@@ -38,6 +38,12 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
         Some(&"store") => {
             words.next();
             Some(Op::Store)
+        }
+        // Other operations by their `simulate --op` spelling: `atomic.count`, `ldmatrix.x4`.
+        Some(w) if w.starts_with("atomic") || w.contains("matrix") || w.starts_with("cp.") => {
+            let op = banklint::app::simulate_ops::parse_op(w)?;
+            words.next();
+            Some(op)
         }
         _ => None,
     };

@@ -2,6 +2,7 @@
 //! layouts), and [`interp`] executes each kernel over lane vectors ([`value`]) to give each
 //! lane's index at every `__shared__` access, under a [`shape`] (block, arguments).
 
+pub mod atomics;
 pub mod extraction;
 pub mod interp;
 pub mod shape;

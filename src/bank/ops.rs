@@ -67,7 +67,7 @@ fn words(offset: u64, width: u32) -> Range<u64> {
 }
 
 /// Whether each (lane, word) pair is its own conflict unit (no broadcast between lanes).
-fn per_lane(op: Op) -> bool {
+pub fn per_lane(op: Op) -> bool {
     matches!(
         op,
         Op::Atomic(AtomicKind::Rmw | AtomicKind::Cas | AtomicKind::CasLoop)

@@ -252,6 +252,11 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: the address depends on data known only when the kernel runs; a profiler can measure it, {silence}"
         );
     }
+    if reason.contains("was not measured") {
+        return format!(
+            "help: Nsight Compute measures it (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`); {silence}"
+        );
+    }
     if reason.contains("element type") {
         return format!(
             "help: declare the element type in this file or a header banklint follows (`-I DIR`); {silence}"
@@ -441,6 +446,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     );
     let mut notes = Vec::new();
     notes.push(bank_note(target, worst));
+    notes.extend(crate::lint::op_notes::op_note(f.op, v));
     notes.push(format!("worst instruction: {}", worst.label));
     if let Some(shift) = worst.evaluation.worst_shift {
         notes.push(format!(
@@ -583,6 +589,11 @@ fn bank_note(target: Target, worst: &crate::lint::findings::Worst) -> String {
     } else {
         String::new()
     };
+    if let Some(note) =
+        crate::lint::op_notes::per_lane_bank_note(worst.evaluation.access.op, &hot, &phase_text)
+    {
+        return note;
+    }
     if let [only] = hot.as_slice()
         && only.lanes.len() == active
         && active > 1

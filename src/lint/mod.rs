@@ -1,5 +1,5 @@
 //! Lint: [`findings`] from analyzed accesses, padding [`fix`]es, the shared-memory
-//! [`budget`] of each kernel, `banklint:` [`annotations`], the [`rules`] (one file per
+//! [`budget`] of each kernel, the [`op_notes`] of atomics, `banklint:` [`annotations`], the [`rules`] (one file per
 //! diagnostic code) and the [`diagnostics`] built from all of them.
 
 pub mod annotations;
@@ -8,5 +8,6 @@ pub mod budget;
 pub mod diagnostics;
 pub mod findings;
 pub mod fix;
+pub mod op_notes;
 pub mod report;
 pub mod rules;

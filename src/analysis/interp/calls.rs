@@ -16,6 +16,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         let arity = call.arguments.len();
         let callee = name.as_deref().and_then(|n| self.callee(n, arity));
+        if callee.is_none()
+            && let Some(f) = name
+                .as_deref()
+                .and_then(crate::analysis::atomics::atomic_function)
+        {
+            return self.atomic_call(whole, call, f, mask);
+        }
         let args: Vec<Lanes> = call
             .arguments
             .iter()

@@ -22,6 +22,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::rc::Rc;
 
+mod atomics;
 mod calls;
 mod expressions;
 mod loops;
@@ -244,6 +245,9 @@ struct Analyzer<'a, 'p> {
     assumptions: Vec<String>,
     item: usize,
     span_override: Option<Range<usize>>,
+    /// The expression of the expression statement being run: a call there has its result
+    /// discarded (which decides what `atomicAdd(p, 1)` compiles to).
+    discarded: Option<Span>,
     function: String,
     sites: HashMap<SiteKey, Site>,
     arrays: &'a mut ArrayTable,
@@ -574,6 +578,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             assumptions: Vec::new(),
             item: 0,
             span_override: None,
+            discarded: None,
             function: String::new(),
             sites: HashMap::new(),
             arrays,

@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// What an access expression reaches: the array, the indices (evaluated, and as written), the
+/// element type and the members selected from it.
+pub(super) struct AccessTarget {
+    pub array: usize,
+    pub indices: Vec<Lanes>,
+    pub texts: Vec<String>,
+    pub elem: Type,
+    pub members: Vec<String>,
+}
+
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// Records one shared-memory access (an array subscript or a pointer dereference) and
     /// returns the (unknown) value it loads.
@@ -18,39 +28,95 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         ops: &[Op],
         mask: &[bool],
     ) -> Lanes {
-        let (array, indices, texts, elem, members) =
-            if let Some((array, index_exprs, members)) = self.shared_ref(e) {
-                let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-                let texts: Vec<String> = index_exprs
-                    .iter()
-                    .map(|x| self.index_text(x.span))
-                    .collect();
-                let elem = self.arrays[array].decl.elem.clone();
-                (array, indices, texts, elem, members)
-            } else if let Some((ptr, members)) = self.pointer_target(e, mask) {
-                let text = format!("`{}`", self.source_text(e.span));
-                let (array, indices, texts, elem) = self.place_parts(ptr, text);
-                (array, indices, texts, elem, members)
-            } else {
-                return Lanes::unknown("shared data");
-            };
+        let Some(target) = self.resolve_access(e, mask) else {
+            return Lanes::unknown("shared data");
+        };
         let mut loaded = Lanes::unknown("shared data");
         for &op in ops {
-            let v = self.record_access(
-                e.span,
-                array,
-                indices.clone(),
-                texts.clone(),
-                elem.clone(),
-                &members,
-                op,
-                mask,
-            );
+            let v = self.record_target(e.span, &target, op, mask);
             if op == Op::Load {
                 loaded = v;
             }
         }
         loaded
+    }
+
+    /// The array, evaluated indices and element an access expression (a subscript, a
+    /// dereference, a member through either) reaches, if it reaches shared memory.
+    pub(super) fn resolve_access(
+        &mut self,
+        e: &Node<Expression>,
+        mask: &[bool],
+    ) -> Option<AccessTarget> {
+        if let Some((array, index_exprs, members)) = self.shared_ref(e) {
+            let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+            let texts: Vec<String> = index_exprs
+                .iter()
+                .map(|x| self.index_text(x.span))
+                .collect();
+            let elem = self.arrays[array].decl.elem.clone();
+            return Some(AccessTarget {
+                array,
+                indices,
+                texts,
+                elem,
+                members,
+            });
+        }
+        let (ptr, members) = self.pointer_target(e, mask)?;
+        let text = format!("`{}`", self.source_text(e.span));
+        let (array, indices, texts, elem) = self.place_parts(ptr, text);
+        Some(AccessTarget {
+            array,
+            indices,
+            texts,
+            elem,
+            members,
+        })
+    }
+
+    pub(super) fn record_target(
+        &mut self,
+        at: Span,
+        t: &AccessTarget,
+        op: Op,
+        mask: &[bool],
+    ) -> Lanes {
+        self.record_access(
+            at,
+            t.array,
+            t.indices.clone(),
+            t.texts.clone(),
+            t.elem.clone(),
+            &t.members,
+            op,
+            mask,
+        )
+    }
+
+    /// Where a site at `at` is reported, and its ordinal among sites reported there.
+    fn site_place(&self, at: Span) -> (Range<usize>, usize) {
+        match &self.home_call {
+            // Accesses in a header's function are reported at the call in the analyzed file,
+            // one site per access of the function.
+            Some((call, _)) => (call.clone(), self.span(at).start + 1),
+            None if self.span_override.is_some() => (self.span(at), at.start),
+            None => (self.span(at), 0),
+        }
+    }
+
+    /// Marks the site recorded at `at` as not analyzable, for `reason`.
+    pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, reason: String) {
+        let (span, sub) = self.site_place(at);
+        let key = SiteKey {
+            start: span.start,
+            end: span.end,
+            op,
+            sub,
+        };
+        if let Some(site) = self.sites.get_mut(&key) {
+            site.unknown.get_or_insert(reason);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -70,13 +136,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.spend(4 * self.n as u64);
         self.footprint
             .insert(self.arrays[array].byte_view_of.unwrap_or(array));
-        let (span, sub) = match &self.home_call {
-            // Accesses in a header's function are reported at the call in the analyzed file,
-            // one site per access of the function.
-            Some((call, _)) => (call.clone(), self.span(at).start + 1),
-            None if self.span_override.is_some() => (self.span(at), at.start),
-            None => (self.span(at), 0),
-        };
+        let (span, sub) = self.site_place(at);
         let key = SiteKey {
             start: span.start,
             end: span.end,

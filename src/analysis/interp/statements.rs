@@ -22,7 +22,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.scopes.pop();
             }
             Statement::Expression(Some(e)) => {
+                // `(void)f(...)` discards as a statement does.
+                let mut top = e;
+                while let Expression::Cast(c) = &top.node {
+                    top = &c.node.expression;
+                }
+                self.discarded = Some(top.span);
                 self.eval(e, &mask);
+                self.discarded = None;
             }
             Statement::Expression(None) | Statement::Asm(_) | Statement::Goto(_) => {}
             Statement::Labeled(l) => self.exec(&l.node.statement, &mask),

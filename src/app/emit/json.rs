@@ -25,6 +25,8 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                 "kernel": f.function,
                 "array": entry.decl.name,
                 "kind": f.op.name(),
+                // The instruction form priced: `atomic.count`, `ldmatrix.x4`, `load`.
+                "operation": f.op.spelling(),
                 "access_bytes": f.width,
                 "block_dim": f.shape.dims.map(|d| json!(d)).unwrap_or(Json::Null),
                 "block_dim_source": f.shape.source.name(),
