@@ -420,9 +420,10 @@ fn standard_input_is_capped() {
 
 #[test]
 fn the_header_limit_is_reported_where_it_is_reached() {
+    let limit = banklint::limits::MAX_HEADERS;
     let dir = temp_dir("headers");
     let mut main = String::new();
-    for i in 0..66 {
+    for i in 0..limit + 2 {
         write(
             &dir,
             &format!("h{i}.h"),
@@ -439,8 +440,41 @@ fn the_header_limit_is_reported_where_it_is_reached() {
         .filter(|l| l.contains("include-not-found"))
         .collect();
     assert_eq!(notes.len(), 2, "{}", o.stdout);
-    assert!(notes[0].starts_with("k.cu:65:1: note: header `h64.h` was not read: banklint reads at most 64 headers for one file"), "{}", notes[0]);
-    assert!(notes[1].starts_with("k.cu:66:1: note: header `h65.h` was not read"));
+    assert!(
+        notes[0].starts_with(&format!(
+            "k.cu:{}:1: note: header `h{limit}.h` was not read: banklint reads at most {limit} headers for one file",
+            limit + 1
+        )),
+        "{}",
+        notes[0]
+    );
+    assert!(notes[1].starts_with(&format!(
+        "k.cu:{}:1: note: header `h{}.h` was not read",
+        limit + 2,
+        limit + 1
+    )));
+}
+
+#[test]
+fn a_header_marked_pragma_once_is_read_once() {
+    // Included 3 * MAX_HEADERS times: without `#pragma once` the limit would be reached.
+    let dir = temp_dir("pragma-once");
+    write(&dir, "once.h", b"#pragma once\n#define TILE 32\n");
+    let mut main = String::new();
+    for _ in 0..3 * banklint::limits::MAX_HEADERS {
+        main.push_str("#include \"once.h\"\n");
+    }
+    main.push_str(
+        "__global__ void k(float *o) {\n    __shared__ float t[TILE][TILE];\n    o[threadIdx.x] = t[threadIdx.x][0];\n}\n",
+    );
+    write(&dir, "k.cu", main.as_bytes());
+    let o = banklint(&dir, &["check", "k.cu", "--format", "short"]);
+    assert!(!o.stdout.contains("include-not-found"), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("32-way bank conflict on `t`"),
+        "{}",
+        o.stdout
+    );
 }
 
 #[test]

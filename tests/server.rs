@@ -272,14 +272,15 @@ fn diagnostics_fixes_hover_and_changes_over_json_rpc() {
 fn notes_headers_severities_and_configuration_reload() {
     let dir = temp_dir("config");
     let cache = dir.join("cache");
-    std::fs::create_dir_all(dir.join("include")).expect("mkdir");
+    // `headers/` is not a folder name the project search looks in for a bare name.
+    std::fs::create_dir_all(dir.join("headers")).expect("mkdir");
     // Fixture 67 reads TILE and Sample from tile_config.cuh, found through an include
     // directory: then `t[tid][0]` (line 17) is 32-way and `samples[tid].weight` (line 18)
     // 2-way. Without it, the header is not found (a note) and both are unanalyzed (notes).
     let text = read(&fixture("67_local_include.cu"));
     let kernel = dir.join("k.cu");
     std::fs::write(&kernel, &text).expect("write");
-    let header = dir.join("include/tile_config.cuh");
+    let header = dir.join("headers/tile_config.cuh");
     std::fs::write(&header, read(&fixture("include/tile_config.cuh"))).expect("write");
     let mut client = start(&cache);
     let uri = open(&mut client, &kernel, &text);
@@ -296,7 +297,7 @@ fn notes_headers_severities_and_configuration_reload() {
     let config = dir.join("banklint.toml");
     std::fs::write(
         &config,
-        "include-dirs = [\"include\"]\n[severity]\nbank-conflict = \"error\"\n",
+        "include-dirs = [\"headers\"]\n[severity]\nbank-conflict = \"error\"\n",
     )
     .expect("write");
     client.notify(
@@ -314,12 +315,12 @@ fn notes_headers_severities_and_configuration_reload() {
     // the file even without a notification.
     std::fs::write(
         &config,
-        "include-dirs = [\"include\"]\n[severity]\nbank-conflict = \"off\"\n",
+        "include-dirs = [\"headers\"]\n[severity]\nbank-conflict = \"off\"\n",
     )
     .expect("write");
     change(&mut client, &uri, 2, &format!("{text}\n"));
     assert_eq!(codes_and_lines(&client.diagnostics(&uri)), vec![]);
-    std::fs::write(&config, "include-dirs = [\"include\"]\n").expect("write");
+    std::fs::write(&config, "include-dirs = [\"headers\"]\n").expect("write");
     // A header saved: every open buffer is analyzed again with it. TILE = 33 makes the
     // column read conflict-free (a 33-word row stride, as fixture 02's [32][33]).
     let tile_config = read(&header).replace("#define TILE 32", "#define TILE 33");

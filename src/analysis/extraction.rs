@@ -69,6 +69,8 @@ pub struct Function {
     /// File span of the whole definition.
     pub span: Range<usize>,
     pub template: Option<TemplateHeader>,
+    /// The namespace it is declared in, `a__b` (empty: global).
+    pub namespace: String,
 }
 
 impl Function {
@@ -106,12 +108,34 @@ impl Unit<'_> {
     /// The definition a call of `name` with `arity` arguments resolves to among overloads:
     /// the one with that many parameters, else one with more (default arguments), else the
     /// first of that name.
+    /// The function a call names: by its name as written, else, for a qualified name
+    /// (`tma::expect` joined as `tma__expect`), the function of that name declared in a
+    /// namespace the qualifier names. Overloads by arity: an exact count, then one with
+    /// defaults, then any.
     pub fn function(&self, name: &str, arity: usize) -> Option<&Function> {
-        let named = || self.functions.iter().filter(move |f| f.name == name);
-        named()
-            .find(|f| f.params.len() == arity)
-            .or_else(|| named().find(|f| f.params.len() > arity))
-            .or_else(|| named().next())
+        fn by_arity(named: Vec<&Function>, arity: usize) -> Option<&Function> {
+            named
+                .iter()
+                .find(|f| f.params.len() == arity)
+                .or_else(|| named.iter().find(|f| f.params.len() > arity))
+                .or_else(|| named.first())
+                .copied()
+        }
+        let exact: Vec<&Function> = self.functions.iter().filter(|f| f.name == name).collect();
+        if !exact.is_empty() {
+            return by_arity(exact, arity);
+        }
+        let (bare, qualifier) = crate::front::names::split_qualified(name)?;
+        by_arity(
+            self.functions
+                .iter()
+                .filter(|f| {
+                    f.name == bare
+                        && crate::front::names::namespace_matches(&f.namespace, qualifier)
+                })
+                .collect(),
+            arity,
+        )
     }
 }
 
@@ -168,6 +192,7 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                         decl: d,
                         span,
                         template,
+                        namespace: item.chunk.namespace.clone(),
                     });
                 }
                 ExternalDeclaration::StaticAssert(_) => {}

@@ -245,8 +245,17 @@ pub struct TypeTable {
 }
 
 impl TypeTable {
+    /// A type by name; a qualified one (`kittens::semaphore`, joined `kittens__semaphore`) by
+    /// its last part when the whole is not declared (types are not kept per namespace).
     pub fn lookup(&self, name: &str) -> Option<Type> {
-        self.named.get(name).cloned().or_else(|| builtin(name))
+        self.named
+            .get(name)
+            .cloned()
+            .or_else(|| builtin(name))
+            .or_else(|| {
+                let (bare, _) = crate::front::names::split_qualified(name)?;
+                self.named.get(bare).cloned().or_else(|| builtin(bare))
+            })
     }
 
     /// Object-like macros that name a type, `#define fp float` or `#define real float4`,

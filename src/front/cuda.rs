@@ -18,8 +18,17 @@ pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     prepare_with_includes(src, defines, &mut |_| None)
 }
 
-/// Finds a local header by its name as written: its path and text.
-pub type IncludeLoader<'l> = dyn FnMut(&str) -> Option<(String, String)> + 'l;
+/// An `#include` to resolve: the name as written, whether in angle brackets, and the path of
+/// the header that writes it (`None`: the file being prepared).
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderRequest<'r> {
+    pub name: &'r str,
+    pub angled: bool,
+    pub from: Option<&'r str>,
+}
+
+/// Finds a header: its path and text.
+pub type IncludeLoader<'l> = dyn FnMut(&HeaderRequest) -> Option<(String, String)> + 'l;
 
 /// Like [`prepare`], following local includes through `load`: their macros take effect at
 /// the `#include` line, and their type names and declarations are kept in `headers`.
@@ -46,7 +55,7 @@ pub fn prepare_in_context(
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         macros.absorb(&ctx.macros, 0);
     }
-    prepare_from(src, macros, load, context)
+    prepare_from(src, macros, load, context, None)
 }
 
 /// Preprocesses and lowers `src`, starting from `macros`.
@@ -55,6 +64,7 @@ fn prepare_from(
     macros: MacroTable,
     load: &mut IncludeLoader<'_>,
     context: Option<(String, Prepared)>,
+    path: Option<&str>,
 ) -> Prepared {
     let mut out = Prepared::default();
     if let Some((includer, ctx)) = &context {
@@ -62,17 +72,26 @@ fn prepare_from(
     }
     // Headers as found: the name written, the path read, what their front end found.
     let mut headers: Vec<(String, String, Prepared)> = Vec::new();
-    let pre = preprocess(src, macros, &mut |name, in_force, span| match load(name) {
-        Some((path, text)) => {
-            // The header sees every macro in force at the `#include` line.
-            let header = prepare_from(&text, in_force.clone(), load, None);
-            let defined = header.macros.clone();
-            headers.push((name.to_string(), path, header));
-            Included::Found(defined)
-        }
-        None => {
-            out.missing_includes.push((name.to_string(), span));
-            Included::NotFound
+    let pre = preprocess(src, macros, &mut |name, angled, in_force, span| {
+        let request = HeaderRequest {
+            name,
+            angled,
+            from: path,
+        };
+        match load(&request) {
+            Some((found, text)) => {
+                // The header sees every macro in force at the `#include` line.
+                let header = prepare_from(&text, in_force.clone(), load, None, Some(&found));
+                let defined = header.macros.clone();
+                headers.push((name.to_string(), found, header));
+                Included::Found(defined)
+            }
+            // A `<header>` outside the project is the system's or a library's: not reported.
+            None if angled => Included::NotFound,
+            None => {
+                out.missing_includes.push((name.to_string(), span));
+                Included::NotFound
+            }
         }
     });
     for (name, path, header) in headers {

@@ -6,7 +6,8 @@
 //! file's own directory, and rebuilds what the includer's front end had seen by its
 //! `#include` line, as clangd does for headers.
 
-use crate::front::cuda::{Defines, Prepared, prepare_in_context};
+use crate::front::cuda::{Defines, HeaderRequest, Prepared, prepare_in_context};
+use crate::front::project_headers::{HeaderIndex, index_for, project_root};
 use crate::front::source::{Reached, SourceFile, read_capped};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -260,29 +261,69 @@ fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<Path
         .and_then(|p| std::fs::canonicalize(p).ok())
 }
 
-/// The most headers read for one file, includes of includes counted, so include cycles end.
-pub const MAX_HEADER_LOADS: usize = 64;
+use crate::limits::MAX_HEADERS as MAX_HEADER_LOADS;
 
 /// Why headers the front end reports "not found" were not read: (name as written, reason,
 /// whether it is an input error: a special file or one over the size cap).
 pub type HeaderLog = std::cell::RefCell<Vec<(String, String, bool)>>;
 
-/// Reads local headers next to `file`, then in `include_dirs`, giving each one's path and
-/// text; regular files only (a FIFO never blocks, a device is never read), at most
-/// [`MAX_HEADER_LOADS`] of them. A header that exists but is not read is logged in `log`
-/// with the reason.
+/// Reads headers for `file`: a quoted name next to the header that writes it, then next to
+/// `file`; then in `include_dirs`; then anywhere in the project by path suffix
+/// ([`project_headers`]). Gives each one's path and text; regular files only (a FIFO never
+/// blocks, a device is never read), at most [`MAX_HEADER_LOADS`] of them. A header that exists
+/// but is not read is logged in `log` with the reason.
 pub fn header_loader<'a>(
     file: &'a Path,
     include_dirs: &'a [PathBuf],
     log: &'a HeaderLog,
-) -> impl FnMut(&str) -> Option<(String, String)> + 'a {
+) -> impl FnMut(&HeaderRequest) -> Option<(String, String)> + 'a {
     let mut loads = 0;
-    move |name: &str| {
-        let here = file.parent().map(|p| p.join(name));
-        let found = here
+    let mut project: Option<Arc<HeaderIndex>> = None;
+    // Headers marked `#pragma once` already read for this file: included again, they are empty.
+    let mut once: HashSet<PathBuf> = HashSet::new();
+    move |request: &HeaderRequest| {
+        let name = request.name;
+        let beside = |p: &Path| p.parent().map(|d| d.join(name));
+        let quoted_dirs = if request.angled {
+            Vec::new()
+        } else {
+            request
+                .from
+                .and_then(|f| beside(Path::new(f)))
+                .into_iter()
+                .chain(beside(file))
+                .collect()
+        };
+        let mut found = quoted_dirs
             .into_iter()
             .chain(include_dirs.iter().map(|d| d.join(name)))
-            .find(|p| std::fs::metadata(p).is_ok())?;
+            .find(|p| std::fs::metadata(p).is_ok());
+        if found.is_none() {
+            let index = project.get_or_insert_with(|| index_for(&project_root(file)));
+            let from = request.from.map_or(file, Path::new);
+            match index.find(name, from) {
+                Ok(hit) => found = hit,
+                Err(tie) => {
+                    if !request.angled {
+                        log.borrow_mut().push((
+                            name.to_string(),
+                            format!(
+                                "not next to its includer or in a `-I` directory, and the project has several: `{}` and `{}`; pass `-I` for the right one",
+                                tie[0].display(),
+                                tie[1].display()
+                            ),
+                            false,
+                        ));
+                    }
+                    return None;
+                }
+            }
+        }
+        let found = found?;
+        let key = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+        if once.contains(&key) {
+            return Some((found.display().to_string(), String::new()));
+        }
         let refuse = |reason: String, input_error: bool| {
             log.borrow_mut()
                 .push((name.to_string(), reason, input_error));
@@ -301,10 +342,26 @@ pub fn header_loader<'a>(
         }
         loads += 1;
         match read_capped(&found, Reached::Indirectly) {
-            Ok(bytes) => Some((found.display().to_string(), lenient_text(&found, bytes))),
+            Ok(bytes) => {
+                let text = lenient_text(&found, bytes);
+                if has_pragma_once(&text) {
+                    once.insert(key);
+                }
+                Some((found.display().to_string(), text))
+            }
             Err(why) => refuse(format!("`{}` {why}", found.display()), true),
         }
     }
+}
+
+/// Whether a line of `text` is `#pragma once` (spaces allowed around `#`).
+fn has_pragma_once(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .and_then(|r| r.trim_start().strip_prefix("pragma"))
+            .is_some_and(|r| r.split_whitespace().next() == Some("once"))
+    })
 }
 
 /// A header the checked file includes, directly or through its headers, that exists but

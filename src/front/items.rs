@@ -21,17 +21,38 @@ const MAX_TREE_DEPTH: usize = 4 * MAX_NESTING;
 /// Walks the file's top-level declarations, lowering each item and recording its chunk.
 pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
     collect_type_names(l, root);
-    let mut pending: Vec<Node<'_>> = named_children(root);
+    // Each node with the namespace it is in.
+    let mut pending: Vec<(Node<'_>, String)> = named_children(root)
+        .into_iter()
+        .map(|n| (n, String::new()))
+        .collect();
     pending.reverse();
-    while let Some(n) = pending.pop() {
+    while let Some((n, namespace)) = pending.pop() {
+        l.namespace.clone_from(&namespace);
         match n.kind() {
             "namespace_definition" => {
-                // `namespace a::b {` and its `}` go; what is inside is read as top level.
+                // `namespace a::b {` and its `}` go; what is inside is read as top level,
+                // remembering the namespace (an anonymous one adds nothing).
                 if let Some(body) = n.child_by_field_name("body") {
                     l.blank.push(n.start_byte()..body.start_byte() + 1);
                     l.blank
                         .push(body.end_byte().saturating_sub(1)..body.end_byte());
-                    let mut inner = named_children(body);
+                    let inner_namespace = match n.child_by_field_name("name") {
+                        Some(name) => {
+                            let name = text(name, l.src).replace("::", "__");
+                            let name = name.split_whitespace().collect::<String>();
+                            if namespace.is_empty() {
+                                name
+                            } else {
+                                format!("{namespace}__{name}")
+                            }
+                        }
+                        None => namespace.clone(),
+                    };
+                    let mut inner: Vec<_> = named_children(body)
+                        .into_iter()
+                        .map(|c| (c, inner_namespace.clone()))
+                        .collect();
                     inner.reverse();
                     pending.extend(inner);
                 } else {
@@ -49,11 +70,14 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
                     l.blank.push(body.start_byte()..body.start_byte() + 1);
                     l.blank
                         .push(body.end_byte().saturating_sub(1)..body.end_byte());
-                    let mut inner = named_children(body);
+                    let mut inner: Vec<_> = named_children(body)
+                        .into_iter()
+                        .map(|c| (c, namespace.clone()))
+                        .collect();
                     inner.reverse();
                     pending.extend(inner);
                 } else {
-                    pending.push(body);
+                    pending.push((body, namespace.clone()));
                 }
             }
             "template_declaration" => template_declaration(l, n),
@@ -230,6 +254,7 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         span,
         kind,
         tokens: first..last,
+        namespace: l.namespace.clone(),
     });
 }
 

@@ -30,6 +30,8 @@ pub struct Lowering<'p> {
     pub host: bool,
     /// Host functions run as programs: what each launch sees.
     pub host_reader: HostReader<'p>,
+    /// The namespace of the item being lowered, `a__b` for `namespace a::b` (empty: global).
+    pub namespace: String,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -50,6 +52,7 @@ impl<'p> Lowering<'p> {
             patches: Vec::new(),
             host: false,
             host_reader: HostReader::new(src),
+            namespace: String::new(),
         }
     }
 

@@ -5,7 +5,8 @@
 //! expanded text with tree-sitter, [`items`] finds the top-level items in the tree and [`lower`]
 //! rewrites their CUDA C++ into C of the same length, together driven by [`cuda`] into a
 //! [`prepared`] file ([`names`]: names known without a declaration); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
-//! [`includes`] finds the files that include a file; [`host_code`] reads host
+//! [`includes`] finds the files that include a file and reads headers ([`project_headers`]
+//! finds those no `-I` names); [`host_code`] reads host
 //! functions as programs to give each launch its values; [`annotation_syntax`] reads the
 //! `banklint:` annotations in comments.
 //! [`limits_scan`] defuses input too deep to parse, before anything recurses into it.
@@ -24,6 +25,7 @@ pub mod names;
 pub mod parse;
 pub mod prepared;
 pub mod preprocess;
+pub mod project_headers;
 pub mod source;
 pub mod source_map;
 pub mod syntax;

@@ -138,3 +138,44 @@ pub fn is_functional_cast(name: &str) -> Option<bool> {
         .find(|(_, alias)| *alias == name)
         .map(|(word, _)| matches!(*word, "float" | "double"))
 }
+
+/// A name the front end joined from `a::b::f` (`a__b__f`): its last part and its qualifier
+/// (`("f", "a__b")`); `None` for a plain name (`__half` and `__syncthreads` included).
+pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    let at = name.rfind("__")?;
+    let (qualifier, bare) = (&name[..at], &name[at + 2..]);
+    (!qualifier.is_empty()
+        && !qualifier.ends_with('_')
+        && !bare.is_empty()
+        && !bare.starts_with('_'))
+    .then_some((bare, qualifier))
+}
+
+/// Whether something declared in `namespace` is named by `qualifier`: the namespace itself
+/// or its trailing part (`tma` names `kittens__tma`).
+pub fn namespace_matches(namespace: &str, qualifier: &str) -> bool {
+    namespace == qualifier
+        || namespace
+            .strip_suffix(qualifier)
+            .is_some_and(|rest| rest.ends_with("__"))
+}
+
+#[cfg(test)]
+mod qualified_tests {
+    use super::*;
+
+    #[test]
+    fn joined_names_split_at_their_last_scope() {
+        assert_eq!(
+            split_qualified("kittens__tma__expect"),
+            Some(("expect", "kittens__tma"))
+        );
+        assert_eq!(split_qualified("__half"), None);
+        assert_eq!(split_qualified("__syncthreads"), None);
+        assert_eq!(split_qualified("plain"), None);
+        assert!(namespace_matches("kittens__tma", "tma"));
+        assert!(namespace_matches("kittens__tma", "kittens__tma"));
+        assert!(!namespace_matches("kittens__warp__tma", "kittens__tma"));
+        assert!(!namespace_matches("xtma", "tma"));
+    }
+}

@@ -49,6 +49,8 @@ pub struct Chunk {
     pub kind: ChunkKind,
     /// Indices of its first and one-past-last token in `Prepared::tokens`.
     pub tokens: Range<usize>,
+    /// The namespace it is declared in, `a__b` for `namespace a::b` (empty: global).
+    pub namespace: String,
 }
 
 /// A region the front end or the parser could not handle.

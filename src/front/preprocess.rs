@@ -22,9 +22,9 @@ pub enum Included {
     NotFound,
 }
 
-/// Reads and preprocesses a local header, given its name as written and the macros in force
-/// at the `#include` line.
-pub type IncludeHook<'h> = dyn FnMut(&str, &MacroTable, Range<usize>) -> Included + 'h;
+/// Reads and preprocesses a header, given its name as written, whether it was written in
+/// angle brackets, and the macros in force at the `#include` line.
+pub type IncludeHook<'h> = dyn FnMut(&str, bool, &MacroTable, Range<usize>) -> Included + 'h;
 
 /// A problem the preprocessor met, at an offset of the expanded text.
 #[derive(Clone, Debug)]
@@ -42,7 +42,7 @@ pub struct Preprocessed {
     pub comments: Vec<Comment>,
     /// The macros of the file (and what its headers and `-D` define), by file offset.
     pub macros: MacroTable,
-    /// `#include "x"` directives, by file span.
+    /// `#include "x"` and `#include <x>` directives, by file span.
     pub includes: Vec<(String, Range<usize>)>,
     /// File ranges that conditional compilation leaves out.
     pub inactive: Vec<Range<usize>>,
@@ -188,11 +188,15 @@ impl Directives {
                 "undef" if was_active => self.macros.undefine(split_word(rest).0, d.start),
                 "include" if was_active => {
                     let r = rest.trim();
-                    if let Some(name) = r.strip_prefix('"').and_then(|s| s.split('"').next()) {
+                    let quoted = r.strip_prefix('"').and_then(|s| s.split('"').next());
+                    let angled = r.strip_prefix('<').and_then(|s| s.split('>').next());
+                    if let Some(name) = quoted.or(angled).filter(|n| !n.is_empty()) {
                         self.includes.push((name.to_string(), d.clone()));
                         let span = d.start..d.start + line.trim_end().len().min(d.len());
                         let in_force = self.macros.in_force_at(d.start);
-                        if let Included::Found(header) = include(name, &in_force, span) {
+                        if let Included::Found(header) =
+                            include(name, quoted.is_none(), &in_force, span)
+                        {
                             // What the header defines is in force from here on.
                             self.macros.absorb(&header, d.start);
                         }
@@ -416,7 +420,7 @@ mod tests {
     use super::*;
 
     fn run(src: &str) -> Preprocessed {
-        preprocess(src, MacroTable::default(), &mut |_, _, _| {
+        preprocess(src, MacroTable::default(), &mut |_, _, _, _| {
             Included::NotFound
         })
     }
