@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference bank-conflict rules for sm_50..sm_90 (see BANK_RULES.md), checked against measured JSON.
+"""Reference bank-conflict rules for sm_50..sm_90 (see docs/BANK_RULES.md), checked against measured JSON.
 
 Usage: python3 hw/check_rules.py FILE.json [FILE.json ...]
 

@@ -240,7 +240,8 @@ fn usage_errors_exit_two() {
         vec!["check", "fixtures", "--arch", "sm_40"],
         vec!["check", "fixtures", "--bank-mode", "6"],
         vec!["check", "fixtures", "--block-dim", "64x64"],
-        vec!["check"],
+        vec!["check", "fixtures", "--select", "bank-conflicts"],
+        vec!["check", "fixtures", "--min-ways", "0"],
         vec!["frobnicate"],
     ] {
         let o = banklint(&args);

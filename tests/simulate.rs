@@ -1,5 +1,5 @@
 //! `banklint simulate` run as a real binary. Expected numbers come from the rules in
-//! `BANK_RULES.md` (phase splits, distinct words per bank, the wide-load merge rule), worked
+//! `docs/BANK_RULES.md` (phase splits, distinct words per bank, the wide-load merge rule), worked
 //! out by hand in the comments, not from running the code.
 
 use serde_json::Value;

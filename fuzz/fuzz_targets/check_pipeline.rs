@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
                 target,
                 warn_unused_allow: true,
                 severity: &severity,
+                min_ways: 1,
             },
         );
         let _ = banklint::app::emit::human::render(&report, &findings, false);

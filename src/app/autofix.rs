@@ -27,10 +27,25 @@ pub struct Fixed {
 
 /// The file with every safe fix applied, and how many were applied.
 pub fn fixed(report: &FileReport) -> Fixed {
+    fixed_where(report, |_| true)
+}
+
+/// The file with the safe fixes of the reported findings applied: a conflict that is
+/// allowed, ignored (`--ignore`, `[severity]` off) or below `--min-ways` is not fixed.
+pub fn fixed_for(report: &FileReport, reported: &[crate::lint::diagnostics::Finding]) -> Fixed {
+    fixed_where(report, |fix| {
+        reported
+            .iter()
+            .filter_map(|f| f.fix.as_ref())
+            .any(|r| r.array == fix.array && r.dim_span == fix.dim_span)
+    })
+}
+
+fn fixed_where(report: &FileReport, keep: impl Fn(&PaddingFix) -> bool) -> Fixed {
     let mut fixes: Vec<&PaddingFix> = report
         .fixes
         .iter()
-        .filter(|f| f.applicability == Applicability::Safe)
+        .filter(|f| f.applicability == Applicability::Safe && keep(f))
         .collect();
     fixes.sort_by_key(|f| std::cmp::Reverse(f.dim_span.start));
     let mut text = report.file.text.clone();

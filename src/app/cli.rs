@@ -1,10 +1,12 @@
 //! The command line: `banklint check`, `banklint explain`. Parses arguments with clap,
-//! walks directories with walkdir, runs the pipeline on each file, and prints in the chosen
-//! format. Exit status: 0 clean, 1 conflicts found, 2 usage or input errors.
+//! walks directories with walkdir, finds the configuration of each file (`settings`), runs
+//! the pipeline on each file, and prints in the chosen format. Exit status: 0 when no warning
+//! or error remains, 1 when one does, 2 usage or input errors.
 
-use crate::app::config::{self, Sourced};
+use crate::app::config;
 use crate::app::runner::Format;
-use crate::bank::arch::{Arch, BankMode, Target};
+use crate::app::runner::Input;
+use crate::app::settings::Profiles;
 use crate::check::CheckOptions;
 use crate::front::source::{LoadError, Reached};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -53,8 +55,7 @@ pub enum ColorChoice {
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     /// Files or directories (directories are searched for .cu and .cuh files); `-` reads
-    /// standard input.
-    #[arg(required_unless_present = "print_config")]
+    /// standard input. None: the current directory.
     pub paths: Vec<PathBuf>,
     /// The path to report for standard input (`-`), e.g. the editor buffer's file.
     #[arg(long, value_name = "PATH")]
@@ -103,6 +104,17 @@ pub struct CheckArgs {
     /// Report `banklint: allow(...)` comments that suppress nothing.
     #[arg(long)]
     pub warn_unused_allow: bool,
+    /// Report only these rule codes (comma-separated or repeated), e.g.
+    /// `--select bank-conflict,shared-capacity`.
+    #[arg(long, value_name = "CODES")]
+    pub select: Vec<String>,
+    /// Never report these rule codes (comma-separated or repeated).
+    #[arg(long, value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Report only bank conflicts of at least this many ways (e.g. 4: 2-way conflicts are
+    /// neither reported nor counted in the exit status).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub min_ways: Option<u32>,
     /// Print coverage: files parsed, shared arrays and accesses analyzed, top reasons not.
     #[arg(long)]
     pub stats: bool,
@@ -160,206 +172,6 @@ fn run_explain(code: Option<&str>) -> i32 {
 fn usage_error(message: &str) -> i32 {
     eprintln!("error: {message}");
     2
-}
-
-/// The command line merged over `banklint.toml`: every value with where it came from.
-pub struct Resolved {
-    pub arch: Sourced<String>,
-    pub bank_mode: Sourced<u32>,
-    pub block_dim: Option<Sourced<String>>,
-    pub defines: Vec<Sourced<String>>,
-    pub undefines: Vec<Sourced<String>>,
-    pub include_dirs: Vec<Sourced<PathBuf>>,
-    pub exclude: Vec<Sourced<String>>,
-    pub severity: std::collections::BTreeMap<String, Sourced<String>>,
-    pub compile_commands: Option<Sourced<PathBuf>>,
-    /// Where exclude globs are relative to: the config file's directory, else the current one.
-    pub base: PathBuf,
-}
-
-fn sourced<T>(value: T, source: &str) -> Sourced<T> {
-    Sourced {
-        value,
-        source: source.to_string(),
-    }
-}
-
-pub fn resolve(args: &CheckArgs) -> Result<Resolved, String> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let file = if args.no_config {
-        None
-    } else if let Some(p) = &args.config {
-        Some(config::load(p)?)
-    } else {
-        config::discover(&cwd)
-            .map(|p| config::load(&p))
-            .transpose()?
-    };
-    let file = file.unwrap_or_default();
-    let in_file = file
-        .path
-        .as_ref()
-        .map_or_else(String::new, |p| p.display().to_string());
-    let cli = "command line";
-    let pick = |cli_value: Option<String>, file_value: Option<String>, default: Option<&str>| {
-        cli_value
-            .map(|v| sourced(v, cli))
-            .or_else(|| file_value.map(|v| sourced(v, &in_file)))
-            .or_else(|| default.map(|d| sourced(d.to_string(), "default")))
-    };
-    let arch = pick(args.arch.clone(), file.arch.clone(), Some("sm_90")).expect("has a default");
-    let bank_mode = pick(
-        args.bank_mode.map(|b| b.to_string()),
-        file.bank_mode.map(|b| b.to_string()),
-        Some("4"),
-    )
-    .expect("has a default");
-    let bank_mode = sourced(
-        bank_mode
-            .value
-            .parse()
-            .map_err(|_| format!("invalid bank mode `{}`", bank_mode.value))?,
-        &bank_mode.source,
-    );
-    let many = |file_values: &[String], cli_values: &[String]| -> Vec<Sourced<String>> {
-        file_values
-            .iter()
-            .map(|v| sourced(v.clone(), &in_file))
-            .chain(cli_values.iter().map(|v| sourced(v.clone(), cli)))
-            .collect()
-    };
-    let include_dirs = file
-        .include_dirs
-        .iter()
-        .map(|d| sourced(d.clone(), &in_file))
-        .chain(args.include.iter().map(|d| sourced(d.clone(), cli)))
-        .collect();
-    let severity = file
-        .severity
-        .iter()
-        .map(|(k, v)| (k.clone(), sourced(v.clone(), &in_file)))
-        .collect();
-    let base = file
-        .path
-        .as_ref()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or(cwd);
-    Ok(Resolved {
-        arch,
-        bank_mode,
-        block_dim: pick(args.block_dim.clone(), file.block_dim.clone(), None),
-        defines: many(&file.defines, &args.define),
-        undefines: many(&[], &args.undefine),
-        include_dirs,
-        exclude: many(&file.exclude, &args.exclude),
-        severity,
-        compile_commands: args.compile_commands.clone().map(|p| sourced(p, cli)),
-        base,
-    })
-}
-
-impl Resolved {
-    /// The merged configuration, one value per line with its source.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        let mut line = |key: &str, value: String, source: &str| {
-            out.push_str(&format!("{:44} # {source}\n", format!("{key} = {value}")));
-        };
-        line("arch", format!("{:?}", self.arch.value), &self.arch.source);
-        line(
-            "bank-mode",
-            self.bank_mode.value.to_string(),
-            &self.bank_mode.source,
-        );
-        match &self.block_dim {
-            Some(b) => line("block-dim", format!("{:?}", b.value), &b.source),
-            None => line(
-                "block-dim",
-                "(launch sites, annotation, or one warp)".into(),
-                "default",
-            ),
-        }
-        for d in &self.defines {
-            line("define", format!("{:?}", d.value), &d.source);
-        }
-        for d in &self.undefines {
-            line("undefine", format!("{:?}", d.value), &d.source);
-        }
-        for d in &self.include_dirs {
-            line(
-                "include-dir",
-                format!("{:?}", d.value.display().to_string()),
-                &d.source,
-            );
-        }
-        for e in &self.exclude {
-            line("exclude", format!("{:?}", e.value), &e.source);
-        }
-        for (code, level) in &self.severity {
-            line(
-                &format!("severity.{code}"),
-                format!("{:?}", level.value),
-                &level.source,
-            );
-        }
-        if let Some(c) = &self.compile_commands {
-            line(
-                "compile-commands",
-                format!("{:?}", c.value.display().to_string()),
-                &c.source,
-            );
-        }
-        out
-    }
-}
-
-/// Builds the analysis options from the arguments (and any banklint.toml).
-pub fn options_from(args: &CheckArgs) -> Result<CheckOptions, String> {
-    options_from_resolved(&resolve(args)?)
-}
-
-/// An error in a value, worded for where it came from: `--flag` or the config file's key.
-fn blame<T>(value: &Sourced<T>, flag: &str, e: String) -> String {
-    match value.source.as_str() {
-        "command line" | "default" => format!("--{flag}: {e}"),
-        file => format!("{file}: `{flag}`: {e}"),
-    }
-}
-
-fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
-    let arch = Arch::parse(&r.arch.value).map_err(|e| blame(&r.arch, "arch", e))?;
-    let bank_mode = BankMode::from_bytes(r.bank_mode.value).ok_or_else(|| {
-        blame(
-            &r.bank_mode,
-            "bank-mode",
-            format!("invalid bank mode {} (expected 4 or 8)", r.bank_mode.value),
-        )
-    })?;
-    let block_dim = r
-        .block_dim
-        .as_ref()
-        .map(|b| {
-            crate::host::launches::parse_block_dim(&b.value).map_err(|e| blame(b, "block-dim", e))
-        })
-        .transpose()?;
-    Ok(CheckOptions {
-        target: Target::new(arch, bank_mode),
-        block_dim,
-        defines: {
-            // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch. User
-            // -D/-U come after and win.
-            let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
-            let builtin = [arch_define.as_str(), "__CUDACC__"];
-            config::defines_from(
-                builtin
-                    .into_iter()
-                    .chain(r.defines.iter().map(|d| d.value.as_str())),
-                r.undefines.iter().map(|d| d.value.clone()),
-            )
-        },
-        include_dirs: r.include_dirs.iter().map(|d| d.value.clone()).collect(),
-        includers: None,
-    })
 }
 
 /// Lets the analysis of each of `files` see what its includer defines first (see
@@ -445,28 +257,10 @@ fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
 }
 
 fn run_check(args: &CheckArgs) -> i32 {
-    let resolved = match resolve(args) {
-        Ok(r) => r,
-        Err(e) => return usage_error(&e),
-    };
-    if args.print_config {
-        print!("{}", resolved.render());
-        return 0;
-    }
-    let options = match options_from_resolved(&resolved) {
-        Ok(o) => o,
-        Err(e) => return usage_error(&e),
-    };
-    let compile_db = match &resolved.compile_commands {
-        Some(c) => match config::load_compile_commands(&c.value) {
-            Ok(db) => db,
-            Err(e) => return usage_error(&e),
-        },
-        None => Default::default(),
-    };
-    let patterns: Vec<String> = resolved.exclude.iter().map(|e| e.value.clone()).collect();
-    let excludes = match config::Excludes::new(&patterns, &resolved.base) {
-        Ok(e) => e,
+    // The current directory's configuration (or `--config`'s) first: it validates the flags
+    // (rule codes, values) before anything is read.
+    let mut profiles = match Profiles::new(args) {
+        Ok(p) => p,
         Err(e) => return usage_error(&e),
     };
     if args.fix && !args.dry_run && args.paths.len() > 1 && args.paths.iter().any(|p| p == "-") {
@@ -474,56 +268,119 @@ fn run_check(args: &CheckArgs) -> i32 {
             "`--fix -` prints the fixed standard input alone; name no other path with it",
         );
     }
+    // No path: the current directory, its files named as found in it (`k.cu`, `src/k.cu`).
+    let implicit = args.paths.is_empty();
+    let paths = if implicit {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
     let mut errors = Vec::new();
     let mut empty = Vec::new();
-    let files = collect_files(&args.paths, &mut errors, &mut empty);
-    let files: Vec<(PathBuf, Reached)> = dedup_by_canonical_path(files)
-        .into_iter()
-        .filter(|(p, _)| p.as_os_str() == "-" || !excludes.is_excluded(p))
-        .collect();
+    let mut files = collect_files(&paths, &mut errors, &mut empty);
+    if implicit {
+        for (p, _) in &mut files {
+            if let Ok(rest) = p.strip_prefix(".") {
+                *p = rest.to_path_buf();
+            }
+        }
+    }
+    // Each file under the configuration nearest to it, less what that configuration excludes.
+    let mut checked: Vec<(PathBuf, Reached, usize)> = Vec::new();
+    for (path, reached) in dedup_by_canonical_path(files) {
+        let stdin = path.as_os_str() == "-";
+        let lookup = match (&args.stdin_filename, stdin) {
+            (Some(name), true) => name.clone(),
+            (None, true) => PathBuf::from("."),
+            _ => path.clone(),
+        };
+        let profile = match profiles.for_path(args, &lookup) {
+            Ok(i) => i,
+            Err(e) => return usage_error(&e),
+        };
+        if stdin || !profiles.list[profile].excludes.is_excluded(&path) {
+            checked.push((path, reached, profile));
+        }
+    }
+    if args.print_config {
+        let shown: Vec<(PathBuf, usize)> =
+            checked.iter().map(|(p, _, i)| (p.clone(), *i)).collect();
+        print!(
+            "{}",
+            crate::app::settings::render_print_config(&profiles, &shown)
+        );
+        return 0;
+    }
+    let cwd_settings = &profiles.list[0].resolved;
+    let compile_db = match &cwd_settings.compile_commands {
+        Some(c) => match config::load_compile_commands(&c.value) {
+            Ok(db) => db,
+            Err(e) => return usage_error(&e),
+        },
+        None => Default::default(),
+    };
     for dir in &empty {
         eprintln!(
             "warning: {}: no .cu or .cuh files in this directory",
             dir.display()
         );
     }
-    if files.is_empty() && errors.is_empty() && !empty.is_empty() {
+    if checked.is_empty() && errors.is_empty() && !empty.is_empty() {
         // Nothing was checked: not the same as a clean tree.
         return 2;
     }
-    let mut inputs: Vec<crate::app::runner::Input> = errors
-        .into_iter()
-        .map(crate::app::runner::Input::Failed)
-        .collect();
-    for (path, reached) in files {
+    let mut inputs: Vec<(Input, usize)> =
+        errors.into_iter().map(|e| (Input::Failed(e), 0)).collect();
+    for (path, reached, profile) in checked {
         if path.as_os_str() == "-" {
             let name = args
                 .stdin_filename
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("<stdin>"));
-            match crate::front::source::read_limited(std::io::stdin()) {
-                Ok(bytes) => inputs.push(crate::app::runner::Input::Stdin(name, bytes)),
-                Err(why) => inputs.push(crate::app::runner::Input::Failed(LoadError {
+            let input = match crate::front::source::read_limited(std::io::stdin()) {
+                Ok(bytes) => Input::Stdin(name, bytes),
+                Err(why) => Input::Failed(LoadError {
                     path: name,
                     message: format!("standard input {why}"),
-                })),
-            }
+                }),
+            };
+            inputs.push((input, profile));
         } else {
-            inputs.push(crate::app::runner::Input::File(path, reached));
+            inputs.push((Input::File(path, reached), profile));
         }
     }
-    let mut options = options;
+    let mut settings: Vec<crate::app::runner::FileSettings> = profiles
+        .list
+        .iter()
+        .map(|p| crate::app::runner::FileSettings {
+            options: p.options.clone(),
+            reporting: p.reporting.clone(),
+        })
+        .collect();
     if !args.no_includer_context {
-        let paths: Vec<PathBuf> = inputs
+        // One index of who includes whom, over every checked file and the include
+        // directories of every configuration in force.
+        let mut paths: Vec<PathBuf> = inputs
             .iter()
-            .filter_map(|i| match i {
-                crate::app::runner::Input::File(p, _) | crate::app::runner::Input::Stdin(p, _) => {
-                    Some(p.clone())
-                }
-                crate::app::runner::Input::Failed(_) => None,
+            .filter_map(|(i, _)| match i {
+                Input::File(p, _) | Input::Stdin(p, _) => Some(p.clone()),
+                Input::Failed(_) => None,
             })
             .collect();
-        add_includer_index(&mut options, &paths);
+        paths.sort();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for s in &settings {
+            for d in &s.options.include_dirs {
+                if !dirs.contains(d) {
+                    dirs.push(d.clone());
+                }
+            }
+        }
+        let index =
+            std::sync::Arc::new(crate::front::includes::IncluderIndex::build(&paths, &dirs));
+        for s in &mut settings {
+            s.options.includers = Some(index.clone());
+        }
     }
     let color = match args.color {
         ColorChoice::Always => true,
@@ -537,17 +394,11 @@ fn run_check(args: &CheckArgs) -> i32 {
             format: args.format,
             fix: args.fix,
             dry_run: args.dry_run,
-            warn_unused_allow: args.warn_unused_allow,
             stats: args.stats,
             fix_stdin: args.fix && !args.dry_run && args.paths.iter().any(|p| p == "-"),
         },
-        options,
+        settings,
         compile_db,
-        severity: resolved
-            .severity
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect(),
         color,
     };
     crate::app::runner::run(&run, inputs)

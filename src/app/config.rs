@@ -1,11 +1,13 @@
-//! Configuration: `banklint.toml`, found from the current directory upward, merged with the
-//! command line (flags win), plus per-file `-D`/`-I` flags from a `compile_commands.json`
-//! (`-p build/`), as clang-tidy reads them. `--print-config` shows where each value came from.
+//! Configuration: `banklint.toml`, found for each checked file from its directory upward,
+//! merged with the command line (flags win; see `settings`), plus per-file `-D`/`-I` flags
+//! from a `compile_commands.json` (`-p build/`), as clang-tidy reads them. `--print-config`
+//! shows which file applies to which path and where each value came from.
 //!
 //! ```toml
 //! arch = "sm_80"
 //! bank-mode = 4
 //! block-dim = "32x8"
+//! min-ways = 4
 //! defines = ["TILE=32", "USE_PADDING"]
 //! include-dirs = ["include"]
 //! exclude = ["third_party/**", "**/*.gen.cu"]
@@ -36,6 +38,7 @@ pub struct FileConfig {
     pub arch: Option<String>,
     pub bank_mode: Option<u32>,
     pub block_dim: Option<String>,
+    pub min_ways: Option<u32>,
     pub defines: Vec<String>,
     pub include_dirs: Vec<PathBuf>,
     pub exclude: Vec<String>,
@@ -98,6 +101,13 @@ pub fn load(path: &Path) -> Result<FileConfig, String> {
                         .ok_or_else(|| err(key, "a string like \"32x8\""))?
                         .to_string(),
                 )
+            }
+            "min-ways" => {
+                cfg.min_ways = match value.as_integer() {
+                    Some(n) if (1..=64).contains(&n) => Some(n as u32),
+                    Some(n) => return Err(err(key, &format!("an integer from 1 to 64, not {n}"))),
+                    None => return Err(err(key, "an integer from 1 to 64")),
+                };
             }
             "defines" => {
                 cfg.defines = strings(value).ok_or_else(|| err(key, "a list of strings"))?

@@ -1,4 +1,5 @@
-//! The application around the pipeline: [`cli`], [`config`], parallel ordered runs over
+//! The application around the pipeline: [`cli`], [`config`] and the [`settings`] each file
+//! is checked with, parallel ordered runs over
 //! many files ([`runner`]), [`autofix`], coverage [`stats`], one emitter per output format ([`emit`]) and the
 //! bank engine as a calculator ([`simulate`]); [`server`] is the language server.
 
@@ -9,6 +10,7 @@ pub mod config;
 pub mod emit;
 pub mod runner;
 pub mod server;
+pub mod settings;
 pub mod simulate;
 pub mod simulate_ops;
 pub mod stats;

@@ -8,11 +8,13 @@
 use crate::app::autofix;
 use crate::app::config::CompileFlags;
 use crate::app::emit::stream::{JsonDocument, SarifDocument};
+use crate::app::settings::Reporting;
 use crate::app::stats::Coverage;
 use crate::bank::arch::BankMode;
 use crate::check::{CheckOptions, check_source};
 use crate::front::source::{LoadError, Reached, SourceFile};
 use crate::lint::diagnostics::{self, Finding, ReportOptions};
+use crate::lint::report::FileReport;
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -45,18 +47,26 @@ pub struct RunFlags {
     pub format: Format,
     pub fix: bool,
     pub dry_run: bool,
-    pub warn_unused_allow: bool,
     pub stats: bool,
     /// `--fix -`: standard output holds the fixed source alone.
     pub fix_stdin: bool,
 }
 
+/// What one file is checked with: the analysis options and what is reported, from the
+/// configuration nearest to it.
+#[derive(Clone)]
+pub struct FileSettings {
+    pub options: CheckOptions,
+    pub reporting: Reporting,
+}
+
 /// Everything a worker needs, shared read-only.
 pub struct Run {
     pub flags: RunFlags,
-    pub options: CheckOptions,
+    /// One per configuration in force; each input names its own. The first is the current
+    /// directory's, whose target the JSON document names at its top.
+    pub settings: Vec<FileSettings>,
     pub compile_db: BTreeMap<PathBuf, CompileFlags>,
-    pub severity: BTreeMap<String, String>,
     pub color: bool,
 }
 
@@ -89,6 +99,10 @@ struct FileOutput {
     other_problems: usize,
     fixes: usize,
     fixed_files: usize,
+    /// Files whose shared-memory accesses were not all reached, with a header missing
+    /// (the first count) or, with every header found, a name nothing defines.
+    missing_headers: usize,
+    undefined_names: usize,
 }
 
 /// Where the run's standard output goes: per-file text, or a streamed document.
@@ -144,20 +158,30 @@ impl Sink {
         match self {
             Sink::Text => Ok(()),
             Sink::Json(doc) => {
-                let bank_mode = match run.options.target.bank_mode {
-                    BankMode::FourByte => 4,
-                    BankMode::EightByte => 8,
-                };
+                let target = run.settings[0].options.target;
                 let stats = run.flags.stats.then(|| totals.coverage.to_json());
-                doc.finish(&run.options.target.arch.name(), bank_mode, stats.as_ref())
-                    .map(drop)
+                doc.finish(
+                    &target.arch.name(),
+                    bank_mode_bytes(target.bank_mode),
+                    stats.as_ref(),
+                )
+                .map(drop)
             }
             Sink::Sarif(doc) => doc.finish().map(drop),
         }
     }
 }
 
-pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
+fn bank_mode_bytes(mode: BankMode) -> u32 {
+    match mode {
+        BankMode::FourByte => 4,
+        BankMode::EightByte => 8,
+    }
+}
+
+/// Checks `inputs`, each with the settings of `run.settings` it names, and prints the results
+/// in input order; returns the exit status.
+pub fn run(run: &Run, inputs: Vec<(Input, usize)>) -> i32 {
     let total = inputs.len();
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism()
@@ -188,8 +212,11 @@ pub fn run(run: &Run, inputs: Vec<Input>) -> i32 {
                 .spawn_scoped(scope, move || {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else { break };
-                        if tx.send((i, process_guarded(run, input))).is_err() {
+                        let Some((input, settings)) = inputs.get(i) else {
+                            break;
+                        };
+                        let settings = &run.settings[*settings];
+                        if tx.send((i, process_guarded(run, settings, input))).is_err() {
                             break;
                         }
                     }
@@ -258,6 +285,8 @@ fn absorb(totals: &mut FileOutput, out: FileOutput) {
     totals.other_problems += out.other_problems;
     totals.fixes += out.fixes;
     totals.fixed_files += usize::from(out.fixes > 0);
+    totals.missing_headers += out.missing_headers;
+    totals.undefined_names += out.undefined_names;
 }
 
 fn finish(run: &Run, totals: FileOutput) -> i32 {
@@ -334,7 +363,49 @@ fn summary_line(t: &FileOutput, files: usize) -> String {
     if t.coverage.not_parsed > 0 && t.input_error {
         parts.push("some files could not be read".to_string());
     }
+    let files = |n: usize| format!("{n} file{}", if n == 1 { "" } else { "s" });
+    let mut incomplete = Vec::new();
+    if t.missing_headers > 0 {
+        incomplete.push(format!("{} had missing headers", files(t.missing_headers)));
+    }
+    if t.undefined_names > 0 {
+        incomplete.push(format!(
+            "{} used macros or constants nothing defines",
+            files(t.undefined_names)
+        ));
+    }
+    if !incomplete.is_empty() {
+        parts.push(format!(
+            "{}: results may be incomplete",
+            incomplete.join(", ")
+        ));
+    }
     parts.join("; ")
+}
+
+/// Whether some shared-memory access of the file was not reached, and why: a header that was
+/// not found or read (first), or else a name nothing defines (an index or array size that is
+/// an undefined macro or constant). Reached means analyzed: an access banklint could not
+/// analyze, code it skipped, or `__shared__` in a file where no access was found.
+fn incompleteness(report: &FileReport) -> (bool, bool) {
+    use crate::lint::findings::Status;
+    let unknown: Vec<&str> = report
+        .findings
+        .iter()
+        .filter_map(|f| match &f.status {
+            Status::Unknown(reason) => Some(reason.as_str()),
+            Status::Analyzed => None,
+        })
+        .collect();
+    let unreached = !unknown.is_empty()
+        || !report.skipped.is_empty()
+        || (report.findings.is_empty() && report.file.text.contains("__shared__"));
+    let header_missing = !report.missing_includes.is_empty()
+        || report.include_problems.iter().any(|p| !p.input_error);
+    let undefined = unknown
+        .iter()
+        .any(|r| r.contains("is not known to banklint") || r.contains("the size of dimension"));
+    (unreached && header_missing, !header_missing && undefined)
 }
 
 thread_local! {
@@ -370,9 +441,11 @@ fn catch_panics_quietly() {
 }
 
 /// [`process`], with a panic turned into an internal error of this file (exit status 2).
-fn process_guarded(run: &Run, input: &Input) -> FileOutput {
+fn process_guarded(run: &Run, settings: &FileSettings, input: &Input) -> FileOutput {
     IN_FILE.with(|f| f.set(true));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(run, input)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        process(run, settings, input)
+    }));
     IN_FILE.with(|f| f.set(false));
     result.unwrap_or_else(|_| {
         let why = PANIC
@@ -382,30 +455,33 @@ fn process_guarded(run: &Run, input: &Input) -> FileOutput {
             Input::File(p, _) | Input::Stdin(p, _) => p.clone(),
             Input::Failed(e) => e.path.clone(),
         };
-        failed(&LoadError {
-            path,
-            message: format!(
-                "internal error: banklint panicked while analyzing this file ({why}); other files are still analyzed; please report this"
-            ),
-        })
+        failed(
+            &LoadError {
+                path,
+                message: format!(
+                    "internal error: banklint panicked while analyzing this file ({why}); other files are still analyzed; please report this"
+                ),
+            },
+            settings,
+        )
     })
 }
 
-fn process(run: &Run, input: &Input) -> FileOutput {
+fn process(run: &Run, settings: &FileSettings, input: &Input) -> FileOutput {
     let mut out = FileOutput::default();
     let (file, options) = match input {
-        Input::Failed(e) => return failed(e),
+        Input::Failed(e) => return failed(e, settings),
         Input::Stdin(name, bytes) => match SourceFile::from_bytes(name, bytes.clone()) {
-            Ok(f) => (f, run.options.clone()),
-            Err(e) => return failed(&e),
+            Ok(f) => (f, settings.options.clone()),
+            Err(e) => return failed(&e, settings),
         },
         Input::File(path, reached) => match SourceFile::load(path, *reached) {
             Ok(f) => {
                 let options =
-                    crate::app::config::options_for_file(&run.options, &run.compile_db, path);
+                    crate::app::config::options_for_file(&settings.options, &run.compile_db, path);
                 (f, options)
             }
-            Err(e) => return failed(&e),
+            Err(e) => return failed(&e, settings),
         },
     };
     let is_stdin = matches!(input, Input::Stdin(..));
@@ -422,11 +498,24 @@ fn process(run: &Run, input: &Input) -> FileOutput {
             .ok()
             .map(|f| check_source(f, &options))
     };
+    let report_findings = |report: &FileReport| {
+        diagnostics::findings(
+            report,
+            ReportOptions {
+                target: options.target,
+                warn_unused_allow: settings.reporting.warn_unused_allow,
+                severity: &settings.reporting.severity,
+                min_ways: settings.reporting.min_ways,
+            },
+        )
+    };
+    let mut findings: Vec<Finding> = report_findings(&report);
     let format = run.flags.format;
     // Dry runs in the text formats print the diff alone.
     let mut diff_only = false;
     if run.flags.fix {
-        let fixed = autofix::fixed(&report);
+        // Only what is reported is fixed.
+        let fixed = autofix::fixed_for(&report, &findings);
         out.fixes = fixed.applied;
         let path = report.file.path.display().to_string();
         if run.flags.dry_run {
@@ -448,6 +537,7 @@ fn process(run: &Run, input: &Input) -> FileOutput {
                 && let Some(r) = recheck(fixed.bytes.clone(), &report.file.path)
             {
                 report = r;
+                findings = report_findings(&report);
             }
             out.stdout = fixed.bytes;
         } else if fixed.applied > 0 {
@@ -455,6 +545,7 @@ fn process(run: &Run, input: &Input) -> FileOutput {
                 Ok(()) => {
                     if let Some(r) = recheck(fixed.bytes, &report.file.path) {
                         report = r;
+                        findings = report_findings(&report);
                     }
                 }
                 Err(e) => {
@@ -465,14 +556,6 @@ fn process(run: &Run, input: &Input) -> FileOutput {
             }
         }
     }
-    let findings: Vec<Finding> = diagnostics::findings(
-        &report,
-        ReportOptions {
-            target: options.target,
-            warn_unused_allow: run.flags.warn_unused_allow,
-            severity: &run.severity,
-        },
-    );
     if !diff_only && !run.flags.fix_stdin {
         emit(&mut out, format, &report, &findings, run.color);
     }
@@ -480,6 +563,8 @@ fn process(run: &Run, input: &Input) -> FileOutput {
         "path": report.file.path.display().to_string(),
         "status": "ok",
         "message": null,
+        "arch": options.target.arch.name(),
+        "bank_mode": bank_mode_bytes(options.target.bank_mode),
         "context": report.context.as_ref().map(|c| c.path.display().to_string()),
         "inactive_lines": report.inactive.iter().map(|r| {
             // A region starts at the end of its directive's line.
@@ -501,6 +586,9 @@ fn process(run: &Run, input: &Input) -> FileOutput {
         }
         out.failing |= f.severity >= Severity::Warning;
     }
+    let (missing_headers, undefined_names) = incompleteness(&report);
+    out.missing_headers = usize::from(missing_headers);
+    out.undefined_names = usize::from(undefined_names);
     out.coverage.add_report(&report);
     out
 }
@@ -525,12 +613,19 @@ fn emit(
     }
 }
 
-fn failed(e: &LoadError) -> FileOutput {
+fn failed(e: &LoadError, settings: &FileSettings) -> FileOutput {
+    let target = settings.options.target;
     let mut out = FileOutput {
         stderr: format!("error: {e}\n"),
-        json_file: Some(
-            json!({"path": e.path.display().to_string(), "status": "error", "message": e.message, "context": null, "inactive_lines": []}),
-        ),
+        json_file: Some(json!({
+            "path": e.path.display().to_string(),
+            "status": "error",
+            "message": e.message,
+            "arch": target.arch.name(),
+            "bank_mode": bank_mode_bytes(target.bank_mode),
+            "context": null,
+            "inactive_lines": [],
+        })),
         input_error: true,
         ..FileOutput::default()
     };

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// The bank-rule families of `BANK_RULES.md`.
+/// The bank-rule families of `docs/BANK_RULES.md`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     /// 1.x (G80, GT200): 16 banks, half-warp requests, one broadcast word per step.

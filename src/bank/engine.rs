@@ -1,7 +1,7 @@
 //! The bank engine: a pure function from one warp instruction (target, operation and access
 //! width, 32 per-lane byte offsets) to the wavefronts the hardware needs to serve it.
 //!
-//! Rules per family follow `BANK_RULES.md`; the 5.x+ rules (phases and the wide-load merge
+//! Rules per family follow `docs/BANK_RULES.md`; the 5.x+ rules (phases and the wide-load merge
 //! rule) reproduce every pattern of the sm_90 calibration data measured with Nsight Compute.
 //! Atomics, ldmatrix / stmatrix and cp.async follow their own measured rules, in [`ops`].
 //!
@@ -100,7 +100,7 @@ impl Op {
         }
     }
 
-    /// Whether this is a plain load or store (the operations of `BANK_RULES.md`).
+    /// Whether this is a plain load or store (the operations of `docs/BANK_RULES.md`).
     pub fn is_plain(self) -> bool {
         matches!(self, Op::Load | Op::Store)
     }

@@ -19,6 +19,8 @@ pub struct ReportOptions<'a> {
     pub warn_unused_allow: bool,
     /// Per-code level from the configuration: error, warning, note, or off.
     pub severity: &'a std::collections::BTreeMap<String, String>,
+    /// Bank conflicts of fewer ways are not reported (`--min-ways`; 1 or 2 report all).
+    pub min_ways: u32,
 }
 
 /// One reportable finding, independent of the output format.
@@ -37,10 +39,14 @@ pub struct Finding {
 }
 
 /// Builds every finding of a report, in file order, after `banklint:` annotations: allowed
-/// findings are dropped, failed expectations added.
+/// findings are dropped, failed expectations added; then severities (`off` drops a code) and
+/// the minimum conflict degree apply.
 pub fn findings(report: &FileReport, options: ReportOptions) -> Vec<Finding> {
     let all = raw_findings(report, options.target);
     let mut out = apply_annotations(report, all, options);
+    out.retain(|f| {
+        f.code != Rule::BankConflict || f.conflict_ways.unwrap_or(0) >= options.min_ways
+    });
     out.retain_mut(
         |f| match options.severity.get(f.code.code()).map(String::as_str) {
             Some("off") => false,
@@ -238,6 +244,11 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
     {
         return "help: give the block shape, `// banklint: block(X, Y)` on the line before the kernel or --block-dim, and each warp is evaluated on its own; give run-time kernel parameters in the index a value with `// banklint: args(NAME = VALUE)`".to_string();
     }
+    if reason.contains("the size of dimension") {
+        return format!(
+            "help: the array's size must be a compile-time constant: if it is a macro or constant from a header, pass `-I` for that header or define it with `-D NAME=VALUE`; {silence}"
+        );
+    }
     if reason.contains("is not known to banklint") {
         return format!(
             "help: if that name is a macro or constant from elsewhere, define it with `-D NAME=VALUE` or pass `-I` for the header that defines it; {silence}"
@@ -408,11 +419,19 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
         let (message, note) = match &u.annotation {
             None => (
                 "block shape of this launch is not used".to_string(),
-                "add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim",
+                match launched_kernel(report, u.span.start)
+                    .and_then(|k| block_annotation(report, &k).map(|a| (k, a)))
+                {
+                    // Advice to add what is there would mislead: say what is used instead.
+                    Some((kernel, annotation)) => format!(
+                        "the `{annotation}` annotation above `{kernel}` gives the shape instead"
+                    ),
+                    None => "add `// banklint: block(X, Y)` on the line before the kernel, or pass --block-dim".to_string(),
+                },
             ),
             Some(what) => (
                 format!("`banklint: {what}` is not used"),
-                "name the kernel's parameters as declared",
+                "name the kernel's parameters as declared".to_string(),
             ),
         };
         out.push(Finding {
@@ -422,7 +441,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             message,
             label: u.reason.clone(),
             secondary: None,
-            notes: vec![note.to_string()],
+            notes: vec![note],
             conflict_ways: None,
             fix: None,
         });
@@ -689,8 +708,17 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
         ShapeSource::Annotation => "from the `// banklint: block(...)` annotation".to_string(),
         ShapeSource::Cli => "from --block-dim".to_string(),
         ShapeSource::Default => {
-            "(no launch or annotation found; add `// banklint: block(X, Y)` above the kernel)"
-                .to_string()
+            let launched = report
+                .unresolved_launches
+                .iter()
+                .filter(|u| u.annotation.is_none())
+                .any(|u| launched_kernel(report, u.span.start).as_deref() == Some(&f.function));
+            if launched {
+                "(its launch's block shape is not a compile-time constant; add `// banklint: block(X, Y)` above the kernel)".to_string()
+            } else {
+                "(no launch or annotation found; add `// banklint: block(X, Y)` above the kernel)"
+                    .to_string()
+            }
         }
     };
     let mut text = format!(
@@ -740,8 +768,14 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
         ));
     }
     if let Some(t) = f.totals {
+        // With no block shape one warp was analyzed: its totals are not a block's.
         text.push_str(&format!(
-            "; per block: {} instruction{}, {} wavefronts (ideal {})",
+            "; per {}: {} instruction{}, {} wavefronts (ideal {})",
+            if shape.dims.is_some() {
+                "block"
+            } else {
+                "warp"
+            },
             t.instructions,
             if t.instructions == 1 { "" } else { "s" },
             t.wavefronts,
@@ -755,6 +789,64 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
         ));
     }
     text
+}
+
+/// The kernel a launch at `offset` (inside its `<<<...>>>`) starts: the name before `<<<`,
+/// past any template arguments, without its namespace.
+fn launched_kernel(report: &FileReport, offset: usize) -> Option<String> {
+    let text = report.file.text.get(..offset)?;
+    let before = text[..text.rfind("<<<")?].trim_end();
+    let mut end = before.len();
+    if before.ends_with('>') {
+        // Skip `<...>` template arguments, nested ones included.
+        let mut depth = 0usize;
+        for (i, c) in before.char_indices().rev() {
+            match c {
+                '>' => depth += 1,
+                '<' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let head = before[..end].trim_end();
+    let start = head
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &head[start..];
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The `banklint: block(...)` annotation on the comment lines directly above kernel `name`
+/// (or its `template` line), as written.
+fn block_annotation(report: &FileReport, name: &str) -> Option<String> {
+    report
+        .functions
+        .iter()
+        .filter(|(n, _, kernel)| *kernel && n.rsplit("::").next() == Some(name))
+        .find_map(|(_, span, _)| {
+            let mut line = report.file.line_index(span.start);
+            while line > 0 {
+                line -= 1;
+                let text = report.file.text[report.file.line_span(line)].trim();
+                if let Some(at) = text.find("banklint: block(") {
+                    let rest = &text[at..];
+                    return Some(rest[..rest.find(')').map_or(rest.len(), |i| i + 1)].to_string());
+                }
+                if !(text.starts_with("//")
+                    || text.starts_with("/*")
+                    || text.starts_with("template"))
+                {
+                    break;
+                }
+            }
+            None
+        })
 }
 
 /// The file and line of a wrapper class's array: a header's path, or this file's.

@@ -77,7 +77,8 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                     map.insert("wavefronts".into(), json!(wf));
                     map.insert("ideal_wavefronts".into(), json!(ideal));
                     map.insert("conflict_ways".into(), json!(ways));
-                    if let Some(t) = f.totals {
+                    // Totals of a block only when its shape is known (else one warp's).
+                    if let Some(t) = f.totals.filter(|_| f.shape.dims.is_some()) {
                         map.insert(
                             "block_totals".into(),
                             json!({"instructions": t.instructions, "wavefronts": t.wavefronts}),

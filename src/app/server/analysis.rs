@@ -9,13 +9,13 @@
 
 use crate::app::cli::{self, Cli, Command};
 use crate::app::config;
+use crate::app::settings::{self, Reporting};
 use crate::bank::arch::Target;
 use crate::check::check_source;
 use crate::front::source::SourceFile;
 use crate::lint::diagnostics::{self, Finding, ReportOptions};
 use crate::lint::report::FileReport;
 use clap::Parser;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The result of analyzing one version of a buffer.
@@ -68,8 +68,9 @@ pub fn analyze(path: &Path, text: &str, others: &[PathBuf]) -> Outcome {
             &report,
             ReportOptions {
                 target: options.target,
-                warn_unused_allow: false,
-                severity: &settings.severity,
+                warn_unused_allow: settings.reporting.warn_unused_allow,
+                severity: &settings.reporting.severity,
+                min_ways: settings.reporting.min_ways,
             },
         );
         (report, findings)
@@ -102,7 +103,7 @@ pub fn analyze(path: &Path, text: &str, others: &[PathBuf]) -> Outcome {
 /// The resolved settings for one file.
 struct Settings {
     options: crate::check::CheckOptions,
-    severity: BTreeMap<String, String>,
+    reporting: Reporting,
     excluded: bool,
 }
 
@@ -135,16 +136,12 @@ fn settings_from_argv(path: &Path, config_file: Option<&Path>) -> Result<Setting
         Command::Check(args) => args,
         _ => unreachable!("parsed as `check`"),
     };
-    let resolved = cli::resolve(&args)?;
-    let options = cli::options_from(&args)?;
+    let resolved = settings::resolve(&args)?;
+    let options = settings::options_from_resolved(&resolved)?;
     let patterns: Vec<String> = resolved.exclude.iter().map(|e| e.value.clone()).collect();
     Ok(Settings {
         options,
-        severity: resolved
-            .severity
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect(),
+        reporting: resolved.reporting(false),
         excluded: config::Excludes::new(&patterns, &resolved.base)?.is_excluded(path),
     })
 }

@@ -7,7 +7,9 @@ rule! {
     /// comment unless it ends a longer word (`mybanklint:`, `no-banklint:`).
     ///
     /// ## Why is this bad?
-    /// A misspelled suppression or expectation silently does nothing.
+    /// A misspelled suppression or expectation silently does nothing: an assertion someone
+    /// relies on is not checked. So it is an error, which fails the run;
+    /// `[severity] invalid-annotation = "note"` only reports it.
     ///
     /// ## Example
     /// ```cuda
