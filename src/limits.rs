@@ -24,6 +24,14 @@ pub const MAX_RECOVERIES: usize = 64;
 /// A tile library's umbrella header (ThunderKittens' `kittens.cuh`) reaches about 150.
 pub const MAX_HEADERS: usize = 256;
 
+/// Headers kept prepared for the rest of a run (see `front::header_cache`), counted as about
+/// eight times their text: a library's headers fit; a run over several libraries stops adding
+/// once this is reached and prepares the rest per file.
+pub const MAX_CACHED_HEADER_BYTES: usize = 1 << 30;
+
+/// Prepared variants kept for one header (included under different definitions).
+pub const MAX_CACHED_VARIANTS: usize = 16;
+
 /// Statements of host code read per file to find what each launch sees.
 pub const MAX_HOST_STATEMENTS: usize = 200_000;
 

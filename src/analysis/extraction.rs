@@ -88,6 +88,18 @@ pub struct Unit<'p> {
     pub constants: HashMap<String, NamedConstant>,
     pub file_shared: Vec<SharedArray>,
     pub functions: Vec<Function>,
+    /// Built on first use: `functions` by name, and the file's type names as a set
+    /// (a tile library has thousands of each, and calls look them up all the time).
+    lookup: std::cell::OnceCell<Lookup>,
+    /// Expressions parsed from text (launch arguments, macro bodies), by text.
+    parsed_texts:
+        std::cell::RefCell<HashMap<String, Option<lang_c::span::Node<lang_c::ast::Expression>>>>,
+}
+
+/// See [`Unit::lookup`].
+struct Lookup {
+    functions: HashMap<String, Vec<usize>>,
+    typenames: std::collections::HashSet<String>,
 }
 
 impl Unit<'_> {
@@ -121,21 +133,57 @@ impl Unit<'_> {
                 .or_else(|| named.first())
                 .copied()
         }
-        let exact: Vec<&Function> = self.functions.iter().filter(|f| f.name == name).collect();
+        let named = |n: &str| -> Vec<&Function> {
+            self.lookup()
+                .functions
+                .get(n)
+                .map(|at| at.iter().map(|&i| &self.functions[i]).collect())
+                .unwrap_or_default()
+        };
+        let exact = named(name);
         if !exact.is_empty() {
             return by_arity(exact, arity);
         }
         let (bare, qualifier) = crate::front::names::split_qualified(name)?;
-        by_arity(
-            self.functions
-                .iter()
-                .filter(|f| {
-                    f.name == bare
-                        && crate::front::names::namespace_matches(&f.namespace, qualifier)
-                })
-                .collect(),
-            arity,
-        )
+        let in_namespace = named(bare)
+            .into_iter()
+            .filter(|f| crate::front::names::namespace_matches(&f.namespace, qualifier))
+            .collect();
+        by_arity(in_namespace, arity)
+    }
+
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let mut functions: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, f) in self.functions.iter().enumerate() {
+                functions.entry(f.name.clone()).or_default().push(i);
+            }
+            Lookup {
+                functions,
+                typenames: self.prepared.typenames.iter().cloned().collect(),
+            }
+        })
+    }
+
+    /// Whether `name` is one of the file's type names (its own and its headers').
+    pub fn is_typename(&self, name: &str) -> bool {
+        self.lookup().typenames.contains(name)
+    }
+
+    /// `text` parsed as an expression by `parse`, once per text.
+    pub fn parsed_text(
+        &self,
+        text: &str,
+        parse: impl FnOnce() -> Option<lang_c::span::Node<lang_c::ast::Expression>>,
+    ) -> Option<lang_c::span::Node<lang_c::ast::Expression>> {
+        if let Some(known) = self.parsed_texts.borrow().get(text) {
+            return known.clone();
+        }
+        let parsed = parse();
+        self.parsed_texts
+            .borrow_mut()
+            .insert(text.to_string(), parsed.clone());
+        parsed
     }
 }
 
@@ -150,6 +198,8 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         constants: HashMap::new(),
         file_shared: Vec::new(),
         functions: Vec::new(),
+        lookup: Default::default(),
+        parsed_texts: Default::default(),
     };
     // `#define fp float` before `struct { fp x; }`: macro-named types first.
     unit.types

@@ -5,6 +5,7 @@
 //! expansion, source map), [`crate::front::lower`] (CUDA C++ to C of the same length),
 //! [`crate::front::items`] (top-level items and aggregates).
 
+use crate::front::header_cache;
 use crate::front::items::lower_items;
 use crate::front::lex::lex;
 use crate::front::lower::Lowering;
@@ -13,9 +14,10 @@ use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
 use crate::front::preprocess::{Included, initial_macros, preprocess};
 use crate::front::syntax::parse;
+use std::sync::Arc;
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
-    prepare_with_includes(src, defines, &mut |_| None)
+    prepare_with_includes(src, defines, &mut |_: &HeaderRequest| None)
 }
 
 /// An `#include` to resolve: the name as written, whether in angle brackets, and the path of
@@ -27,15 +29,61 @@ pub struct HeaderRequest<'r> {
     pub from: Option<&'r str>,
 }
 
-/// Finds a header: its path and text.
-pub type IncludeLoader<'l> = dyn FnMut(&HeaderRequest) -> Option<(String, String)> + 'l;
+impl HeaderRequest<'_> {
+    pub fn to_owned(&self) -> OwnedHeaderRequest {
+        OwnedHeaderRequest {
+            name: self.name.to_string(),
+            angled: self.angled,
+            from: self.from.map(str::to_string),
+        }
+    }
+}
+
+/// A [`HeaderRequest`] kept to be made again (see `header_cache`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedHeaderRequest {
+    pub name: String,
+    pub angled: bool,
+    pub from: Option<String>,
+}
+
+impl OwnedHeaderRequest {
+    pub fn as_request(&self) -> HeaderRequest<'_> {
+        HeaderRequest {
+            name: &self.name,
+            angled: self.angled,
+            from: self.from.as_deref(),
+        }
+    }
+}
+
+/// Where a loader's state stood ([`IncludeLoader::mark`]), to go back to it.
+#[derive(Clone, Debug, Default)]
+pub struct LoaderMark(pub Vec<usize>);
+
+/// Finds headers: each one's path and text. A loader may keep state (headers read so far,
+/// `#pragma once`); `mark` and `rewind` undo loads made to check a cached header that then
+/// did not match.
+pub trait IncludeLoader {
+    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)>;
+    fn mark(&self) -> LoaderMark {
+        LoaderMark::default()
+    }
+    fn rewind(&mut self, _to: LoaderMark) {}
+}
+
+impl<F: FnMut(&HeaderRequest) -> Option<(String, String)>> IncludeLoader for F {
+    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
+        self(request)
+    }
+}
 
 /// Like [`prepare`], following local includes through `load`: their macros take effect at
 /// the `#include` line, and their type names and declarations are kept in `headers`.
 pub fn prepare_with_includes(
     src: &str,
     defines: &Defines,
-    load: &mut IncludeLoader<'_>,
+    load: &mut dyn IncludeLoader,
 ) -> Prepared {
     prepare_in_context(src, defines, load, None)
 }
@@ -47,7 +95,7 @@ pub fn prepare_with_includes(
 pub fn prepare_in_context(
     src: &str,
     defines: &Defines,
-    load: &mut IncludeLoader<'_>,
+    load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
 ) -> Prepared {
     let mut macros = initial_macros(defines);
@@ -62,7 +110,7 @@ pub fn prepare_in_context(
 fn prepare_from(
     src: &str,
     macros: MacroTable,
-    load: &mut IncludeLoader<'_>,
+    load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
     path: Option<&str>,
 ) -> Prepared {
@@ -71,17 +119,20 @@ fn prepare_from(
         out.absorb_declarations(ctx, includer);
     }
     // Headers as found: the name written, the path read, what their front end found.
-    let mut headers: Vec<(String, String, Prepared)> = Vec::new();
+    let mut headers: Vec<(String, String, Arc<Prepared>)> = Vec::new();
     let pre = preprocess(src, macros, &mut |name, angled, in_force, span| {
         let request = HeaderRequest {
             name,
             angled,
             from: path,
         };
-        match load(&request) {
+        match load.load(&request) {
             Some((found, text)) => {
-                // The header sees every macro in force at the `#include` line.
-                let header = prepare_from(&text, in_force.clone(), load, None, Some(&found));
+                // The header sees every macro in force at the `#include` line; prepared once
+                // per run for each set of the definitions it can see.
+                let header = header_cache::prepared_header(&found, &text, in_force, load, |l| {
+                    prepare_from(&text, in_force.clone(), l, None, Some(&found))
+                });
                 let defined = header.macros.clone();
                 headers.push((name.to_string(), found, header));
                 Included::Found(defined)
@@ -98,7 +149,8 @@ fn prepare_from(
         out.absorb_declarations(&header, &path);
         out.headers.push((name, header));
     }
-    out.headers.extend(context);
+    out.headers
+        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
     out.source = src.to_string();
     out.source_lines = std::iter::once(0)
         .chain(src.match_indices('\n').map(|(i, _)| i + 1))

@@ -6,7 +6,9 @@
 //! file's own directory, and rebuilds what the includer's front end had seen by its
 //! `#include` line, as clangd does for headers.
 
-use crate::front::cuda::{Defines, HeaderRequest, Prepared, prepare_in_context};
+use crate::front::cuda::{
+    Defines, HeaderRequest, IncludeLoader, LoaderMark, Prepared, prepare_in_context,
+};
 use crate::front::project_headers::{HeaderIndex, index_for, project_root};
 use crate::front::source::{Reached, SourceFile, read_capped};
 use std::collections::{HashMap, HashSet};
@@ -276,13 +278,58 @@ pub fn header_loader<'a>(
     file: &'a Path,
     include_dirs: &'a [PathBuf],
     log: &'a HeaderLog,
-) -> impl FnMut(&HeaderRequest) -> Option<(String, String)> + 'a {
-    let mut loads = 0;
-    let mut project: Option<Arc<HeaderIndex>> = None;
-    // Headers marked `#pragma once` already read for this file: included again, they are empty.
-    let mut once: HashSet<PathBuf> = HashSet::new();
-    move |request: &HeaderRequest| {
+) -> HeaderLoader<'a> {
+    HeaderLoader {
+        file,
+        include_dirs,
+        log,
+        loads: 0,
+        project: None,
+        once: Vec::new(),
+    }
+}
+
+/// `path` with links resolved, remembered for the run: each file of a library reads the
+/// same headers, and resolving costs a system call per path component.
+fn canonical(path: &Path) -> PathBuf {
+    static KNOWN: std::sync::OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> =
+        std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(c) = known.lock().ok().and_then(|m| m.get(path).cloned()) {
+        return c;
+    }
+    let c = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(mut m) = known.lock() {
+        m.insert(path.to_path_buf(), c.clone());
+    }
+    c
+}
+
+/// The loader [`header_loader`] makes: where a file's headers are found and how many are read.
+pub struct HeaderLoader<'a> {
+    file: &'a Path,
+    include_dirs: &'a [PathBuf],
+    log: &'a HeaderLog,
+    loads: usize,
+    project: Option<Arc<HeaderIndex>>,
+    /// Headers marked `#pragma once` already read for this file: included again, they are
+    /// empty.
+    once: Vec<PathBuf>,
+}
+
+impl HeaderLoader<'_> {
+    fn refuse(&self, name: &str, reason: String, input_error: bool) -> Option<(String, String)> {
+        self.log
+            .borrow_mut()
+            .push((name.to_string(), reason, input_error));
+        None
+    }
+}
+
+impl IncludeLoader for HeaderLoader<'_> {
+    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
         let name = request.name;
+        let file = self.file;
         let beside = |p: &Path| p.parent().map(|d| d.join(name));
         let quoted_dirs = if request.angled {
             Vec::new()
@@ -296,60 +343,62 @@ pub fn header_loader<'a>(
         };
         let mut found = quoted_dirs
             .into_iter()
-            .chain(include_dirs.iter().map(|d| d.join(name)))
+            .chain(self.include_dirs.iter().map(|d| d.join(name)))
             .find(|p| std::fs::metadata(p).is_ok());
         if found.is_none() {
-            let index = project.get_or_insert_with(|| index_for(&project_root(file)));
+            let index = self
+                .project
+                .get_or_insert_with(|| index_for(&project_root(file)));
             let from = request.from.map_or(file, Path::new);
             match index.find(name, from) {
                 Ok(hit) => found = hit,
-                Err(tie) => {
-                    if !request.angled {
-                        log.borrow_mut().push((
-                            name.to_string(),
-                            format!(
-                                "not next to its includer or in a `-I` directory, and the project has several: `{}` and `{}`; pass `-I` for the right one",
-                                tie[0].display(),
-                                tie[1].display()
-                            ),
-                            false,
-                        ));
-                    }
-                    return None;
+                Err(tie) if !request.angled => {
+                    let reason = format!(
+                        "not next to its includer or in a `-I` directory, and the project has several: `{}` and `{}`; pass `-I` for the right one",
+                        tie[0].display(),
+                        tie[1].display()
+                    );
+                    return self.refuse(name, reason, false);
                 }
+                Err(_) => return None,
             }
         }
         let found = found?;
-        let key = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
-        if once.contains(&key) {
+        let key = canonical(&found);
+        if self.once.contains(&key) {
             return Some((found.display().to_string(), String::new()));
         }
-        let refuse = |reason: String, input_error: bool| {
-            log.borrow_mut()
-                .push((name.to_string(), reason, input_error));
-            None
-        };
         if std::fs::metadata(&found).is_ok_and(|m| m.is_dir()) {
-            return refuse(format!("`{}` is a directory", found.display()), false);
+            return self.refuse(name, format!("`{}` is a directory", found.display()), false);
         }
-        if loads == MAX_HEADER_LOADS {
-            return refuse(
-                format!(
-                    "banklint reads at most {MAX_HEADER_LOADS} headers for one file (includes of includes counted), and this one is past that limit"
-                ),
-                false,
+        if self.loads == MAX_HEADER_LOADS {
+            let reason = format!(
+                "banklint reads at most {MAX_HEADER_LOADS} headers for one file (includes of includes counted), and this one is past that limit"
             );
+            return self.refuse(name, reason, false);
         }
-        loads += 1;
+        self.loads += 1;
         match read_capped(&found, Reached::Indirectly) {
             Ok(bytes) => {
                 let text = lenient_text(&found, bytes);
                 if has_pragma_once(&text) {
-                    once.insert(key);
+                    self.once.push(key);
                 }
                 Some((found.display().to_string(), text))
             }
-            Err(why) => refuse(format!("`{}` {why}", found.display()), true),
+            Err(why) => self.refuse(name, format!("`{}` {why}", found.display()), true),
+        }
+    }
+
+    fn mark(&self) -> LoaderMark {
+        LoaderMark(vec![self.loads, self.once.len(), self.log.borrow().len()])
+    }
+
+    fn rewind(&mut self, to: LoaderMark) {
+        if let [loads, once, logged] = to.0[..] {
+            self.loads = loads;
+            self.once.truncate(once);
+            self.log.borrow_mut().truncate(logged);
         }
     }
 }

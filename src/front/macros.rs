@@ -149,6 +149,19 @@ impl MacroTable {
         out
     }
 
+    /// The entries of the names in `names` only (what a header's cached result keeps: the
+    /// names its text can look up or define).
+    pub fn restricted_to(&self, names: &std::collections::HashSet<Box<str>>) -> MacroTable {
+        MacroTable {
+            entries: self
+                .entries
+                .iter()
+                .filter(|(name, _)| names.contains(name.as_str()))
+                .map(|(name, defs)| (name.clone(), defs.clone()))
+                .collect(),
+        }
+    }
+
     /// Object-like macros in force at `at`, as name and body.
     pub fn object_like_at(&self, at: usize) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = self

@@ -4,7 +4,8 @@
 //! macros ([`macros`]), recording a [`source_map`] back to the file; [`syntax`] parses the
 //! expanded text with tree-sitter, [`items`] finds the top-level items in the tree and [`lower`]
 //! rewrites their CUDA C++ into C of the same length, together driven by [`cuda`] into a
-//! [`prepared`] file ([`names`]: names known without a declaration); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
+//! [`prepared`] file ([`names`]: names known without a declaration; [`header_cache`]: each
+//! header prepared once per run for the definitions it sees); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
 //! [`includes`] finds the files that include a file and reads headers ([`project_headers`]
 //! finds those no `-I` names); [`host_code`] reads host
 //! functions as programs to give each launch its values; [`annotation_syntax`] reads the
@@ -14,6 +15,7 @@
 pub mod annotation_syntax;
 pub mod casts;
 pub mod cuda;
+pub mod header_cache;
 pub mod host_code;
 pub mod includes;
 pub mod items;

@@ -127,7 +127,7 @@ pub struct Prepared {
     /// Local `#include "..."` lines whose file was not found (file spans).
     pub missing_includes: Vec<(String, Range<usize>)>,
     /// Local headers that were followed, with what their front end found.
-    pub headers: Vec<(String, Prepared)>,
+    pub headers: Vec<(String, std::sync::Arc<Prepared>)>,
     /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
     pub shared_memory_classes: Vec<String>,

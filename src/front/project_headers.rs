@@ -33,7 +33,13 @@ const SKIPPED_DIRS: &[&str] = &["build", "node_modules", "target", "__pycache__"
 #[derive(Debug, Default)]
 pub struct HeaderIndex {
     by_name: HashMap<String, Vec<PathBuf>>,
+    /// Answers already given, by name and including file: every file of a library asks
+    /// the same questions.
+    found: Mutex<HashMap<(String, PathBuf), Found>>,
 }
+
+/// What [`HeaderIndex::find`] answers.
+type Found = Result<Option<PathBuf>, Vec<PathBuf>>;
 
 impl HeaderIndex {
     /// Indexes the files under `root` (hidden and build directories left out).
@@ -56,7 +62,10 @@ impl HeaderIndex {
                     .push(entry.into_path());
             }
         }
-        HeaderIndex { by_name }
+        HeaderIndex {
+            by_name,
+            found: Mutex::default(),
+        }
     }
 
     /// The file `name` (`a/b.h`) names for a file in `from`'s directory: the candidates whose
@@ -64,7 +73,19 @@ impl HeaderIndex {
     /// shortest. `Err` lists a tie. A name without a directory matches little by itself, so
     /// it is looked for only in folders named like include folders (`include`, `inc`,
     /// `common`); the toolkit's and the C library's headers are never looked for.
-    pub fn find(&self, name: &str, from: &Path) -> Result<Option<PathBuf>, Vec<PathBuf>> {
+    pub fn find(&self, name: &str, from: &Path) -> Found {
+        let key = (name.to_string(), from.to_path_buf());
+        if let Some(known) = self.found.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return known;
+        }
+        let answer = self.search(name, from);
+        if let Ok(mut m) = self.found.lock() {
+            m.insert(key, answer.clone());
+        }
+        answer
+    }
+
+    fn search(&self, name: &str, from: &Path) -> Found {
         if is_toolkit_header(name) {
             return Ok(None);
         }

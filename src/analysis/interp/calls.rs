@@ -313,32 +313,53 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// name: the header's name, its unit, the function. Not one that declares `__shared__`
     /// memory of its own, whose declaration would be in another file than the report's.
     pub(super) fn header_function(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
-        let units = std::iter::once(("", self.home_unit))
-            .chain(self.headers.iter().map(|(n, u)| (n.as_str(), u)));
-        for (header, unit) in units {
+        // Each unit skips itself, so the answer depends on which one is current.
+        let key = (
+            name.to_string(),
+            arity,
+            std::ptr::from_ref(self.unit) as usize,
+        );
+        let known = self.header_callees.borrow().get(&key).copied();
+        let found = match known {
+            Some(found) => found,
+            None => {
+                let found = self.find_header_function(name, arity);
+                self.header_callees.borrow_mut().insert(key, found);
+                found
+            }
+        };
+        let (slot, index) = found?;
+        let (header, unit) = match slot {
+            0 => ("", self.home_unit),
+            i => (self.headers[i - 1].0.as_str(), &self.headers[i - 1].1),
+        };
+        let function = &unit.functions[index];
+        let declares_shared = unit
+            .prepared
+            .keywords_in(function.span.clone())
+            .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
+        if declares_shared {
+            return None;
+        }
+        Some(Callee {
+            unit,
+            function,
+            header: Some(header.to_string()),
+        })
+    }
+
+    /// The first unit (home, then headers in order) other than the current one with a device
+    /// function for the call: its slot and the function's index.
+    fn find_header_function(&self, name: &str, arity: usize) -> Option<(usize, usize)> {
+        let units = std::iter::once(self.home_unit).chain(self.headers.iter().map(|(_, u)| u));
+        for (slot, unit) in units.enumerate() {
             if std::ptr::eq(unit, self.unit) {
                 continue;
             }
-            let Some(f) = unit.function(name, arity).filter(|f| !f.kernel) else {
-                continue;
-            };
-            let declares_shared = unit
-                .prepared
-                .keywords_in(f.span.clone())
-                .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
-            if declares_shared {
-                return None;
+            if let Some(f) = unit.function(name, arity).filter(|f| !f.kernel) {
+                let index = unit.functions.iter().position(|g| std::ptr::eq(g, f))?;
+                return Some((slot, index));
             }
-            let header = if std::ptr::eq(unit, self.home_unit) {
-                String::new()
-            } else {
-                header.to_string()
-            };
-            return Some(Callee {
-                unit,
-                function: f,
-                header: Some(header),
-            });
         }
         None
     }

@@ -225,6 +225,10 @@ struct Analyzer<'a, 'p> {
     home_unit: &'a Unit<'p>,
     /// Local headers with device functions (see `check::header_units`), callable by name.
     headers: &'a [(String, Unit<'p>)],
+    /// Header functions already looked up by name, arity and current unit: the unit found
+    /// (0: `home_unit`, else `headers[i - 1]`) and the function's index, or none.
+    #[allow(clippy::type_complexity)]
+    header_callees: std::cell::RefCell<HashMap<(String, usize, usize), Option<(usize, usize)>>>,
     /// Inside a function from a header: the call site in the analyzed file where its accesses
     /// are reported, and the header's name.
     home_call: Option<(Range<usize>, String)>,
@@ -454,14 +458,21 @@ pub fn const_eval_text(unit: &Unit<'_>, text: &str) -> Option<i64> {
 
 /// Parses an expression written outside any parsed item (a macro body, a launch argument).
 pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
+    unit.parsed_text(text, || parse_text_now(unit, text))
+}
+
+fn parse_text_now(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
+    // The type names the text uses, declared first so that casts parse.
     let mut prelude = String::new();
-    for name in crate::front::names::BUILTIN_TYPENAMES
-        .iter()
-        .copied()
-        .chain(unit.prepared.typenames.iter().map(String::as_str))
+    let mut declared = std::collections::HashSet::new();
+    for word in text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
     {
-        if text.contains(name) {
-            prelude.push_str(&format!("typedef int {name};"));
+        let typename =
+            crate::front::names::BUILTIN_TYPENAMES.contains(&word) || unit.is_typename(word);
+        if typename && declared.insert(word) {
+            prelude.push_str(&format!("typedef int {word};"));
         }
     }
     let src = format!("{prelude}int __banklint_expr = ({text});");
@@ -561,6 +572,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             unit,
             home_unit: unit,
             headers: &[],
+            header_callees: Default::default(),
             home_call: None,
             target,
             syms,

@@ -1,0 +1,348 @@
+//! Each header prepared once per run for each set of definitions it can see. Every file of a
+//! library includes the same headers (a raft source reaches about 110 of them, 900 KB); a
+//! directory run or an editor session that preprocessed, parsed and lowered them again for
+//! each file would spend nearly all its time there.
+//!
+//! A header's result depends on three things, and a cached one is reused only when all three
+//! are as they were:
+//! - its text (compared by hash);
+//! - the macros in force at the `#include` line, but only those its text, the texts of the
+//!   headers it reaches, and the bodies of those macros name: any other definition cannot
+//!   change its preprocessing;
+//! - what the loader answers for each header it reaches, in order (the same file and text,
+//!   `#pragma once` headers already read left empty). These requests are made again on a
+//!   hit, so the loader's state (headers counted, `#pragma once`, problems logged) moves
+//!   exactly as if the header had been read; where an answer differs, the loader is rewound
+//!   and the header is prepared anew.
+//!
+//! The macros a cached result exports keep only the names above, so what it hands its
+//! includer does not depend on the file that first included it.
+
+use crate::front::cuda::{HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest};
+use crate::front::macros::{MacroDef, MacroTable};
+use crate::front::prepared::Prepared;
+use crate::limits::{MAX_CACHED_HEADER_BYTES, MAX_CACHED_VARIANTS};
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A loader's answer, kept small: the path found and its text's hash.
+type Answer = Option<(String, u64)>;
+
+/// A macro's definition as it affects expansion (not where it was made).
+#[derive(Clone, Debug, PartialEq)]
+struct Signature {
+    params: Option<Vec<String>>,
+    variadic: bool,
+    body: String,
+}
+
+impl Signature {
+    fn of(def: &MacroDef) -> Signature {
+        Signature {
+            params: def.params.clone(),
+            variadic: def.variadic,
+            body: def.body.clone(),
+        }
+    }
+}
+
+struct Entry {
+    text_hash: u64,
+    /// Each name the header could look up, with its definition where it was included.
+    sees: Vec<(Box<str>, Option<Signature>)>,
+    /// The loader's requests while the header was prepared, and its answers.
+    loads: Vec<(OwnedHeaderRequest, Answer)>,
+    prepared: Arc<Prepared>,
+    bytes: usize,
+}
+
+#[derive(Default)]
+struct Cache {
+    by_path: HashMap<String, Vec<Arc<Entry>>>,
+    bytes: usize,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// Adds each identifier of `text` (comments and strings included: more names only make a
+/// reuse rarer, never wrong).
+fn add_identifiers(text: &str, out: &mut HashSet<Box<str>>) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphanumeric() || b[i] == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if !b[start].is_ascii_digit() && !out.contains(&text[start..i]) {
+                out.insert(text[start..i].into());
+            }
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// A loader that records the requests made through it, their answers, and the names of the
+/// texts it hands out.
+struct Recording<'l> {
+    inner: &'l mut dyn IncludeLoader,
+    loads: Vec<(OwnedHeaderRequest, Answer)>,
+    names: HashSet<Box<str>>,
+}
+
+impl IncludeLoader for Recording<'_> {
+    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
+        let answer = self.inner.load(request);
+        if let Some((_, text)) = &answer {
+            add_identifiers(text, &mut self.names);
+        }
+        let kept = answer
+            .as_ref()
+            .map(|(path, text)| (path.clone(), text_hash(text)));
+        self.loads.push((request.to_owned(), kept));
+        answer
+    }
+
+    fn mark(&self) -> LoaderMark {
+        let mut mark = self.inner.mark();
+        mark.0.push(self.loads.len());
+        mark
+    }
+
+    fn rewind(&mut self, mut to: LoaderMark) {
+        if let Some(len) = to.0.pop() {
+            self.loads.truncate(len);
+        }
+        self.inner.rewind(to);
+    }
+}
+
+/// The names a header can look up: those of its text and of what it reaches, and, through
+/// the macros in force, those their bodies name.
+fn names_seen(mut names: HashSet<Box<str>>, in_force: &MacroTable) -> HashSet<Box<str>> {
+    let mut work: Vec<Box<str>> = names.iter().cloned().collect();
+    while let Some(name) = work.pop() {
+        if let Some(def) = in_force.lookup(&name, usize::MAX) {
+            let mut body = HashSet::new();
+            add_identifiers(&def.body, &mut body);
+            for n in body {
+                if !names.contains(&n) {
+                    names.insert(n.clone());
+                    work.push(n);
+                }
+            }
+        }
+    }
+    names
+}
+
+fn sees_the_same(entry: &Entry, in_force: &MacroTable) -> bool {
+    entry.sees.iter().all(|(name, seen)| {
+        let now = in_force.lookup(name, usize::MAX);
+        match (now, seen) {
+            (None, None) => true,
+            (Some(def), Some(sig)) => Signature::of(def) == *sig,
+            _ => false,
+        }
+    })
+}
+
+/// Makes the entry's requests again; on the first different answer, rewinds the loader.
+fn replays(entry: &Entry, load: &mut dyn IncludeLoader) -> bool {
+    let mark = load.mark();
+    for (request, expected) in &entry.loads {
+        let got = load.load(&request.as_request());
+        let same = match (&got, expected) {
+            (None, None) => true,
+            (Some((path, text)), Some((want_path, want_hash))) => {
+                path == want_path && text_hash(text) == *want_hash
+            }
+            _ => false,
+        };
+        if !same {
+            load.rewind(mark);
+            return false;
+        }
+    }
+    true
+}
+
+/// The header at `path` with `text`, included where `in_force` holds: from the cache when
+/// one prepared before saw the same, else `prepare(loader)`, kept for the next file.
+pub fn prepared_header(
+    path: &str,
+    text: &str,
+    in_force: &MacroTable,
+    load: &mut dyn IncludeLoader,
+    prepare: impl FnOnce(&mut dyn IncludeLoader) -> Prepared,
+) -> Arc<Prepared> {
+    let hash = text_hash(text);
+    let candidates: Vec<Arc<Entry>> = cache()
+        .lock()
+        .ok()
+        .and_then(|c| c.by_path.get(path).cloned())
+        .unwrap_or_default();
+    for entry in candidates {
+        if entry.text_hash == hash && sees_the_same(&entry, in_force) && replays(&entry, load) {
+            return entry.prepared.clone();
+        }
+    }
+
+    let mut recording = Recording {
+        inner: load,
+        loads: Vec::new(),
+        names: HashSet::new(),
+    };
+    let mut prepared = prepare(&mut recording);
+    let Recording {
+        loads, mut names, ..
+    } = recording;
+    add_identifiers(text, &mut names);
+    let names = names_seen(names, in_force);
+    prepared.macros = prepared.macros.restricted_to(&names);
+    let prepared = Arc::new(prepared);
+    let mut sees: Vec<(Box<str>, Option<Signature>)> = names
+        .into_iter()
+        .map(|n| {
+            let seen = in_force.lookup(&n, usize::MAX).map(Signature::of);
+            (n, seen)
+        })
+        .collect();
+    sees.sort_by(|a, b| a.0.cmp(&b.0));
+    // What an entry holds is several times its text: the expanded text, tokens, items.
+    let bytes = text.len() * 8 + sees.len() * 32;
+    if let Ok(mut c) = cache().lock()
+        && c.bytes + bytes <= MAX_CACHED_HEADER_BYTES
+    {
+        c.bytes += bytes;
+        let variants = c.by_path.entry(path.to_string()).or_default();
+        if variants.len() == MAX_CACHED_VARIANTS {
+            let dropped = variants.remove(0);
+            c.bytes -= dropped.bytes;
+        }
+        c.by_path
+            .get_mut(path)
+            .expect("just inserted")
+            .push(Arc::new(Entry {
+                text_hash: hash,
+                sees,
+                loads,
+                prepared: prepared.clone(),
+                bytes,
+            }));
+    }
+    prepared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_skip_numbers_and_keep_words() {
+        let mut names = HashSet::new();
+        add_identifiers(
+            "#define TILE 0x20 /* rows */\nfloat t[TILE][1e3];",
+            &mut names,
+        );
+        let mut got: Vec<&str> = names.iter().map(|n| &**n).collect();
+        got.sort();
+        assert_eq!(got, ["TILE", "define", "float", "rows", "t"]);
+    }
+
+    /// Headers from memory, counting what is read, with `#pragma once`-like state to rewind.
+    struct Files {
+        texts: HashMap<&'static str, String>,
+        loads: usize,
+    }
+
+    impl IncludeLoader for Files {
+        fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
+            let path = format!("/virtual/cache-test/{}", request.name);
+            let text = self.texts.get(request.name)?.clone();
+            self.loads += 1;
+            Some((path, text))
+        }
+        fn mark(&self) -> LoaderMark {
+            LoaderMark(vec![self.loads])
+        }
+        fn rewind(&mut self, to: LoaderMark) {
+            self.loads = to.0[0];
+        }
+    }
+
+    fn top(row: u32) -> String {
+        format!("#define ROW {row}\n#include \"h.cuh\"\nint after = NESTED;\n")
+    }
+
+    fn header_of(p: &Prepared) -> &Arc<Prepared> {
+        &p.headers[0].1
+    }
+
+    #[test]
+    fn a_header_is_reused_only_when_its_macros_and_includes_are_as_before() {
+        use crate::front::cuda::{Defines, prepare_with_includes};
+        let mut files = Files {
+            texts: HashMap::from([
+                ("h.cuh", "#include \"n.cuh\"\nint h[ROW];\n".to_string()),
+                ("n.cuh", "#define NESTED 7\n".to_string()),
+            ]),
+            loads: 0,
+        };
+        let d = Defines::default();
+        let first = prepare_with_includes(&top(32), &d, &mut files);
+        assert_eq!(files.loads, 2);
+        // Same definitions, same files: the same result, and the nested header is asked for
+        // again, so the loader counts it as read.
+        let again = prepare_with_includes(&top(32), &d, &mut files);
+        assert!(Arc::ptr_eq(header_of(&first), header_of(&again)));
+        assert_eq!(files.loads, 4);
+        // The macro the header's nested include defines reaches the includer either way.
+        assert!(again.text.contains(" 7 ;"), "{}", again.text);
+        // Another ROW: prepared anew.
+        let other = prepare_with_includes(&top(33), &d, &mut files);
+        assert!(!Arc::ptr_eq(header_of(&first), header_of(&other)));
+        assert!(
+            other.headers[0].1.text.contains("33"),
+            "{}",
+            other.headers[0].1.text
+        );
+        // The nested header's text changed: the replay does not match, the loader is rewound
+        // (its count is as if the header had been read once), and the header prepared anew.
+        files
+            .texts
+            .insert("n.cuh", "#define NESTED 8\n".to_string());
+        let before = files.loads;
+        let changed = prepare_with_includes(&top(32), &d, &mut files);
+        assert_eq!(files.loads, before + 2);
+        assert!(!Arc::ptr_eq(header_of(&first), header_of(&changed)));
+        assert!(changed.text.contains(" 8 ;"), "{}", changed.text);
+    }
+
+    #[test]
+    fn names_seen_follow_macro_bodies() {
+        let mut table = MacroTable::default();
+        for (d, at) in [("A B + 1", 0), ("B C", 0), ("C 4", 0), ("D 5", 0)] {
+            table.define(MacroDef::parse(d, at).unwrap());
+        }
+        let start: HashSet<Box<str>> = ["A".into()].into_iter().collect();
+        let mut got: Vec<String> = names_seen(start, &table)
+            .into_iter()
+            .map(|n| n.to_string())
+            .collect();
+        got.sort();
+        assert_eq!(got, ["A", "B", "C"]);
+    }
+}
