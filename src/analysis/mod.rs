@@ -1,10 +1,12 @@
 //! The analysis: [`extraction`] builds the file's model from lang-c's AST ([`types`] for
 //! layouts), and [`interp`] executes each kernel over lane vectors ([`value`]) to give each
-//! lane's index at every `__shared__` access, under a [`shape`] (block, arguments).
+//! lane's index at every `__shared__` access, under a [`shape`] (block, arguments); [`ptx`] reads
+//! inline PTX templates for their shared-memory instructions.
 
 pub mod atomics;
 pub mod extraction;
 pub mod interp;
+pub mod ptx;
 pub mod shape;
 pub mod types;
 pub mod value;

@@ -521,6 +521,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
+        // An integer variable given a shared-window address holds a pointer from here on.
+        if op.is_none()
+            && let Expression::Identifier(id) = &lhs.node
+            && matches!(self.lookup(&id.node.name), Some(Binding::Value(_)))
+            && self.is_shared_address(rhs)
+            && let Some(p) = self.eval_pointer(rhs, mask, &id.node.name)
+        {
+            self.bind_pointer(&id.node.name, p);
+            return Lanes::unknown("an address");
+        }
         if let Expression::Identifier(id) = &lhs.node
             && let Some(Binding::Pointer(p)) = self.lookup(&id.node.name).cloned()
         {

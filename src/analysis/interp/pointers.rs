@@ -1,6 +1,7 @@
 //! Pointers into shared memory: row pointers, carved dynamic memory, casts to other element
 //! types (byte views), wrapper classes handing out `extern __shared__` arrays.
 
+use super::inline_ptx;
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -123,7 +124,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             {
                 self.points_to_shared(&b.node.lhs) || self.points_to_shared(&b.node.rhs)
             }
-            Expression::Call(c) => self.is_shared_memory_class_call(c),
+            Expression::Call(c) => {
+                self.is_shared_memory_class_call(c) || inline_ptx::is_shared_window_call(&c.node)
+            }
             _ => false,
         }
     }
@@ -262,6 +265,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 } else {
                     None
                 }
+            }
+            Expression::Call(c) if inline_ptx::is_shared_window_call(&c.node) => {
+                self.shared_window(&c.node, mask)
             }
             Expression::Call(c) if self.is_shared_memory_class_call(c) => {
                 let (class, type_text) = match &c.node.callee.node {

@@ -31,7 +31,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.eval(e, &mask);
                 self.discarded = None;
             }
-            Statement::Expression(None) | Statement::Asm(_) | Statement::Goto(_) => {}
+            Statement::Asm(a) => self.inline_asm(a, &mask),
+            Statement::Expression(None) | Statement::Goto(_) => {}
             Statement::Labeled(l) => self.exec(&l.node.statement, &mask),
             Statement::If(i) => self.exec_if(&i.node, &mask),
             Statement::Switch(sw) => {
@@ -168,12 +169,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .derived
                 .iter()
                 .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
-            if is_pointer
-                && let Some(Node {
-                    node: Initializer::Expression(e),
-                    ..
-                }) = &init.node.initializer
-                && self.points_to_shared(e)
+            // A pointer into shared memory, or an integer holding a shared-window address
+            // (`uint32_t a = __cvta_generic_to_shared(&s[i]);`).
+            if let Some(Node {
+                node: Initializer::Expression(e),
+                ..
+            }) = &init.node.initializer
+                && (is_pointer && self.points_to_shared(e) || self.is_shared_address(e))
                 && let Some(p) = self.eval_pointer(e, mask, &name)
             {
                 self.bind(&name, Binding::Pointer(p));

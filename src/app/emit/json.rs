@@ -153,6 +153,7 @@ pub fn diagnostics(report: &FileReport, findings: &[Finding]) -> Vec<Json> {
                 "line": line,
                 "column": column,
                 "message": f.message,
+                "label": f.label,
                 "conflict_ways": f.conflict_ways,
                 "notes": f.notes,
                 "suggestion": suggestion,

@@ -1,0 +1,210 @@
+//! Inline PTX (`asm volatile("ldmatrix...", ...)`) and the shared-window addresses it takes:
+//! `__cvta_generic_to_shared(&s[r][c])` is kept as a byte pointer into `s`, so integer
+//! arithmetic on it (`addr + k * 16`) moves it, and each shared-memory instruction of the
+//! template (see [`crate::analysis::ptx`]) is recorded at the operand holding its address.
+
+use super::recording::AccessTarget;
+use super::*;
+use crate::analysis::atomics::{AtomicUse, atomic_kind};
+use crate::analysis::ptx::{self, Bytes, Kind, Operand};
+use crate::bank::engine::AtomicKind;
+
+/// The CUDA function that turns a generic pointer into a shared-window address.
+pub(super) fn is_shared_window_call(c: &CallExpression) -> bool {
+    matches!(&c.callee.node, Expression::Identifier(id)
+        if matches!(id.node.name.as_str(), "__cvta_generic_to_shared" | "__cvta_generic_to_shared_u32"))
+}
+
+/// A byte-addressed scalar of `bytes` bytes: what one lane of a PTX instruction moves.
+fn lane_type(bytes: u32) -> Type {
+    let name = match bytes {
+        1 => "b8",
+        2 => "b16",
+        4 => "b32",
+        8 => "b64",
+        _ => "b128",
+    };
+    Type::scalar(name, bytes, false)
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Whether `e` is a shared-window address: the conversion itself, through casts and
+    /// `+`/`-` of an integer, or a variable holding one.
+    pub(super) fn is_shared_address(&self, e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Call(c) => is_shared_window_call(&c.node),
+            Expression::Cast(c) => self.is_shared_address(&c.node.expression),
+            Expression::Identifier(id) => matches!(
+                self.lookup(&id.node.name),
+                Some(Binding::Pointer(p)) if p.elem.size() == Some(1)
+            ),
+            Expression::BinaryOperator(b) => match b.node.operator.node {
+                BinaryOperator::Plus => {
+                    self.is_shared_address(&b.node.lhs) || self.is_shared_address(&b.node.rhs)
+                }
+                BinaryOperator::Minus => {
+                    self.is_shared_address(&b.node.lhs) && !self.points_to_shared(&b.node.rhs)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// `__cvta_generic_to_shared(p)`: `p` as a byte pointer (the address counts bytes).
+    pub(super) fn shared_window(
+        &mut self,
+        c: &CallExpression,
+        mask: &[bool],
+    ) -> Option<SharedPointer> {
+        let p = self.eval_pointer(c.arguments.first()?, mask, "")?;
+        self.retype(p, Type::scalar("char", 1, false))
+    }
+
+    /// Records the shared-memory instructions of an `asm` statement.
+    pub(super) fn inline_asm(&mut self, stmt: &Node<AsmStatement>, mask: &[bool]) {
+        let AsmStatement::GnuExtended(g) = &stmt.node else {
+            return;
+        };
+        let text = ptx::template_text(&g.template.node);
+        let (found, unresolved) = ptx::shared_instructions(&text);
+        let operands: Vec<&Node<GnuAsmOperand>> = g.outputs.iter().chain(&g.inputs).collect();
+        let at = self.span(stmt.span);
+        for access in found {
+            let operand = match &access.address {
+                Operand::Index(i) => operands.get(*i).copied(),
+                Operand::Name(n) => operands.iter().copied().find(|o| {
+                    o.node
+                        .symbolic_name
+                        .as_ref()
+                        .is_some_and(|s| s.node.name == *n)
+                }),
+            };
+            let Some(operand) = operand else {
+                continue;
+            };
+            let address = &operand.node.variable_name;
+            let instruction = &access.instruction;
+            let Some(p) = self
+                .points_to_shared(address)
+                .then(|| self.eval_pointer(address, mask, ""))
+                .flatten()
+            else {
+                let written = self.source_text(address.span);
+                self.note_unfollowed(
+                    at.clone(),
+                    format!(
+                        "the address `{written}` of `{instruction}` is not one banklint can follow to a `__shared__` array (it follows `__cvta_generic_to_shared(&s[...])` and arithmetic on it)"
+                    ),
+                );
+                continue;
+            };
+            let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
+            let moved = self
+                .retype(p, Type::scalar("char", 1, false))
+                .and_then(|p| self.advance(p, &Lanes::int(access.offset)))
+                .and_then(|p| self.retype(p, lane_type(bytes)));
+            let Some(p) = moved else {
+                continue;
+            };
+            let text = format!("`{}`", self.source_text(address.span));
+            let (array, indices, texts, elem) = self.place_parts(p, text);
+            let target = AccessTarget {
+                array,
+                indices,
+                texts,
+                elem,
+                members: Vec::new(),
+            };
+            self.record_target(address.span, &target, op, mask);
+            if let Some(why) = problem {
+                self.mark_site_unknown(address.span, op, why);
+            }
+        }
+        for instruction in unresolved {
+            self.note_unfollowed(
+                at.clone(),
+                format!(
+                    "`{instruction}` addresses shared memory through a register of the `asm` template; banklint follows addresses passed as operands"
+                ),
+            );
+        }
+        // Registers the template writes hold data from now on.
+        for out in &g.outputs {
+            if let Expression::Identifier(id) = &out.node.variable_name.node
+                && matches!(self.lookup(&id.node.name), Some(Binding::Value(_)))
+            {
+                let data = self.element_data();
+                self.set_var(&id.node.name, &data, mask);
+            }
+        }
+    }
+
+    /// The operation an instruction is priced as, the bytes per lane, and why it cannot be
+    /// priced, if so.
+    fn ptx_operation(
+        &mut self,
+        kind: &Kind,
+        operands: &[&Node<GnuAsmOperand>],
+        mask: &[bool],
+    ) -> (Op, u32, Option<String>) {
+        match kind {
+            Kind::Access { op, bytes } => (*op, *bytes, None),
+            Kind::Matrix(op) => (*op, 16, None),
+            Kind::Atomic {
+                function,
+                type_name,
+            } => {
+                let ty = type_from_text(&self.types, type_name)
+                    .unwrap_or_else(|| Type::scalar(type_name, 4, false));
+                let bytes = ty.size().unwrap_or(4);
+                let usage = AtomicUse {
+                    adds_one: false,
+                    result_unused: false,
+                };
+                match atomic_kind(function, &ty, usage) {
+                    Ok(k) => (Op::Atomic(k), bytes, None),
+                    Err(why) => (Op::Atomic(AtomicKind::Rmw), bytes, Some(why)),
+                }
+            }
+            Kind::CpAsync { bypass_l1, bytes } => {
+                let op = Op::CpAsync {
+                    bypass_l1: *bypass_l1,
+                };
+                let size = match bytes {
+                    Bytes::Known(n) => Some(i64::from(*n)),
+                    Bytes::Operand(Operand::Index(i)) => operands
+                        .get(*i)
+                        .and_then(|o| self.eval(&o.node.variable_name, mask).as_const()),
+                    Bytes::Operand(Operand::Name(_)) => None,
+                };
+                match size {
+                    Some(n @ (4 | 8 | 16)) if !*bypass_l1 || n == 16 => (op, n as u32, None),
+                    Some(n) => (
+                        op,
+                        16,
+                        Some(format!(
+                            "a `cp.async` of {n} bytes per lane is not valid PTX"
+                        )),
+                    ),
+                    None => (
+                        op,
+                        16,
+                        Some(
+                            "the size of this `cp.async` is not a constant banklint can evaluate"
+                                .to_string(),
+                        ),
+                    ),
+                }
+            }
+            Kind::NotModeled(why) => (Op::Load, 4, Some(why.clone())),
+        }
+    }
+
+    /// Code whose shared-memory accesses are not analyzed, said once per place.
+    fn note_unfollowed(&mut self, at: Range<usize>, why: String) {
+        if self.span_override.is_none() && !self.not_followed.iter().any(|(s, _)| *s == at) {
+            self.not_followed.push((at, why));
+        }
+    }
+}
