@@ -338,10 +338,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .as_ref()
                 .is_some_and(|e| !assigned_in_stmt(e).is_empty());
         if !assigns {
+            let before = self.exit_state();
             self.exec(&i.then_statement, mask);
+            let after_then = self.exit_state();
+            self.set_exit_state(before.clone());
             if let Some(e) = &i.else_statement {
                 self.exec(e, mask);
             }
+            self.join_exits(&before, &after_then);
             return;
         }
         let line = self.line_of(i.condition.span);
@@ -357,12 +361,58 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             });
         }
         let before = self.scopes.clone();
+        let exits_before = self.exit_state();
         self.exec(&i.then_statement, mask);
         let after_then = std::mem::replace(&mut self.scopes, before);
+        let exits_after_then = self.exit_state();
+        self.set_exit_state(exits_before.clone());
         if let Some(e) = &i.else_statement {
             self.exec(e, mask);
         }
         self.join_scopes(after_then, mask, mask, line);
+        self.join_exits(&exits_before, &exits_after_then);
+    }
+
+    /// Which lanes have returned, and broken out of or continued each enclosing loop.
+    fn exit_state(&self) -> ExitState {
+        ExitState {
+            exited: self.exited.clone(),
+            loops: self
+                .loops
+                .iter()
+                .map(|l| (l.brk.clone(), l.cont.clone()))
+                .collect(),
+        }
+    }
+
+    fn set_exit_state(&mut self, state: ExitState) {
+        self.exited = state.exited;
+        for (l, (brk, cont)) in self.loops.iter_mut().zip(state.loops) {
+            l.brk = brk;
+            l.cont = cont;
+        }
+    }
+
+    /// After both sides of a branch on a warp-uniform unknown (the else side's exits now in
+    /// force): a lane has left only if it left on both sides. A warp that returns on one side
+    /// goes on past the branch on the other, and what follows must still be analyzed
+    /// (`if (blockIdx.x * 16 >= M) return;` guards the rest of most kernels).
+    fn join_exits(&mut self, before: &ExitState, after_then: &ExitState) {
+        let both = |now: &mut Vec<bool>, then: &[bool], was: &[bool]| {
+            for ((x, t), b) in now.iter_mut().zip(then).zip(was) {
+                *x = *b || (*x && *t);
+            }
+        };
+        both(&mut self.exited, &after_then.exited, &before.exited);
+        for ((l, (tb, tc)), (bb, bc)) in self
+            .loops
+            .iter_mut()
+            .zip(&after_then.loops)
+            .zip(&before.loops)
+        {
+            both(&mut l.brk, tb, bb);
+            both(&mut l.cont, tc, bc);
+        }
     }
 
     /// Joins variables after an unresolved branch: a thread that may have taken either side
@@ -403,4 +453,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     pub(super) fn source_text(&self, s: Span) -> String {
         self.unit.prepared.written(self.span(s))
     }
+}
+
+/// See [`Analyzer::exit_state`].
+#[derive(Clone)]
+struct ExitState {
+    exited: Vec<bool>,
+    loops: Vec<(Vec<bool>, Vec<bool>)>,
 }
