@@ -49,6 +49,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let mut trips = 0u64;
         // Set once the loop's bound turns out to be warp-uniform but unknown.
         let mut assumed_bound = false;
+        // What the body assigns, as it stood before the loop and after each trip: with an
+        // unknown bound any of them may be what the code after the loop sees.
+        let carried = assigned_in_stmt(body);
+        let mut seen_values = vec![self.carried_values(&carried)];
         let ok = loop {
             let running = self.live(mask);
             if !(body_first && trips == 0)
@@ -110,6 +114,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let running = self.live(mask);
                 self.eval(st, &running);
             }
+            if seen_values.len() <= ASSUMED_TRIPS as usize + 1 {
+                seen_values.push(self.carried_values(&carried));
+            }
             // `s *= 1`: the step changed nothing, so every trip would be this one again.
             if before.is_some() && before == self.uniform_values(&step_vars, &running) {
                 break false;
@@ -124,8 +131,54 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if assumed_bound {
             self.symbolic_loops -= 1;
             self.assumptions.pop();
+            if ok {
+                self.join_carried(&carried, &seen_values, line);
+            }
         }
         ok
+    }
+
+    /// The values of `names` bound as values now (absent: not a value here).
+    fn carried_values(&self, names: &[String]) -> Vec<Option<Lanes>> {
+        names
+            .iter()
+            .map(|n| match self.lookup(n) {
+                Some(Binding::Value(v)) => Some(v.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// After a loop whose trip count is unknown: a lane keeps a value the body assigns only
+    /// if it had that value before the loop and after every trip analyzed; else it depends
+    /// on how many trips run (`computed` set in the last trip, read after the loop).
+    fn join_carried(&mut self, names: &[String], seen: &[Vec<Option<Lanes>>], line: usize) {
+        let n = self.n;
+        for (k, name) in names.iter().enumerate() {
+            let versions: Vec<&Lanes> = seen.iter().filter_map(|v| v[k].as_ref()).collect();
+            let Some(last) = seen.last().and_then(|v| v[k].clone()) else {
+                continue;
+            };
+            let same_everywhere = (0..n).all(|t| versions.iter().all(|v| v.get(t) == last.get(t)));
+            if versions.len() < seen.len() || same_everywhere {
+                continue;
+            }
+            let reason: Rc<str> = Rc::from(format!(
+                "`{name}` depends on how many trips the loop at line {line} runs"
+            ));
+            let joined: Vec<Value> = (0..n)
+                .map(|t| {
+                    let v = last.get(t);
+                    if versions.iter().all(|other| other.get(t) == v) {
+                        v.clone()
+                    } else {
+                        Value::Unknown(reason.clone())
+                    }
+                })
+                .collect();
+            let all = vec![true; n];
+            self.set_var(name, &Lanes::Each(Rc::new(joined)), &all);
+        }
     }
 
     /// Distinct warp patterns recorded so far, over every site.
