@@ -54,6 +54,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let carried = assigned_in_stmt(body);
         let mut seen_values = vec![self.carried_values(&carried)];
         let ok = loop {
+            // A trip count that turned out unknown: its first trips stand for all.
+            if assumed_bound && trips >= ASSUMED_TRIPS {
+                break true;
+            }
             let running = self.live(mask);
             if !(body_first && trips == 0)
                 && let Some(c) = cond
@@ -105,8 +109,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let before = self.uniform_values(&step_vars, &running);
             let patterns_before = self.pattern_count();
             self.labels.push(label);
+            let exits_before = self.maybe_exits;
             self.exec(body, &running);
             self.labels.pop();
+            // `if (x == n) break;` with `n` a kernel parameter: the loop may end at any trip.
+            if self.maybe_exits != exits_before && !assumed_bound {
+                assumed_bound = true;
+                self.symbolic_loops += 1;
+                self.assumptions.push(format!(
+                    "the loop at line {line} may end early at a `break` or `return` that depends on a kernel parameter: its first {ASSUMED_TRIPS} trips (at most) were analyzed, so this is a lower bound"
+                ));
+            }
             if let Some(l) = self.loops.last_mut() {
                 l.cont.iter_mut().for_each(|c| *c = false);
             }

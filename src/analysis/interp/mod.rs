@@ -245,6 +245,9 @@ struct Analyzer<'a, 'p> {
     returns: Vec<Option<Lanes>>,
     labels: Vec<String>,
     symbolic_loops: usize,
+    /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
+    /// unknown, so far: a loop whose trip sees one may end at any trip.
+    maybe_exits: u64,
     /// Depth of branches taken under an unresolved condition: exits there are not trusted.
     uncertain: usize,
     assumptions: Vec<String>,
@@ -587,6 +590,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             returns: Vec::new(),
             labels: Vec::new(),
             symbolic_loops: 0,
+            maybe_exits: 0,
             uncertain: 0,
             assumptions: Vec::new(),
             item: 0,

@@ -398,8 +398,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// goes on past the branch on the other, and what follows must still be analyzed
     /// (`if (blockIdx.x * 16 >= M) return;` guards the rest of most kernels).
     fn join_exits(&mut self, before: &ExitState, after_then: &ExitState) {
-        let both = |now: &mut Vec<bool>, then: &[bool], was: &[bool]| {
+        let mut one_side = false;
+        let mut both = |now: &mut Vec<bool>, then: &[bool], was: &[bool]| {
             for ((x, t), b) in now.iter_mut().zip(then).zip(was) {
+                one_side |= *x != *t;
                 *x = *b || (*x && *t);
             }
         };
@@ -412,6 +414,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             both(&mut l.brk, tb, bb);
             both(&mut l.cont, tc, bc);
+        }
+        if one_side {
+            self.maybe_exits += 1;
         }
     }
 
