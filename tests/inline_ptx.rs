@@ -71,3 +71,67 @@ fn addresses_banklint_cannot_follow_are_reported_with_the_reason() {
         "{barrier}"
     );
 }
+
+const LDMATRIX: &str = r#"#include <cstdint>
+__global__ void k(unsigned *out)
+{
+    __shared__ __half a[128][32];
+    unsigned lane = threadIdx.x % 32, r0, r1, r2, r3;
+    uint32_t p = __cvta_generic_to_shared(&a[lane % 16][(lane / 16) * 8]);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p));
+    out[lane] = r0 + r1 + r2 + r3;
+}
+
+void launch(unsigned *out)
+{
+    k<<<1, 32>>>(out);
+}
+"#;
+
+/// A 128x32 `__half` tile read by `ldmatrix.x4` (4-way): padding checked on the accesses
+/// made through the PTX address. One `__half` of padding would break the 16-byte alignment
+/// `ldmatrix` needs; 8 (16 bytes, 80-byte rows) is the smallest that keeps it, and makes the
+/// read clean (docs/BANK_RULES.md: 4 wavefronts).
+#[test]
+fn an_ldmatrix_conflict_gets_a_padding_that_keeps_rows_16_byte_aligned() {
+    let dir = temp_dir("ldmatrix-fix");
+    write(&dir, "k.cu", LDMATRIX.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let conflict = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "bank-conflict")
+        .expect("the 4-way ldmatrix");
+    assert_eq!(conflict["conflict_ways"], 4);
+    let fix = &conflict["suggestion"];
+    assert_eq!(fix["replacement"], "32 + 8", "{fix}");
+    assert_eq!(fix["conflict_free"], true);
+    assert_eq!(fix["bytes_added"], 2048);
+    // Applied, the read is clean.
+    let o = banklint(&dir, &["check", "k.cu", "--fix", "--format", "short"]);
+    assert_eq!(o.code, Some(0), "{}", o.stdout);
+    let fixed = std::fs::read_to_string(dir.join("k.cu")).unwrap();
+    assert!(fixed.contains("__half a[128][32 + 8];"), "{fixed}");
+}
+
+/// The same tile also filled by `cp.async` in row order: 80-byte rows would make each copy
+/// phase span a bank group twice (4 -> 8 wavefronts), so no padding is offered.
+#[test]
+fn no_padding_is_offered_when_it_makes_the_copy_into_the_tile_worse() {
+    let dir = temp_dir("ldmatrix-no-fix");
+    let with_copy = LDMATRIX.replace(
+        "    uint32_t p =",
+        "    uint32_t d = __cvta_generic_to_shared(&a[lane / 4][(lane % 4) * 8]);\n    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" ::\"r\"(d), \"l\"(out + 4 * lane));\n    uint32_t p =",
+    );
+    write(&dir, "k.cu", with_copy.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let conflict = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "bank-conflict")
+        .expect("the 4-way ldmatrix");
+    assert!(conflict["suggestion"].is_null(), "{conflict}");
+}

@@ -44,10 +44,12 @@ pub fn suggest(
     facts: FileFacts<'_>,
 ) -> Vec<PaddingFix> {
     let mut fixes = Vec::new();
+    // A conflict through a byte view (a cast, a PTX address) is fixed in the array it views.
+    let base = |a: usize| runs.arrays.get(a).and_then(|e| e.byte_view_of).unwrap_or(a);
     let mut arrays: Vec<usize> = findings
         .iter()
         .filter(|f| f.is_conflict())
-        .map(|f| f.array)
+        .map(|f| base(f.array))
         .collect();
     arrays.sort_unstable();
     arrays.dedup();
@@ -60,10 +62,15 @@ pub fn suggest(
     }
     for f in findings {
         if !matches!(f.status, crate::lint::findings::Status::Analyzed) {
-            *index.unchecked.entry(f.array).or_default() += 1;
+            *index.unchecked.entry(base(f.array)).or_default() += 1;
         }
     }
-    for a in &runs.arrays {
+    for (v, a) in runs.arrays.iter().enumerate() {
+        if let Some(of) = a.byte_view_of {
+            index.views.insert(of, v);
+        }
+    }
+    for a in runs.arrays.iter().filter(|a| a.byte_view_of.is_none()) {
         *index.layouts.entry(a.decl.decl_span.clone()).or_default() += 1;
     }
     for array in arrays {
@@ -80,6 +87,8 @@ struct ArrayIndex<'r> {
     sites: std::collections::HashMap<usize, Vec<&'r Site>>,
     unchecked: std::collections::HashMap<usize, usize>,
     layouts: std::collections::HashMap<Range<usize>, usize>,
+    /// The byte view of an array, where accesses reach it through casts or PTX addresses.
+    views: std::collections::HashMap<usize, usize>,
 }
 
 fn suggest_for_array(
@@ -106,26 +115,73 @@ fn suggest_for_array(
         return None;
     }
     let dim_span = entry.decl.dim_spans.last()?.clone()?;
+    let row_bytes = layout.strides()?.get(layout.dims.len() - 2).copied()?;
+    // Accesses through the byte view, in bytes of the unpadded array: each is checked with
+    // its offsets moved to the padded rows. Their widths keep the padding aligned (ldmatrix
+    // and vector accesses need rows at multiples of what they move).
+    let view_sites: Vec<Site> = index
+        .views
+        .get(&array)
+        .and_then(|v| index.sites.get(v))
+        .map(|s| s.iter().map(|s| (*s).clone()).collect())
+        .unwrap_or_default();
+    let align = view_sites
+        .iter()
+        .map(|s| i64::from(s.width))
+        .fold(layout.elem_size, lcm);
+    let view_layout = ArrayLayout {
+        elem_size: 1,
+        dims: vec![None],
+        pad: 0,
+    };
     let sites: Vec<&Site> = index.sites.get(&array).cloned().unwrap_or_default();
     let unchecked_accesses = index.unchecked.get(&array).copied().unwrap_or(0);
     let baseline: Vec<(u32, Option<u64>)> =
         sites.iter().map(|s| score(s, layout, target)).collect();
+    let view_baseline: Vec<(u32, Option<u64>)> = view_sites
+        .iter()
+        .map(|s| score(s, &view_layout, target))
+        .collect();
     let ways_before = sites
         .iter()
         .map(|s| ways(s, layout, target))
+        .chain(view_sites.iter().map(|s| ways(s, &view_layout, target)))
         .max()
         .unwrap_or(1);
     let max_pad = (256 / gcd(layout.elem_size, 256)).min(128);
     let mut best: Option<(i64, u64, u32)> = None;
     for pad in 1..=max_pad {
+        if (pad * layout.elem_size) % align != 0 {
+            continue;
+        }
         let padded = ArrayLayout {
             pad,
             ..layout.clone()
         };
+        let Some(moved) = view_sites
+            .iter()
+            .map(|s| rows_padded(s, row_bytes, pad * layout.elem_size))
+            .collect::<Option<Vec<Site>>>()
+        else {
+            // A view access shifted by an unknown amount cannot be moved to padded rows.
+            return None;
+        };
         let mut total = 0u64;
         let mut worst_ways = 1;
         let mut never_worse = true;
+        for (site, base) in moved.iter().zip(&view_baseline) {
+            let now = score(site, &view_layout, target);
+            if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
+                never_worse = false;
+                break;
+            }
+            total += now.1.unwrap_or(u64::from(now.0));
+            worst_ways = worst_ways.max(ways(site, &view_layout, target));
+        }
         for (site, base) in sites.iter().zip(&baseline) {
+            if !never_worse {
+                break;
+            }
             let now = score(site, &padded, target);
             if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
                 never_worse = false;
@@ -188,6 +244,39 @@ fn suggest_for_array(
         ),
         costs,
     })
+}
+
+/// A byte-view site with each lane's offset moved to rows of `row_bytes + pad_bytes`; `None`
+/// when a warp-uniform unknown shifts it (its row is not known).
+fn rows_padded(site: &Site, row_bytes: i64, pad_bytes: i64) -> Option<Site> {
+    let mut moved = site.clone();
+    moved.patterns = site
+        .patterns
+        .iter()
+        .map(|(p, stats)| {
+            if p.uniform_shift.iter().any(|&s| s != 0) || p.rank != 1 {
+                return None;
+            }
+            let mut p = p.clone();
+            for b in &mut p.indices {
+                *b += b.div_euclid(row_bytes) * pad_bytes;
+            }
+            let mut stats = stats.clone();
+            for b in &mut stats.origin {
+                *b += b.div_euclid(row_bytes) * pad_bytes;
+            }
+            Some((p, stats))
+        })
+        .collect::<Option<_>>()?;
+    Some(moved)
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    if a == 0 || b == 0 {
+        a.max(b)
+    } else {
+        a / gcd(a, b) * b
+    }
 }
 
 fn score(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, Option<u64>) {

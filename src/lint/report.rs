@@ -53,6 +53,12 @@ impl FileReport {
     }
 
     pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
+        // An access through a cast or a PTX address is to the array its byte view views.
+        let array = self
+            .arrays
+            .get(array)
+            .and_then(|a| a.byte_view_of)
+            .unwrap_or(array);
         // Fixes are made in array order (see `lint::fix::suggest`).
         let i = self.fixes.partition_point(|f| f.array < array);
         self.fixes.get(i).filter(|f| f.array == array)
