@@ -268,6 +268,11 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: Nsight Compute measures it (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`); {silence}"
         );
     }
+    if reason.starts_with("no thread reaches it") {
+        return format!(
+            "help: if this code runs, check the block shape and the values banklint used (`// banklint: block(X, Y)`, `// banklint: args(NAME = VALUE)`); {silence}"
+        );
+    }
     if reason.contains("is not modeled") || reason.contains("not valid PTX") {
         return format!(
             "help: banklint recognizes this operation but does not price it; Nsight Compute measures it on the GPU; {silence}"

@@ -114,6 +114,9 @@ pub fn evaluate_site(
     (worst, totals)
 }
 
+/// Why an access no lane executed in any run is not analyzed.
+pub const UNREACHED: &str = "no thread reaches it in the analysis: conditions or loop bounds before it switched every lane off (code that cannot run, or values banklint assumed for the block shape and parameters)";
+
 /// Combines all shape runs into one finding per site.
 pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
     let mut by_site: BTreeMap<SiteKey, Vec<AccessFinding>> = BTreeMap::new();
@@ -158,12 +161,19 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
     let mut out = Vec::new();
     for (_, candidates) in by_site {
         let count = candidates.len();
+        // A run in which no lane reached the access (every one switched off before it)
+        // says nothing of its cost.
         let analyzed: Vec<&AccessFinding> = candidates
             .iter()
-            .filter(|c| matches!(c.status, Status::Analyzed))
+            .filter(|c| matches!(c.status, Status::Analyzed) && c.worst.is_some())
             .collect();
         let chosen = if analyzed.is_empty() {
-            candidates[0].clone()
+            let mut first = candidates[0].clone();
+            if matches!(first.status, Status::Analyzed) {
+                first.status = Status::Unknown(UNREACHED.to_string());
+                first.totals = None;
+            }
+            first
         } else {
             // The worst shape: most wavefronts in one instruction, then the worst degree, then
             // most per block.
