@@ -89,6 +89,18 @@ void launch(unsigned *out)
 }
 "#;
 
+/// The first bank conflict `banklint check k.cu` reports in `dir`.
+fn first_conflict(dir: &std::path::Path) -> serde_json::Value {
+    let json = banklint(dir, &["check", "k.cu", "--format", "json"]).json();
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "bank-conflict")
+        .expect("the 4-way ldmatrix")
+        .clone()
+}
+
 /// A 128x32 `__half` tile read by `ldmatrix.x4` (4-way): padding checked on the accesses
 /// made through the PTX address. One `__half` of padding would break the 16-byte alignment
 /// `ldmatrix` needs; 8 (16 bytes, 80-byte rows) is the smallest that keeps it, and makes the
@@ -97,13 +109,7 @@ void launch(unsigned *out)
 fn an_ldmatrix_conflict_gets_a_padding_that_keeps_rows_16_byte_aligned() {
     let dir = temp_dir("ldmatrix-fix");
     write(&dir, "k.cu", LDMATRIX.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
-    let conflict = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "bank-conflict")
-        .expect("the 4-way ldmatrix");
+    let conflict = first_conflict(&dir);
     assert_eq!(conflict["conflict_ways"], 4);
     let fix = &conflict["suggestion"];
     assert_eq!(fix["replacement"], "32 + 8", "{fix}");
@@ -126,12 +132,6 @@ fn no_padding_is_offered_when_it_makes_the_copy_into_the_tile_worse() {
         "    uint32_t d = __cvta_generic_to_shared(&a[lane / 4][(lane % 4) * 8]);\n    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" ::\"r\"(d), \"l\"(out + 4 * lane));\n    uint32_t p =",
     );
     write(&dir, "k.cu", with_copy.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
-    let conflict = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == "bank-conflict")
-        .expect("the 4-way ldmatrix");
+    let conflict = first_conflict(&dir);
     assert!(conflict["suggestion"].is_null(), "{conflict}");
 }

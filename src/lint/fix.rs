@@ -166,33 +166,14 @@ fn suggest_for_array(
             // A view access shifted by an unknown amount cannot be moved to padded rows.
             return None;
         };
-        let mut total = 0u64;
-        let mut worst_ways = 1;
-        let mut never_worse = true;
-        for (site, base) in moved.iter().zip(&view_baseline) {
-            let now = score(site, &view_layout, target);
-            if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
-                never_worse = false;
-                break;
-            }
-            total += now.1.unwrap_or(u64::from(now.0));
-            worst_ways = worst_ways.max(ways(site, &view_layout, target));
-        }
-        for (site, base) in sites.iter().zip(&baseline) {
-            if !never_worse {
-                break;
-            }
-            let now = score(site, &padded, target);
-            if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
-                never_worse = false;
-                break;
-            }
-            total += now.1.unwrap_or(u64::from(now.0));
-            worst_ways = worst_ways.max(ways(site, &padded, target));
-        }
-        if !never_worse {
+        let checked = [
+            check_padded(moved.iter(), &view_baseline, &view_layout, target),
+            check_padded(sites.iter().copied(), &baseline, &padded, target),
+        ];
+        let [Some((view_total, view_ways)), Some((total, worst_ways))] = checked else {
             continue;
-        }
+        };
+        let (total, worst_ways) = (total + view_total, worst_ways.max(view_ways));
         if worst_ways == 1 {
             best = Some((pad, total, 1));
             break;
@@ -269,6 +250,28 @@ fn rows_padded(site: &Site, row_bytes: i64, pad_bytes: i64) -> Option<Site> {
         })
         .collect::<Option<_>>()?;
     Some(moved)
+}
+
+/// The sites' per-block wavefronts summed and their worst conflict degree under `layout`,
+/// or `None` when any site gets worse than its `baseline`, in its worst instruction or in
+/// its per-block total.
+fn check_padded<'s>(
+    sites: impl Iterator<Item = &'s Site>,
+    baseline: &[(u32, Option<u64>)],
+    layout: &ArrayLayout,
+    target: Target,
+) -> Option<(u64, u32)> {
+    let mut total = 0u64;
+    let mut worst_ways = 1;
+    for (site, base) in sites.zip(baseline) {
+        let now = score(site, layout, target);
+        if now.0 > base.0 || matches!((now.1, base.1), (Some(a), Some(b)) if a > b) {
+            return None;
+        }
+        total += now.1.unwrap_or(u64::from(now.0));
+        worst_ways = worst_ways.max(ways(site, layout, target));
+    }
+    Some((total, worst_ways))
 }
 
 fn lcm(a: i64, b: i64) -> i64 {
