@@ -189,7 +189,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         budget_index: &budget_index,
         arch: options.target.arch,
     };
-    let fixes = suggest(&runs, &findings, options.target, &file.text, facts);
+    let suggestions = suggest(&runs, &findings, options.target, &file.text, facts);
     skipped.sort_by_key(|s| s.span.start);
     let (annotations, annotation_errors) =
         crate::lint::annotations::parse(&file, &prepared.comments);
@@ -200,7 +200,8 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     FileReport {
         arrays: runs.arrays,
         findings,
-        fixes,
+        fixes: suggestions.padding,
+        swizzles: suggestions.swizzles,
         skipped,
         unresolved_launches: unresolved,
         parse_stats,

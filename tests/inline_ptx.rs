@@ -123,9 +123,9 @@ fn an_ldmatrix_conflict_gets_a_padding_that_keeps_rows_16_byte_aligned() {
 }
 
 /// The same tile also filled by `cp.async` in row order: 80-byte rows would make each copy
-/// phase span a bank group twice (4 -> 8 wavefronts), so no padding is offered.
+/// phase span a bank group twice (4 -> 8 wavefronts), so no padding is offered; a swizzle is.
 #[test]
-fn no_padding_is_offered_when_it_makes_the_copy_into_the_tile_worse() {
+fn a_swizzle_not_a_padding_is_offered_when_padding_makes_the_copy_worse() {
     let dir = temp_dir("ldmatrix-no-fix");
     let with_copy = LDMATRIX.replace(
         "    uint32_t p =",
@@ -134,4 +134,13 @@ fn no_padding_is_offered_when_it_makes_the_copy_into_the_tile_worse() {
     write(&dir, "k.cu", with_copy.as_bytes());
     let conflict = first_conflict(&dir);
     assert!(conflict["suggestion"].is_null(), "{conflict}");
+    // The swizzle that serves instead, checked on both accesses: the 16-byte chunk XORed
+    // with (row / 2) % 4, CuTe's Swizzle<2, 3, 3> for 2-byte elements and 64-byte rows
+    // (docs/BANK_RULES.md: 4 wavefronts for the ldmatrix; the copy stays at 4).
+    let notes = conflict["notes"].to_string();
+    assert!(notes.contains("CuTe `Swizzle<2, 3, 3>`"), "{notes}");
+    assert!(
+        notes.contains("((c / 8) ^ ((r >> 1) & 3)) * 8 + c % 8"),
+        "{notes}"
+    );
 }

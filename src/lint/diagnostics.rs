@@ -518,6 +518,14 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         }
         notes.push(help);
     }
+    if let Some(swizzle) = report.swizzle_for(f.array) {
+        let base = entry.byte_view_of.unwrap_or(f.array);
+        let elem = report.arrays[base]
+            .layout
+            .as_ref()
+            .map_or(1, |l| l.elem_size);
+        notes.push(swizzle.help(name, elem));
+    }
     notes.push(format!(
         "for more, run `banklint explain {}`",
         Rule::BankConflict

@@ -42,7 +42,7 @@ pub fn suggest(
     target: Target,
     source: &str,
     facts: FileFacts<'_>,
-) -> Vec<PaddingFix> {
+) -> Suggestions {
     let mut fixes = Vec::new();
     // A conflict through a byte view (a cast, a PTX address) is fixed in the array it views.
     let base = |a: usize| runs.arrays.get(a).and_then(|e| e.byte_view_of).unwrap_or(a);
@@ -73,12 +73,36 @@ pub fn suggest(
     for a in runs.arrays.iter().filter(|a| a.byte_view_of.is_none()) {
         *index.layouts.entry(a.decl.decl_span.clone()).or_default() += 1;
     }
+    let mut swizzles = Vec::new();
     for array in arrays {
         if let Some(fix) = suggest_for_array(runs, &index, array, target, source, facts) {
             fixes.push(fix);
+            continue;
+        }
+        let sites: Vec<&Site> = index.sites.get(&array).cloned().unwrap_or_default();
+        let view_sites: Vec<&Site> = index
+            .views
+            .get(&array)
+            .and_then(|v| index.sites.get(v))
+            .cloned()
+            .unwrap_or_default();
+        if index.unchecked.get(&array).copied().unwrap_or(0) == 0
+            && let Some(s) = crate::lint::swizzle::suggest(runs, array, &sites, &view_sites, target)
+        {
+            swizzles.push(s);
         }
     }
-    fixes
+    Suggestions {
+        padding: fixes,
+        swizzles,
+    }
+}
+
+/// What [`suggest`] finds: paddings (applied by `--fix` where safe), and swizzles where no
+/// padding serves (advice only: every access must be rewritten alike).
+pub struct Suggestions {
+    pub padding: Vec<PaddingFix>,
+    pub swizzles: Vec<crate::lint::swizzle::Swizzle>,
 }
 
 /// What `suggest_for_array` looks up, by array (or declaration).

@@ -11,3 +11,4 @@ pub mod fix;
 pub mod op_notes;
 pub mod report;
 pub mod rules;
+pub mod swizzle;

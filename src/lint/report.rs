@@ -23,6 +23,8 @@ pub struct FileReport {
     pub arrays: Vec<ArrayEntry>,
     pub findings: Vec<AccessFinding>,
     pub fixes: Vec<PaddingFix>,
+    /// Swizzles for arrays no padding serves (in array order).
+    pub swizzles: Vec<crate::lint::swizzle::Swizzle>,
     pub skipped: Vec<Skipped>,
     pub unresolved_launches: Vec<UnresolvedLaunch>,
     pub parse_stats: ParseStats,
@@ -50,6 +52,16 @@ impl FileReport {
     /// Kernels over the static shared-memory limit of `arch`.
     pub fn over_capacity(&self, arch: Arch) -> impl Iterator<Item = &KernelBudget> {
         self.budgets.iter().filter(move |b| b.over_limit(arch))
+    }
+
+    /// The swizzle suggested for the array an access reaches (through its byte view too).
+    pub fn swizzle_for(&self, array: usize) -> Option<&crate::lint::swizzle::Swizzle> {
+        let array = self
+            .arrays
+            .get(array)
+            .and_then(|a| a.byte_view_of)
+            .unwrap_or(array);
+        self.swizzles.iter().find(|s| s.array == array)
     }
 
     pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
