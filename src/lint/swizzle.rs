@@ -82,9 +82,19 @@ pub fn suggest(
     }
     let before: Vec<u32> = all.iter().map(|s| worst(s, &bytes, target).0).collect();
     let max_bits = chunks.ilog2().min(3);
+    // The rows of one 2-D slice (`[stage][row][col]`: the row within its stage).
+    let rows = layout.dims[layout.dims.len() - 2]?;
     for bits in 1..=max_bits {
         let mask = (1i64 << bits) - 1;
+        // XOR must keep each chunk inside its row.
+        if chunks % (mask + 1) != 0 {
+            continue;
+        }
         for shift in 0..=4u32 {
+            // `r` in the help is the row within its slice: the bits used must not reach past it.
+            if layout.dims.len() > 2 && rows % ((mask + 1) << shift) != 0 {
+                continue;
+            }
             let moved: Option<Vec<Site>> = all
                 .iter()
                 .map(|s| swizzled(s, row_bytes, shift, mask))
