@@ -144,3 +144,21 @@ fn a_swizzle_not_a_padding_is_offered_when_padding_makes_the_copy_worse() {
         "{notes}"
     );
 }
+
+/// A template naming an operand the statement does not pass is reported, not dropped.
+#[test]
+fn an_address_operand_that_is_not_there_is_reported() {
+    let dir = temp_dir("inline-ptx-missing-operand");
+    let kernel = "__global__ void k(unsigned *out)\n{\n    __shared__ unsigned s[32];\n    unsigned v;\n    asm volatile(\"ld.shared.u32 %0, [%3];\" : \"=r\"(v));\n    out[threadIdx.x] = v + s[0];\n}\n";
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let noted = json["diagnostics"].as_array().unwrap().iter().any(|d| {
+        d["code"] == "skipped-code"
+            && d["line"] == 5
+            && d["label"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("names an operand the `asm` statement does not have")
+    });
+    assert!(noted, "{json}");
+}

@@ -519,7 +519,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         notes.push(help);
     }
     if let Some(swizzle) = report.swizzle_for(f.array) {
-        let base = entry.byte_view_of.unwrap_or(f.array);
+        let base = crate::analysis::interp::viewed_array(&report.arrays, f.array);
         let elem = report.arrays[base]
             .layout
             .as_ref()

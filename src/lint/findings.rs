@@ -114,6 +114,32 @@ pub fn evaluate_site(
     (worst, totals)
 }
 
+/// A byte-offset site (rank 1: a byte view, or a site turned into byte offsets) with every
+/// lane's offset moved by `to` (a padded row, a swizzled chunk); `None` when a warp-uniform
+/// unknown shifts a pattern, so its offsets are not known.
+pub fn with_bytes_moved(site: &Site, to: impl Fn(i64) -> i64) -> Option<Site> {
+    let mut moved = site.clone();
+    moved.patterns = site
+        .patterns
+        .iter()
+        .map(|(p, stats)| {
+            if p.rank != 1 || p.uniform_shift.iter().any(|&s| s != 0) {
+                return None;
+            }
+            let mut q = p.clone();
+            q.indices = p
+                .indices
+                .iter()
+                .map(|&b| to(b + p.member_offset) - p.member_offset)
+                .collect();
+            let mut stats = stats.clone();
+            stats.origin = stats.origin.iter().map(|&b| to(b)).collect();
+            Some((q, stats))
+        })
+        .collect::<Option<_>>()?;
+    Some(moved)
+}
+
 /// Why an access no lane executed in any run is not analyzed.
 pub const UNREACHED: &str = "no thread reaches it in the analysis: conditions or loop bounds before it switched every lane off (code that cannot run, or values banklint assumed for the block shape and parameters)";
 

@@ -8,7 +8,7 @@ use crate::analysis::interp::{FileRuns, Site};
 use crate::bank::arch::Target;
 use crate::bank::layout::{ArrayLayout, gcd};
 use crate::lint::applicability::{Applicability, FileFacts, decide};
-use crate::lint::findings::{AccessFinding, evaluate_site};
+use crate::lint::findings::{AccessFinding, evaluate_site, with_bytes_moved};
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +45,7 @@ pub fn suggest(
 ) -> Suggestions {
     let mut fixes = Vec::new();
     // A conflict through a byte view (a cast, a PTX address) is fixed in the array it views.
-    let base = |a: usize| runs.arrays.get(a).and_then(|e| e.byte_view_of).unwrap_or(a);
+    let base = |a: usize| crate::analysis::interp::viewed_array(&runs.arrays, a);
     let mut arrays: Vec<usize> = findings
         .iter()
         .filter(|f| f.is_conflict())
@@ -184,17 +184,23 @@ fn suggest_for_array(
         };
         let Some(moved) = view_sites
             .iter()
-            .map(|s| rows_padded(s, row_bytes, pad * layout.elem_size))
+            .map(|s| {
+                let pad_bytes = pad * layout.elem_size;
+                with_bytes_moved(s, |b| b + b.div_euclid(row_bytes) * pad_bytes)
+            })
             .collect::<Option<Vec<Site>>>()
         else {
             // A view access shifted by an unknown amount cannot be moved to padded rows.
             return None;
         };
-        let checked = [
-            check_padded(moved.iter(), &view_baseline, &view_layout, target),
-            check_padded(sites.iter().copied(), &baseline, &padded, target),
-        ];
-        let [Some((view_total, view_ways)), Some((total, worst_ways))] = checked else {
+        let Some((view_total, view_ways)) =
+            check_padded(moved.iter(), &view_baseline, &view_layout, target)
+        else {
+            continue;
+        };
+        let Some((total, worst_ways)) =
+            check_padded(sites.iter().copied(), &baseline, &padded, target)
+        else {
             continue;
         };
         let (total, worst_ways) = (total + view_total, worst_ways.max(view_ways));
@@ -249,31 +255,6 @@ fn suggest_for_array(
         ),
         costs,
     })
-}
-
-/// A byte-view site with each lane's offset moved to rows of `row_bytes + pad_bytes`; `None`
-/// when a warp-uniform unknown shifts it (its row is not known).
-fn rows_padded(site: &Site, row_bytes: i64, pad_bytes: i64) -> Option<Site> {
-    let mut moved = site.clone();
-    moved.patterns = site
-        .patterns
-        .iter()
-        .map(|(p, stats)| {
-            if p.uniform_shift.iter().any(|&s| s != 0) || p.rank != 1 {
-                return None;
-            }
-            let mut p = p.clone();
-            for b in &mut p.indices {
-                *b += b.div_euclid(row_bytes) * pad_bytes;
-            }
-            let mut stats = stats.clone();
-            for b in &mut stats.origin {
-                *b += b.div_euclid(row_bytes) * pad_bytes;
-            }
-            Some((p, stats))
-        })
-        .collect::<Option<_>>()?;
-    Some(moved)
 }
 
 /// The sites' per-block wavefronts summed and their worst conflict degree under `layout`,

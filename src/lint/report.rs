@@ -56,21 +56,13 @@ impl FileReport {
 
     /// The swizzle suggested for the array an access reaches (through its byte view too).
     pub fn swizzle_for(&self, array: usize) -> Option<&crate::lint::swizzle::Swizzle> {
-        let array = self
-            .arrays
-            .get(array)
-            .and_then(|a| a.byte_view_of)
-            .unwrap_or(array);
+        let array = crate::analysis::interp::viewed_array(&self.arrays, array);
         self.swizzles.iter().find(|s| s.array == array)
     }
 
     pub fn fix_for(&self, array: usize) -> Option<&PaddingFix> {
         // An access through a cast or a PTX address is to the array its byte view views.
-        let array = self
-            .arrays
-            .get(array)
-            .and_then(|a| a.byte_view_of)
-            .unwrap_or(array);
+        let array = crate::analysis::interp::viewed_array(&self.arrays, array);
         // Fixes are made in array order (see `lint::fix::suggest`).
         let i = self.fixes.partition_point(|f| f.array < array);
         self.fixes.get(i).filter(|f| f.array == array)

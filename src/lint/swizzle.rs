@@ -8,7 +8,7 @@
 use crate::analysis::interp::{FileRuns, Site};
 use crate::bank::arch::Target;
 use crate::bank::layout::ArrayLayout;
-use crate::lint::findings::evaluate_site;
+use crate::lint::findings::{evaluate_site, with_bytes_moved};
 
 /// Bytes in a swizzled unit: what `ldmatrix` rows, `cp.async` and vector accesses move.
 const CHUNK: i64 = 16;
@@ -175,31 +175,11 @@ fn as_bytes(site: &Site, strides: &[i64]) -> Option<Site> {
 
 /// A byte-offset site with each offset moved by the swizzle.
 fn swizzled(site: &Site, row_bytes: i64, shift: u32, mask: i64) -> Option<Site> {
-    let at = |b: i64| {
+    with_bytes_moved(site, |b| {
         let (row, within) = (b.div_euclid(row_bytes), b.rem_euclid(row_bytes));
         let chunk = (within / CHUNK) ^ ((row >> shift) & mask);
         row * row_bytes + chunk * CHUNK + within % CHUNK
-    };
-    let mut out = site.clone();
-    out.patterns = site
-        .patterns
-        .iter()
-        .map(|(p, stats)| {
-            if p.rank != 1 || p.uniform_shift.iter().any(|&s| s != 0) {
-                return None;
-            }
-            let mut q = p.clone();
-            q.indices = p
-                .indices
-                .iter()
-                .map(|&b| at(b + p.member_offset) - p.member_offset)
-                .collect();
-            let mut stats = stats.clone();
-            stats.origin = stats.origin.iter().map(|&b| at(b)).collect();
-            Some((q, stats))
-        })
-        .collect::<Option<_>>()?;
-    Some(out)
+    })
 }
 
 #[cfg(test)]

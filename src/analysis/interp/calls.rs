@@ -137,12 +137,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .prepared
                     .keywords_in(c.function.span.clone())
                     .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
-            if could_reach && self.span_override.is_none() {
+            if could_reach {
                 let at = self.span(whole.span);
-                if !self.not_followed.iter().any(|(s, _)| *s == at) {
-                    self.not_followed
-                        .push((at, format!("the call of `{}` is not followed: {why}", name)));
-                }
+                self.note_unfollowed(at, format!("the call of `{name}` is not followed: {why}"));
             }
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
         }

@@ -80,11 +80,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         .is_some_and(|s| s.node.name == *n)
                 }),
             };
+            let instruction = &access.instruction;
             let Some(operand) = operand else {
+                self.note_unfollowed(
+                    at.clone(),
+                    format!("`{instruction}` names an operand the `asm` statement does not have"),
+                );
                 continue;
             };
             let address = &operand.node.variable_name;
-            let instruction = &access.instruction;
             let Some(p) = self
                 .points_to_shared(address)
                 .then(|| self.eval_pointer(address, mask, ""))
@@ -99,12 +103,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 );
                 continue;
             };
+            let array_of = p.array;
             let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
             let moved = self
                 .retype(p, Type::scalar("char", 1, false))
                 .and_then(|p| self.advance(p, &Lanes::int(access.offset)))
                 .and_then(|p| self.retype(p, lane_type(bytes)));
             let Some(p) = moved else {
+                let name = self.arrays[array_of].decl.name.clone();
+                self.note_unfollowed(
+                    at.clone(),
+                    format!(
+                        "`{instruction}` addresses `{name}`, whose layout banklint does not know"
+                    ),
+                );
                 continue;
             };
             let text = format!("`{}`", self.source_text(address.span));
@@ -202,7 +214,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Code whose shared-memory accesses are not analyzed, said once per place.
-    fn note_unfollowed(&mut self, at: Range<usize>, why: String) {
+    pub(super) fn note_unfollowed(&mut self, at: Range<usize>, why: String) {
         if self.span_override.is_none() && !self.not_followed.iter().any(|(s, _)| *s == at) {
             self.not_followed.push((at, why));
         }

@@ -98,6 +98,12 @@ pub struct ArrayEntry {
     pub layout_problem: Option<String>,
 }
 
+/// The array an access to `arrays[a]` reaches: the viewed one for a byte view (an access
+/// through a cast or a PTX address), else `a` itself.
+pub fn viewed_array(arrays: &[ArrayEntry], a: usize) -> usize {
+    arrays.get(a).and_then(|e| e.byte_view_of).unwrap_or(a)
+}
+
 /// The arrays seen while analyzing a file, indexed so that finding one is not a scan: by
 /// declaration (one entry per layout: template instantiations may differ) and byte views by
 /// the array they view.

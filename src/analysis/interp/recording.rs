@@ -105,8 +105,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// Marks the site recorded at `at` as not analyzable, for `reason`.
-    pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, reason: String) {
+    /// Where a site at `at` is reported, and its key.
+    fn site_key(&self, at: Span, op: Op) -> (Range<usize>, SiteKey) {
         let (span, sub) = self.site_place(at);
         let key = SiteKey {
             start: span.start,
@@ -114,6 +114,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             op,
             sub,
         };
+        (span, key)
+    }
+
+    /// Marks the site recorded at `at` as not analyzable, for `reason`.
+    pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, reason: String) {
+        let (_, key) = self.site_key(at, op);
         if let Some(site) = self.sites.get_mut(&key) {
             site.unknown.get_or_insert(reason);
         }
@@ -136,13 +142,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.spend(4 * self.n as u64);
         self.footprint
             .insert(self.arrays[array].byte_view_of.unwrap_or(array));
-        let (span, sub) = self.site_place(at);
-        let key = SiteKey {
-            start: span.start,
-            end: span.end,
-            op,
-            sub,
-        };
+        let (span, key) = self.site_key(at, op);
         // Element type after member selection.
         let mut ty = elem;
         let mut member_offset = 0i64;
@@ -174,7 +174,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 format!("`{function}` at {header}:{line}")
             }
         });
-        let site = self.sites.entry(key).or_insert_with(|| Site {
+        let site = self.sites.entry(key.clone()).or_insert_with(|| Site {
             span: span.clone(),
             op,
             array,
@@ -209,12 +209,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         );
         let warps = self.n.div_ceil(WARP_SIZE);
         let rank = indices.len();
-        let key = SiteKey {
-            start: span.start,
-            end: span.end,
-            op,
-            sub,
-        };
         for w in 0..warps {
             let mut pattern = Pattern {
                 active: 0,
