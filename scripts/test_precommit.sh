@@ -33,13 +33,16 @@ rev=$(sed -n 's/^ *rev: *\([^ ]*\).*/\1/p' "$snippet")
 
 # The release the snippet names is in this repository, and is that version.
 # A clone made without tags (some CI checkouts) lacks it: then a temporary clone gets the tag
-# on the commit that introduced that version in Cargo.toml, where the release was cut.
+# on the commit checked out, when that commit is of the version the rev names. (Not the commit
+# that first set the version: the hook's definition came later than that, so such a tag would
+# test a release that never existed.)
 origin="$repo"
 if ! git -C "$repo" rev-parse --quiet --verify "refs/tags/$rev" >/dev/null; then
-  released=$(git -C "$repo" log --format=%H -G "^version = \"${rev#v}\"" -- Cargo.toml | tail -n 1)
-  [ -n "$released" ] ||
-    fail "the README's rev \`$rev\` is not a tag of this repository, and no commit set version ${rev#v}"
-  echo "pre-commit test: this clone has no tag $rev; tagging $released (version ${rev#v}) in a temporary clone"
+  released=$(git -C "$repo" rev-parse HEAD)
+  head_version=$(git -C "$repo" show HEAD:Cargo.toml | sed -n 's/^version = "\(.*\)"/\1/p' | head -n 1)
+  [ "v$head_version" = "$rev" ] ||
+    fail "the README's rev \`$rev\` is not a tag of this repository, and the commit checked out is version $head_version"
+  echo "pre-commit test: this clone has no tag $rev; tagging the commit checked out, $released (version ${rev#v}), in a temporary clone"
   origin="$work/origin"
   git clone --quiet --no-local "$repo" "$origin"
   git -C "$origin" tag "$rev" "$released"
