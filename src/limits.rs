@@ -35,6 +35,10 @@ pub const MAX_CACHED_VARIANTS: usize = 16;
 /// Statements of host code read per file to find what each launch sees.
 pub const MAX_HOST_STATEMENTS: usize = 200_000;
 
+/// Runs of host function templates per file, one per instantiation a call gives
+/// (`launch<64, 2>(q)`; see `front::host_templates`).
+pub const MAX_HOST_INSTANCES: usize = 64;
+
 /// Trips of one loop enumerated one by one.
 pub const MAX_TRIPS: u64 = 4096;
 

@@ -47,18 +47,29 @@ pub struct LaunchValues {
     pub template_values: Vec<Option<i64>>,
     /// Each kernel argument.
     pub arguments: Vec<HostValue>,
+    /// The enclosing host function template's arguments in the run that saw this launch, as
+    /// written at the call that instantiates it (`launch<64, 2>(...)`): empty outside one.
+    pub host_args: Vec<(String, String)>,
 }
 
-type Env = HashMap<String, HostValue>;
+pub(super) type Env = HashMap<String, HostValue>;
 
 /// Reads host code. `globals` holds the file's constants (`const int N = 32;`, enumerators).
 pub struct HostReader<'s> {
-    src: &'s str,
-    globals: Env,
-    /// Launch values by the start of the launch's kernel name.
+    pub(super) src: &'s str,
+    pub(super) globals: Env,
+    /// Launch values by the start of the launch's kernel name: one per run of the function
+    /// that holds the launch (a host function template runs once per instantiation).
     pub launches: Vec<(usize, LaunchValues)>,
     /// Bound on statements run, so that no input costs more than linear work.
-    budget: usize,
+    pub(super) budget: usize,
+    /// Host function templates, run again per instantiation once the file is read (see
+    /// `front::host_templates`).
+    pub(super) templates: Vec<crate::front::host_templates::HostTemplate>,
+    /// Calls with explicit template arguments (`launch<64, 2>(q)`) seen so far.
+    pub(super) template_calls: Vec<crate::front::host_templates::TemplateCall>,
+    /// The host template arguments of the run in progress.
+    pub(super) instance: Vec<(String, String)>,
 }
 
 impl<'s> HostReader<'s> {
@@ -68,6 +79,9 @@ impl<'s> HostReader<'s> {
             globals: Env::new(),
             launches: Vec::new(),
             budget: crate::limits::MAX_HOST_STATEMENTS,
+            templates: Vec::new(),
+            template_calls: Vec::new(),
+            instance: Vec::new(),
         }
     }
 
@@ -142,9 +156,27 @@ impl<'s> HostReader<'s> {
         }
     }
 
-    /// Runs a host function's body.
+    /// Runs a host function's body; a function template's parameters are open in this run
+    /// (see `front::host_templates` for the runs per instantiation).
     pub fn function(&mut self, f: Node<'_>) {
         let mut env = self.globals.clone();
+        if let Some(template) = self.host_template(f) {
+            for name in template.param_names() {
+                env.insert(
+                    name.to_string(),
+                    HostValue::Unknown(format!(
+                        "`{name}` is a template parameter of the host function `{}`, and no call in this file gives it a constant",
+                        template.name
+                    )),
+                );
+            }
+            self.templates.push(template);
+        }
+        self.run_function(f, env);
+    }
+
+    /// Runs `f`'s body from `env`.
+    pub(super) fn run_function(&mut self, f: Node<'_>, mut env: Env) {
         // Parameters are whatever the caller passes.
         if let Some(d) = f.child_by_field_name("declarator")
             && let Some(params) = crate::front::syntax::find_descendant(d, &["parameter_list"])
@@ -486,6 +518,8 @@ impl<'s> HostReader<'s> {
         while let Some(x) = stack.pop() {
             if x.kind() == "kernel_call_syntax" {
                 self.launch(x, env);
+            } else if x.kind() == "call_expression" {
+                self.template_call(x, env);
             }
             if x.kind() != "lambda_expression" {
                 stack.extend(named_children(x));
@@ -536,12 +570,13 @@ impl<'s> HostReader<'s> {
                 block,
                 template_values,
                 arguments,
+                host_args: self.instance.clone(),
             },
         ));
     }
 
     /// The value of a name written as text.
-    fn eval_name(&self, name: &str, env: &Env) -> HostValue {
+    pub(super) fn eval_name(&self, name: &str, env: &Env) -> HostValue {
         let name = name.trim();
         env.get(name)
             .or_else(|| self.globals.get(name))

@@ -99,11 +99,13 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
             _ => {}
         }
     }
-    // Each launch read as part of its host function gets the values it sees.
+    // Each launch read as part of its host function gets the values it sees, once per run
+    // of that function.
+    l.host_reader.finish(root);
     let values = std::mem::take(&mut l.host_reader.launches);
     for (at, v) in values {
         if let Some(launch) = l.out.launches.iter_mut().find(|x| x.span.start == at) {
-            launch.values = v;
+            launch.values.push(v);
         }
     }
 }

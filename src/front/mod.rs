@@ -17,6 +17,7 @@ pub mod casts;
 pub mod cuda;
 pub mod header_cache;
 pub mod host_code;
+pub mod host_templates;
 pub mod includes;
 pub mod items;
 pub mod lex;

@@ -28,8 +28,10 @@ pub struct Launch {
     pub config: Vec<Range<usize>>,
     /// From the kernel name to the closing `>>>`.
     pub span: Range<usize>,
-    /// Its block, template arguments and kernel arguments, evaluated where it stands.
-    pub values: crate::front::host_code::LaunchValues,
+    /// Its block, template arguments and kernel arguments, evaluated where it stands: one
+    /// per run of its host function (a host template runs per instantiation); none for a
+    /// launch in device code.
+    pub values: Vec<crate::front::host_code::LaunchValues>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,6 +33,9 @@ const SKIPPED_DIRS: &[&str] = &["build", "node_modules", "target", "__pycache__"
 #[derive(Debug, Default)]
 pub struct HeaderIndex {
     by_name: HashMap<String, Vec<PathBuf>>,
+    /// Components in the project root's absolute path: a bare name found below a folder
+    /// the includer shares beyond the root is a near relative.
+    root_depth: usize,
     /// Answers already given, by name and including file: every file of a library asks
     /// the same questions.
     found: Mutex<HashMap<(String, PathBuf), Found>>,
@@ -64,6 +67,7 @@ impl HeaderIndex {
         }
         HeaderIndex {
             by_name,
+            root_depth: absolute(root).components().count(),
             found: Mutex::default(),
         }
     }
@@ -72,7 +76,9 @@ impl HeaderIndex {
     /// path ends with `name`, the one sharing the longest leading path with `from`, then the
     /// shortest. `Err` lists a tie. A name without a directory matches little by itself, so
     /// it is looked for only in folders named like include folders (`include`, `inc`,
-    /// `common`); the toolkit's and the C library's headers are never looked for.
+    /// `common`) and in folders sharing with `from` a folder below the project root
+    /// (`kernels/attn/utils/utils.h` for `kernels/attn/mma/k.cu`, as a build's `-I ../utils`
+    /// gives); the toolkit's and the C library's headers are never looked for.
     pub fn find(&self, name: &str, from: &Path) -> Found {
         let key = (name.to_string(), from.to_path_buf());
         if let Some(known) = self.found.lock().ok().and_then(|m| m.get(&key).cloned()) {
@@ -108,9 +114,7 @@ impl HeaderIndex {
             .iter()
             .filter(|p| {
                 let parts: Vec<Component> = p.components().collect();
-                let suffix = parts.len() >= wanted.len()
-                    && parts[parts.len() - wanted.len()..] == wanted[..];
-                suffix && (wanted.len() > 1 || in_include_folder(p))
+                parts.len() >= wanted.len() && parts[parts.len() - wanted.len()..] == wanted[..]
             })
             .map(|p| {
                 let shared = absolute(p)
@@ -119,6 +123,9 @@ impl HeaderIndex {
                     .take_while(|(a, b)| a == b)
                     .count();
                 (shared, p.components().count(), p)
+            })
+            .filter(|(shared, _, p)| {
+                wanted.len() > 1 || in_include_folder(p) || *shared > self.root_depth
             })
             .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -324,5 +331,22 @@ mod tests {
         let from = dir.path().join("e/k.cu");
         let tie = index.find("common.h", &from).unwrap_err();
         assert_eq!(tie.len(), 2);
+    }
+
+    #[test]
+    fn a_bare_name_is_found_in_a_folder_the_includer_shares_below_the_root() {
+        let (dir, index) = tree(&[
+            "kernels/attn/utils/utils.h",
+            "kernels/attn/mma/basic/k.cu",
+            "kernels/gemm/utils/utils.h",
+            "tools/helpers.h",
+            "main.cu",
+        ]);
+        let from = dir.path().join("kernels/attn/mma/basic/k.cu");
+        let found = index.find("utils.h", &from).unwrap().unwrap();
+        assert!(found.ends_with("kernels/attn/utils/utils.h"));
+        // Sharing only the root is no kinship.
+        assert_eq!(index.find("helpers.h", &from), Ok(None));
+        assert_eq!(index.find("utils.h", &dir.path().join("main.cu")), Ok(None));
     }
 }

@@ -11,6 +11,7 @@ use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::types::Type;
 use crate::front::annotation_syntax::Directive;
 use crate::front::cuda::Prepared;
+use crate::front::host_code::LaunchValues;
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
@@ -183,59 +184,104 @@ fn launch_shapes(
             continue;
         };
         let text = prepared.written(block.clone());
-        let dims_here = launch.values.block.as_ref().map(|b| b.as_dims());
-        let dims_here = match dims_here {
+        // A launch in device code has no host run: one with nothing known.
+        let device_code = [LaunchValues::default()];
+        let runs = if launch.values.is_empty() {
+            &device_code[..]
+        } else {
+            &launch.values[..]
+        };
+        for values in runs {
+            launch_run(
+                prepared,
+                f,
+                launch,
+                values,
+                &text,
+                source,
+                unresolved,
+                shapes,
+                without_shape,
+            );
+        }
+    }
+}
+
+/// One run of a launch's host function (one instantiation of a host template).
+#[allow(clippy::too_many_arguments)]
+fn launch_run(
+    prepared: &Prepared,
+    f: &Function,
+    launch: &crate::front::cuda::Launch,
+    values: &LaunchValues,
+    text: &str,
+    source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
+    unresolved: &mut Vec<UnresolvedLaunch>,
+    shapes: &mut Vec<BlockShape>,
+    without_shape: &mut Vec<(TemplateArgs, Arguments)>,
+) {
+    let Some(block) = launch.config.get(1) else {
+        return;
+    };
+    let dims_here = values.block.as_ref().map(|b| b.as_dims());
+    let dims_here = match dims_here {
             Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
             Some(Err(why)) => Err(why),
             None => Err("the launch is in device code (dynamic parallelism), whose values banklint does not follow".to_string()),
         };
-        // A problem with the block is the launch's, reported once whatever it instantiates.
-        let problem = match &dims_here {
-            Ok(dims) if valid(*dims) => None,
-            Ok(dims) => Some(format!(
-                "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
-                dims[0], dims[1], dims[2]
-            )),
-            Err(why) => Some(format!(
-                "the block shape `{text}` is not a compile-time constant: {why}"
-            )),
-        };
-        let dims_here = dims_here.ok();
-        if let Some(reason) = problem {
+    // A problem with the block is the launch's, reported once whatever it instantiates.
+    let problem = match &dims_here {
+        Ok(dims) if valid(*dims) => None,
+        Ok(dims) => Some(format!(
+            "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
+            dims[0], dims[1], dims[2]
+        )),
+        Err(why) => Some(format!(
+            "the block shape `{text}` is not a compile-time constant: {why}"
+        )),
+    };
+    let dims_here = dims_here.ok();
+    if let Some(reason) = problem {
+        let span = prepared.source_span(block.clone());
+        // Said once, whichever instantiation it is in.
+        if !unresolved
+            .iter()
+            .any(|u| u.span == span && u.reason == reason)
+        {
             unresolved.push(UnresolvedLaunch {
-                span: prepared.source_span(block.clone()),
+                span,
                 reason,
                 annotation: None,
             });
         }
-        let arguments = launch_arguments(f, launch);
-        for written in host_instantiations(prepared, launch) {
-            let template_args = bind_template_args(f, &written);
-            match dims_here {
-                Some(dims) if valid(dims) => {
-                    if !shapes.iter().any(|s| {
-                        s.dims == Some(dims)
-                            && s.template_args == template_args
-                            && s.arguments == arguments
-                    }) {
-                        shapes.push(BlockShape {
-                            dims: Some(dims),
-                            source: source(launch),
-                            template_args,
-                            arguments: arguments.clone(),
-                            assumed: Vec::new(),
-                            assumed_types: Vec::new(),
-                            path: Vec::new(),
-                        });
-                    }
+    }
+    let arguments = launch_arguments(f, values);
+    for written in host_instantiations(prepared, launch, values) {
+        let template_args = bind_template_args(f, &written);
+        match dims_here {
+            Some(dims) if valid(dims) => {
+                if !shapes.iter().any(|s| {
+                    s.dims == Some(dims)
+                        && s.template_args == template_args
+                        && s.arguments == arguments
+                }) {
+                    shapes.push(BlockShape {
+                        dims: Some(dims),
+                        source: source(launch),
+                        template_args,
+                        arguments: arguments.clone(),
+                        assumed: Vec::new(),
+                        assumed_types: Vec::new(),
+                        path: Vec::new(),
+                    });
                 }
-                Some(_) => {}
-                None => {
-                    // Its template and kernel arguments still say what runs.
-                    let key = (template_args, arguments.clone());
-                    if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key) {
-                        without_shape.push(key);
-                    }
+            }
+            Some(_) => {}
+            None => {
+                // Its template and kernel arguments still say what runs.
+                let key = (template_args, arguments.clone());
+                if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key) {
+                    without_shape.push(key);
                 }
             }
         }
@@ -245,12 +291,12 @@ fn launch_shapes(
 /// The integer arguments of a launch that are compile-time constants there
 /// (`k<<<g, b>>>(out, 80, PITCH)`), by the kernel's parameter names, as the host code gives
 /// them at the launch (see `front::host_code`).
-fn launch_arguments(f: &Function, launch: &crate::front::cuda::Launch) -> Vec<(String, i64)> {
+fn launch_arguments(f: &Function, values: &LaunchValues) -> Vec<(String, i64)> {
     f.params
         .iter()
         .filter(|p| matches!(p.ty, Type::Scalar { float: false, .. }))
         .filter_map(|p| {
-            let v = launch.values.arguments.get(p.index)?.as_int()?;
+            let v = values.arguments.get(p.index)?.as_int()?;
             Some((p.name.clone(), v))
         })
         .collect()
@@ -278,8 +324,13 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 /// A launch's template arguments, with parameters of the enclosing host function template
 /// (`reduce0<T><<<...>>>` inside `template <class T> void reduce(...)`) replaced by each
 /// instantiation of that function the file names (`template void reduce<int>(...);`, or a
-/// call `reduce<float>(...)`). Arguments that need no replacing come back as written.
-fn host_instantiations(p: &Prepared, launch: &crate::front::cuda::Launch) -> Vec<Vec<String>> {
+/// call `reduce<float>(...)`). Arguments that need no replacing come back as written. In a
+/// run of the host template for one instantiation (`values.host_args`), that one replaces.
+fn host_instantiations(
+    p: &Prepared,
+    launch: &crate::front::cuda::Launch,
+    values: &LaunchValues,
+) -> Vec<Vec<String>> {
     // Arguments the host code makes constants (`constexpr int BM = 32; k<BM><<<...>>>`) by
     // their value; others (types, the host template's own parameters) as written.
     let args: Vec<String> = launch
@@ -287,13 +338,20 @@ fn host_instantiations(p: &Prepared, launch: &crate::front::cuda::Launch) -> Vec
         .iter()
         .enumerate()
         .map(
-            |(k, a)| match launch.values.template_values.get(k).copied().flatten() {
+            |(k, a)| match values.template_values.get(k).copied().flatten() {
                 Some(v) => v.to_string(),
-                None => a.clone(),
+                None => values
+                    .host_args
+                    .iter()
+                    .find(|(name, _)| name == a.trim())
+                    .map_or_else(|| a.clone(), |(_, given)| given.clone()),
             },
         )
         .collect();
     let written = vec![args.clone()];
+    if !values.host_args.is_empty() {
+        return written;
+    }
     let Some(chunk) = p.chunks.iter().find(|c| {
         c.kind == crate::front::cuda::ChunkKind::HostFunction && c.span.contains(&launch.span.start)
     }) else {

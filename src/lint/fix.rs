@@ -86,7 +86,15 @@ pub fn suggest(
             .and_then(|v| index.sites.get(v))
             .cloned()
             .unwrap_or_default();
+        // A declaration with several layouts (instantiations) would need one swizzle that
+        // serves every layout; each is checked only against its own.
+        let layouts = index
+            .layouts
+            .get(&runs.arrays[array].decl.decl_span)
+            .copied()
+            .unwrap_or(0);
         if index.unchecked.get(&array).copied().unwrap_or(0) == 0
+            && layouts <= 1
             && let Some(s) = crate::lint::swizzle::suggest(runs, array, &sites, &view_sites, target)
         {
             swizzles.push(s);

@@ -1,0 +1,333 @@
+//! Host function templates run once per instantiation. A dispatcher written
+//! `template <int kHeadDim, int kStage> void launch(...) { constexpr int Br = ...;
+//! k<Br, kStage><<<grid, block>>>(...); }`, called as `launch<64, 2>(q)`, launches its kernel
+//! with constants only that call gives. Each such call seen in host code (also inside another
+//! template's run) binds the template's parameters, and the function's body runs again with
+//! them, so its launches see the block shapes and template arguments of that instantiation.
+//! Runs are bounded by [`MAX_HOST_INSTANCES`] per file.
+
+use crate::front::host_code::{Env, HostReader, HostValue};
+use crate::front::syntax::{children, named_children, text};
+use crate::limits::MAX_HOST_INSTANCES;
+use std::collections::HashSet;
+use std::ops::Range;
+use tree_sitter::Node;
+
+/// A host function template: where it is, its name and its parameters.
+#[derive(Clone, Debug)]
+pub struct HostTemplate {
+    pub name: String,
+    /// The function definition's bytes (the template header excluded).
+    range: Range<usize>,
+    params: Vec<(String, Param)>,
+    /// Instantiations already run, by their arguments as written.
+    runs: Vec<Vec<(String, String)>>,
+}
+
+#[derive(Clone, Debug)]
+enum Param {
+    Type,
+    /// A value, with its default where one is written.
+    Value(Option<HostValue>),
+}
+
+impl HostTemplate {
+    /// The names of its parameters.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+/// A call naming explicit template arguments: `launch<64, kStage>(q, k)`.
+#[derive(Clone, Debug)]
+pub struct TemplateCall {
+    name: String,
+    /// Each argument's value where it is an integer constant at the call, and its text.
+    args: Vec<(HostValue, String)>,
+    line: usize,
+}
+
+impl HostReader<'_> {
+    /// `f` as a host template, when a `template <...>` header declares it.
+    pub(super) fn host_template(&self, f: Node<'_>) -> Option<HostTemplate> {
+        let header = f.parent().filter(|p| p.kind() == "template_declaration")?;
+        let list = header.child_by_field_name("parameters")?;
+        let name = function_name(f, self.src)?;
+        let mut params = Vec::new();
+        for p in named_children(list) {
+            let is_type = matches!(
+                p.kind(),
+                "type_parameter_declaration"
+                    | "optional_type_parameter_declaration"
+                    | "variadic_type_parameter_declaration"
+                    | "template_template_parameter_declaration"
+            );
+            let declared = p
+                .child_by_field_name("name")
+                .or_else(|| p.child_by_field_name("declarator"))
+                .or_else(|| {
+                    named_children(p)
+                        .into_iter()
+                        .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
+                })?;
+            let param = if is_type {
+                Param::Type
+            } else {
+                let globals = self.globals.clone();
+                Param::Value(
+                    p.child_by_field_name("default_value")
+                        .map(|d| self.eval(d, &globals)),
+                )
+            };
+            let pname = text(declared, self.src).trim_start_matches("...").trim();
+            params.push((pname.to_string(), param));
+        }
+        Some(HostTemplate {
+            name,
+            range: f.byte_range(),
+            params,
+            runs: Vec::new(),
+        })
+    }
+
+    /// Records a call with explicit template arguments (a launch is not one).
+    pub(super) fn template_call(&mut self, call: Node<'_>, env: &Env) {
+        let Some(f) = call
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "template_function")
+        else {
+            return;
+        };
+        if children(call)
+            .iter()
+            .any(|c| c.kind() == "kernel_call_syntax")
+            || self.template_calls.len() >= MAX_RECORDED_CALLS
+        {
+            return;
+        }
+        let (Some(name), Some(list)) = (
+            f.child_by_field_name("name"),
+            f.child_by_field_name("arguments"),
+        ) else {
+            return;
+        };
+        let name = text(name, self.src);
+        let args = named_children(list)
+            .iter()
+            .map(|a| {
+                let written = text(*a, self.src).split_whitespace().collect::<Vec<_>>();
+                (self.eval(*a, env), written.join(" "))
+            })
+            .collect();
+        self.template_calls.push(TemplateCall {
+            name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
+            args,
+            line: call.start_position().row + 1,
+        });
+    }
+
+    /// Runs each host template once per instantiation its calls give (calls found in those
+    /// runs included), then keeps, for each launch that an instantiation saw, only the
+    /// launch values of instantiations.
+    pub fn finish(&mut self, root: Node<'_>) {
+        let mut ran = 0usize;
+        'again: loop {
+            let mut progressed = false;
+            for t in 0..self.templates.len() {
+                let mut k = 0;
+                while k < self.template_calls.len() {
+                    let call = self.template_calls[k].clone();
+                    k += 1;
+                    if call.name != self.templates[t].name {
+                        continue;
+                    }
+                    let Some((env, written)) = self.bind(&self.templates[t], &call) else {
+                        continue;
+                    };
+                    if self.templates[t].runs.contains(&written) {
+                        continue;
+                    }
+                    if ran >= MAX_HOST_INSTANCES || self.budget == 0 {
+                        break 'again;
+                    }
+                    ran += 1;
+                    progressed = true;
+                    self.templates[t].runs.push(written.clone());
+                    let range = self.templates[t].range.clone();
+                    let Some(f) = definition_at(root, range) else {
+                        continue;
+                    };
+                    self.instance = written;
+                    self.run_function(f, env);
+                    self.instance.clear();
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        let instanced: HashSet<usize> = self
+            .launches
+            .iter()
+            .filter(|(_, v)| !v.host_args.is_empty())
+            .map(|(at, _)| *at)
+            .collect();
+        self.launches
+            .retain(|(at, v)| !v.host_args.is_empty() || !instanced.contains(at));
+    }
+
+    /// The environment and the written arguments of `call` instantiating `t`; `None` when
+    /// the call binds nothing (every value argument unknown, no type argument).
+    fn bind(&self, t: &HostTemplate, call: &TemplateCall) -> Option<(Env, Vec<(String, String)>)> {
+        let mut env = self.globals.clone();
+        let mut written = Vec::new();
+        let mut binds_something = false;
+        for (k, (name, param)) in t.params.iter().enumerate() {
+            let arg = call.args.get(k);
+            match param {
+                Param::Type => {
+                    if let Some((_, text)) = arg {
+                        written.push((name.clone(), text.clone()));
+                        binds_something = true;
+                    }
+                }
+                Param::Value(default) => {
+                    let value = match (arg, default) {
+                        (Some((v, _)), _) => v.clone(),
+                        (None, Some(d)) => d.clone(),
+                        (None, None) => HostValue::Unknown(format!("no argument for `{name}`")),
+                    };
+                    let value = match value {
+                        HostValue::Int(v) => {
+                            written.push((name.clone(), v.to_string()));
+                            binds_something = true;
+                            HostValue::Int(v)
+                        }
+                        HostValue::Unknown(why) => {
+                            if let Some((_, text)) = arg {
+                                written.push((name.clone(), text.clone()));
+                            }
+                            HostValue::Unknown(format!(
+                                "`{name}`, a template parameter of `{}`, has no constant value at the call at line {}: {why}",
+                                t.name, call.line
+                            ))
+                        }
+                        other => other,
+                    };
+                    env.insert(name.clone(), value);
+                }
+            }
+        }
+        binds_something.then_some((env, written))
+    }
+}
+
+/// Template calls kept per file: a generated file of millions of calls costs bounded memory.
+const MAX_RECORDED_CALLS: usize = 100_000;
+
+/// The function definition spanning exactly `range`.
+fn definition_at(root: Node<'_>, range: Range<usize>) -> Option<Node<'_>> {
+    let mut n = root.descendant_for_byte_range(range.start, range.end)?;
+    loop {
+        if n.kind() == "function_definition" && n.byte_range() == range {
+            return Some(n);
+        }
+        n = n.parent()?;
+    }
+}
+
+/// The unqualified name a function definition declares.
+fn function_name(f: Node<'_>, src: &str) -> Option<String> {
+    let mut d = f.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    let name = d.child_by_field_name("declarator")?;
+    let name = match name.kind() {
+        "template_function" => name.child_by_field_name("name")?,
+        _ => name,
+    };
+    let t = text(name, src);
+    Some(t.rsplit("::").next().unwrap_or(t).trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch's block and the host template arguments of the run that saw it.
+    type Seen = (Result<[i64; 3], String>, Vec<(String, String)>);
+
+    /// What each run saw of each launch in `src`, in the order of the launches.
+    fn blocks(src: &str) -> Vec<Seen> {
+        let tree = crate::front::syntax::parse(src).expect("a tree");
+        let mut r = HostReader::new(src);
+        for n in named_children(tree.root_node()) {
+            match n.kind() {
+                "function_definition" => r.function(n),
+                "template_declaration" => {
+                    for f in named_children(n) {
+                        if f.kind() == "function_definition" {
+                            r.function(f);
+                        }
+                    }
+                }
+                _ => r.global(n),
+            }
+        }
+        r.finish(tree.root_node());
+        r.launches.sort_by_key(|(at, _)| *at);
+        r.launches
+            .into_iter()
+            .map(|(_, v)| (v.block.expect("a block").as_dims(), v.host_args))
+            .collect()
+    }
+
+    #[test]
+    fn each_call_runs_the_template_with_its_arguments() {
+        let got = blocks(
+            "template <int kHead, int kWarps = 4> void go(float *d) {\n\
+               constexpr int threads = 32 * kWarps * (kHead < 64 ? 1 : 2);\n\
+               k<kHead><<<1, threads>>>(d);\n\
+             }\n\
+             void run(float *d) { go<32>(d); go<128, 2>(d); go<32>(d); }\n",
+        );
+        let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
+        assert_eq!(dims, vec![[128, 1, 1], [128, 1, 1]]);
+        assert_eq!(
+            got[0].1,
+            vec![
+                ("kHead".to_string(), "32".to_string()),
+                ("kWarps".into(), "4".into())
+            ]
+        );
+        assert_eq!(got[1].1[0], ("kHead".to_string(), "128".to_string()));
+    }
+
+    #[test]
+    fn templates_calling_templates_and_calls_with_nothing_known() {
+        let got = blocks(
+            "template <int P> void inner(float *d) { k<P><<<1, P>>>(d); }\n\
+             template <int Q> void outer(float *d) { inner<Q + 32>(d); }\n\
+             template <int R> void lost(float *d) { k<R><<<1, R>>>(d); }\n\
+             void run(float *d, int n) { outer<32>(d); lost<n>(d); }\n",
+        );
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].0, Ok([64, 1, 1]));
+        // No call gives `R` a constant: the one run keeps it open, and says why.
+        let why = got[1].0.clone().unwrap_err();
+        assert!(
+            why.contains("`R` is a template parameter of the host function `lost`"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_template_that_instantiates_itself_stops_at_the_bound() {
+        let got = blocks(
+            "template <int N> void grow(float *d) { k<N><<<1, 32>>>(d); grow<N + 1>(d); }\n\
+             void run(float *d) { grow<0>(d); }\n",
+        );
+        assert_eq!(got.len(), MAX_HOST_INSTANCES);
+    }
+}
