@@ -172,6 +172,15 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
             }
         }
     }
+    // Shift overflows (already at file offsets), once each with the largest count.
+    let mut shift_overflows: Vec<crate::analysis::interp::shifts::ShiftOverflow> = Vec::new();
+    for o in runs.runs.iter().flat_map(|r| &r.shift_overflows) {
+        match shift_overflows.iter_mut().find(|s| s.span == o.span) {
+            Some(seen) => seen.count = seen.count.max(o.count),
+            None => shift_overflows.push(o.clone()),
+        }
+    }
+    shift_overflows.sort_by_key(|s| s.span.start);
     let functions: Vec<crate::analysis::extraction::Function> = unit
         .functions
         .iter()
@@ -213,6 +222,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         functions,
         context,
         inactive: prepared.inactive.clone(),
+        shift_overflows,
         file,
     }
 }
@@ -224,6 +234,10 @@ fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
     for run in &mut runs.runs {
         for (span, _) in run.not_followed.iter_mut() {
             *span = prepared.source_span(span.clone());
+        }
+        for o in run.shift_overflows.iter_mut() {
+            o.span = prepared.source_span(o.span.clone());
+            o.count_span = prepared.source_span(o.count_span.clone());
         }
         let mut sites: Vec<(SiteKey, _)> = std::mem::take(&mut run.sites).into_iter().collect();
         // In the order of the expanded text, so that sites sharing a file span keep a

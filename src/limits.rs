@@ -50,6 +50,11 @@ pub const ASSUMED_TRIPS: u64 = 16;
 /// analyzed symbolically (a 2048-trip loop over 256 threads stays fast).
 pub const WORK_BUDGET: u64 = 8_000_000;
 
+/// A function analyzed under many shapes (launches, instantiations, paths) shares
+/// [`WORK_BUDGET`] among its runs, each keeping at least this fraction of it: 14
+/// instantiations of an attention kernel cost about twice one run, not 14 times.
+pub const MIN_RUN_BUDGET_SHARE: u64 = 8;
+
 /// Branches on a warp-uniform unknown that assign variables differently, analyzed side by
 /// side (each one doubles the runs of its function; further ones are joined).
 pub const MAX_DECISIONS: usize = 3;

@@ -6,6 +6,7 @@
 pub mod atomics;
 pub mod extraction;
 pub mod interp;
+pub mod intrinsics;
 pub mod ptx;
 pub mod shape;
 pub mod types;

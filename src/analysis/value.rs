@@ -197,7 +197,18 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
         (Value::Affine(x), Value::Affine(y)) => (x, y),
     };
     if let (Some(p), Some(q)) = (a.as_const(), b.as_const()) {
-        return match fold(op, p, q) {
+        // Shift counts past the width are what the GPU computes, not undefined (see
+        // `intrinsics::shift`; a 32-bit left shift by 32 to 63 is the interpreter's to clamp).
+        let folded = match op {
+            BinOp::Shl | BinOp::Shr => Some(crate::analysis::intrinsics::shift(
+                op == BinOp::Shl,
+                p,
+                q,
+                64,
+            )),
+            _ => fold(op, p, q),
+        };
+        return match folded {
             Some(v) => Value::int(v),
             None => Value::unknown(format!(
                 "`{p} {} {q}` is undefined (division by zero or overflow)",

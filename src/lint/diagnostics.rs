@@ -411,6 +411,12 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             fix: None,
         });
     }
+    for o in &report.shift_overflows {
+        let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let in_macro =
+            report.file.text.get(o.span.clone()).map(one_line) != Some(one_line(&o.written));
+        out.push(crate::lint::rules::shift_overflow::finding(o, in_macro));
+    }
     for s in &report.skipped {
         out.push(Finding {
             code: Rule::SkippedCode,

@@ -42,6 +42,8 @@ pub struct FileReport {
     pub context: Option<Includer>,
     /// Byte ranges conditional compilation leaves out.
     pub inactive: Vec<std::ops::Range<usize>>,
+    /// Shifts whose count reaches the operand's width, once each (the largest count seen).
+    pub shift_overflows: Vec<crate::analysis::interp::shifts::ShiftOverflow>,
 }
 
 impl FileReport {

@@ -106,6 +106,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return v;
         }
+        if let Some(v) = self.intrinsic(&name, &args) {
+            return v;
+        }
         match (name.as_str(), args.as_slice()) {
             ("min" | "umin" | "llmin" | "ullmin" | "fminf" | "imin", [a, b]) => {
                 return Lanes::binary(BinOp::Min, a, b, self.n, &mut self.syms);
@@ -166,6 +169,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.n
             ]))
         }
+    }
+
+    /// An integer intrinsic (`__popc`, `__brev`, `__funnelshift_l`, ...) computed lane by
+    /// lane where its arguments are constants in every lane; `None` otherwise (the generic
+    /// handling of calls, or `__mul24`'s affine product, applies).
+    fn intrinsic(&mut self, name: &str, args: &[Lanes]) -> Option<Lanes> {
+        if !crate::analysis::intrinsics::is_intrinsic(name) {
+            return None;
+        }
+        let values: Option<Vec<Value>> = (0..self.n)
+            .map(|t| {
+                let consts: Option<Vec<i64>> = args.iter().map(|a| a.get(t).as_const()).collect();
+                crate::analysis::intrinsics::evaluate(name, &consts?).map(Value::int)
+            })
+            .collect();
+        Some(Lanes::Each(Rc::new(values?)))
     }
 
     /// Why a call of `f` is not inlined: recursion, depth, or the budget of inlined calls.
@@ -481,6 +500,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();
         let saved_loops = std::mem::take(&mut self.loops);
+        let saved_wide = std::mem::take(&mut self.wide_ints);
         self.call_depth += 1;
         self.inlined_calls += 1;
         self.call_stack.push(f.overload_key());
@@ -490,6 +510,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.call_stack.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;
+        self.wide_ints = saved_wide;
         self.exited = saved_exited;
         self.span_override = saved_override;
         self.function = saved_fn;

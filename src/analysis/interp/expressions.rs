@@ -511,6 +511,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         let l = self.eval(&b.lhs, mask);
         let r = self.eval(&b.rhs, mask);
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            return self.shift(whole, b, &l, &r, mask);
+        }
         Lanes::binary(op, &l, &r, n, &mut self.syms)
     }
 

@@ -30,6 +30,7 @@ mod loops;
 mod pointers;
 mod recording;
 mod references;
+pub mod shifts;
 mod statements;
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
@@ -144,6 +145,8 @@ pub struct ShapeRun {
     /// Calls not followed (recursion, depth, the inlining budget) whose callee could reach
     /// shared memory: where, and why. Shared-memory accesses in them are not analyzed.
     pub not_followed: Vec<(Range<usize>, String)>,
+    /// Shifts whose count reaches the operand's width in some thread.
+    pub shift_overflows: Vec<shifts::ShiftOverflow>,
 }
 
 /// Functions reached by inlining from kernels (not analyzed again on their own).
@@ -290,6 +293,11 @@ struct Analyzer<'a, 'p> {
     inlined_calls: usize,
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
+    /// See `ShapeRun::shift_overflows`.
+    shift_overflows: Vec<shifts::ShiftOverflow>,
+    /// Integer variables of the function being run declared 64 bits wide (`long long`,
+    /// `size_t`): the width their shifts clamp at.
+    wide_ints: std::collections::HashSet<String>,
     /// The sides taken at branches on uniform unknowns (`BlockShape::path`).
     path: Vec<Decision>,
     /// Branches on uniform unknowns whose sides assign differently, met in a run without a
@@ -389,9 +397,12 @@ pub fn analyze<'p>(
         if !f.kernel && !reach.reaches(&f.name) {
             continue;
         }
-        for shape in shapes_for(f) {
+        let shapes = shapes_for(f);
+        let run_budget = run_budget(shapes.len());
+        for shape in shapes {
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
             a.headers = headers;
+            a.budget = run_budget;
             a.run_function(f);
             let points = std::mem::take(&mut a.decision_points);
             let first = ShapeRun {
@@ -401,6 +412,7 @@ pub fn analyze<'p>(
                 sites: a.sites,
                 footprint: a.footprint,
                 not_followed: a.not_followed,
+                shift_overflows: a.shift_overflows,
             };
             if points.is_empty() {
                 runs.push(first);
@@ -423,6 +435,7 @@ pub fn analyze<'p>(
                 };
                 let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
                 a.headers = headers;
+                a.budget = run_budget;
                 a.run_function(f);
                 runs.push(ShapeRun {
                     function: f.name.clone(),
@@ -431,6 +444,7 @@ pub fn analyze<'p>(
                     sites: a.sites,
                     footprint: a.footprint,
                     not_followed: a.not_followed,
+                    shift_overflows: a.shift_overflows,
                 });
             }
         }
@@ -626,6 +640,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             call_stack: Vec::new(),
             inlined_calls: 0,
             not_followed: Vec::new(),
+            shift_overflows: Vec::new(),
+            wide_ints: Default::default(),
             path: shape.path.clone(),
             decision_points: Vec::new(),
         }
@@ -782,6 +798,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.budget = self.budget.saturating_sub(work);
         self.budget > 0
     }
+}
+
+/// The enumeration budget of each of a function's `runs` runs (see `MIN_RUN_BUDGET_SHARE`).
+fn run_budget(runs: usize) -> u64 {
+    (WORK_BUDGET / runs.max(1) as u64).max(WORK_BUDGET / crate::limits::MIN_RUN_BUDGET_SHARE)
 }
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.

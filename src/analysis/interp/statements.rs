@@ -192,6 +192,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.bind(&name, Binding::Opaque);
                 continue;
             }
+            self.declare_width(&name, &base);
             let value = match &init.node.initializer {
                 Some(Node {
                     node: Initializer::Expression(e),

@@ -19,6 +19,7 @@ mod expectation_failed;
 mod include_not_found;
 mod invalid_annotation;
 mod shared_capacity;
+pub mod shift_overflow;
 mod skipped_code;
 mod source_encoding;
 mod unanalyzed_access;
@@ -30,6 +31,7 @@ pub use expectation_failed::ExpectationFailed;
 pub use include_not_found::IncludeNotFound;
 pub use invalid_annotation::InvalidAnnotation;
 pub use shared_capacity::SharedCapacity;
+pub use shift_overflow::ShiftOverflow;
 pub use skipped_code::SkippedCode;
 pub use source_encoding::SourceEncoding;
 pub use unanalyzed_access::UnanalyzedAccess;
@@ -48,11 +50,12 @@ pub enum Rule {
     UnusedAllow,
     InvalidAnnotation,
     SourceEncoding,
+    ShiftOverflow,
 }
 
 impl Rule {
     /// Every rule, in the order `banklint explain` lists them.
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 11] = [
         Rule::BankConflict,
         Rule::SharedCapacity,
         Rule::UnanalyzedAccess,
@@ -63,6 +66,7 @@ impl Rule {
         Rule::UnusedAllow,
         Rule::InvalidAnnotation,
         Rule::SourceEncoding,
+        Rule::ShiftOverflow,
     ];
 
     pub fn code(self) -> &'static str {
@@ -77,6 +81,7 @@ impl Rule {
             Rule::UnusedAllow => UnusedAllow::CODE,
             Rule::InvalidAnnotation => InvalidAnnotation::CODE,
             Rule::SourceEncoding => SourceEncoding::CODE,
+            Rule::ShiftOverflow => ShiftOverflow::CODE,
         }
     }
 
@@ -93,6 +98,7 @@ impl Rule {
             Rule::UnusedAllow => UnusedAllow::EXPLANATION,
             Rule::InvalidAnnotation => InvalidAnnotation::EXPLANATION,
             Rule::SourceEncoding => SourceEncoding::EXPLANATION,
+            Rule::ShiftOverflow => ShiftOverflow::EXPLANATION,
         }
     }
 

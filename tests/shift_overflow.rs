@@ -1,0 +1,90 @@
+//! The `shift-overflow` rule: a shift whose count reaches its operand's width is warned
+//! about with the precedence explained and the parenthesized text; one in range, or on a
+//! 64-bit value, is not. `explain` tells the measured story.
+
+mod common;
+use common::{banklint, temp_dir, write};
+
+const KERNEL: &str = r#"#define LOG 5
+#define PAD(n) ((n) >> LOG + (n) >> (2 * LOG))
+
+__global__ void k(float *out, long long base)
+{
+    __shared__ float s[2048];
+    int i = threadIdx.x * 32;
+    s[i + PAD(i)] = out[0];
+    s[threadIdx.x >> 3] = out[1];
+    long long w = base;
+    out[2] = (float)((w << 40) >> 40);
+    int j = threadIdx.x;
+    s[(j << j) & 1023] = out[3];
+}
+
+void launch(float *out)
+{
+    k<<<1, 32>>>(out, 0);
+}
+"#;
+
+#[test]
+fn a_shift_past_the_width_is_warned_with_the_reading_meant() {
+    let dir = temp_dir("shift-overflow");
+    write(&dir, "k.cu", KERNEL.as_bytes());
+    let out = banklint(&dir, &["check", "k.cu", "--format", "json"]);
+    let json = out.json();
+    let warnings: Vec<&serde_json::Value> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "shift-overflow")
+        .collect();
+    let lines: Vec<u64> = warnings
+        .iter()
+        .map(|d| d["line"].as_u64().unwrap())
+        .collect();
+    // The padding macro (line 8) and `j << j` (line 13, counts up to 31 on 32 bits: in range
+    // for lanes 0-31, so no warning). The 64-bit shifts by 40 (line 11) are in range.
+    assert_eq!(lines, [8], "{}", out.stdout);
+    let w = warnings[0];
+    assert_eq!(w["severity"], "warning");
+    // Lane 31: i = 992, count 5 + 992.
+    assert_eq!(
+        w["message"],
+        "`>>` by a count of 997: the shifted value is 32 bits wide"
+    );
+    let notes: Vec<&str> = w["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("the GPU clamps the count")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("make the macro compute `((i) >> 5) + ((i) >> (2 * 5))`")),
+        "{notes:?}"
+    );
+    // The clamped shift is analyzed, not unknown: padding 0, lane l at word 32 * l: 32-way.
+    let access = json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["line"] == 8)
+        .unwrap();
+    assert_eq!(access["status"], "analyzed");
+    assert_eq!(access["conflict_ways"], 32);
+}
+
+#[test]
+fn explain_tells_the_measured_story() {
+    let dir = temp_dir("shift-overflow-explain");
+    let out = banklint(&dir, &["explain", "shift-overflow"]);
+    assert_eq!(out.code, Some(0));
+    for figure in ["398", "223", "150", "131", "LOG_NUM_BANKS + (n)"] {
+        assert!(out.stdout.contains(figure), "{figure}: {}", out.stdout);
+    }
+}
