@@ -150,3 +150,62 @@ fn kernel_annotations_after_other_text_give_block_and_arguments() {
     assert_eq!(access["block_totals"]["instructions"], 2);
     assert_eq!(access["block_totals"]["wavefronts"], 64);
 }
+
+const INSTANTIATE: &str = "\
+// banklint: instantiate(K = 3)
+template <int N>
+__global__ void k(float *out)
+{
+    __shared__ float s[N];
+    out[threadIdx.x] = s[threadIdx.x];
+}
+// banklint: instantiate(N)
+__global__ void plain(float *out)
+{
+    __shared__ float s[32];
+    out[threadIdx.x] = s[threadIdx.x];
+}
+// banklint: instantiate(T = unsigned long long, N = (2 * 16))
+template <typename T, int N>
+__global__ void wide(T *out)
+{
+    __shared__ T s[N];
+    out[threadIdx.x] = s[threadIdx.x];
+}
+";
+
+#[test]
+fn instantiate_names_parameters_the_kernel_has_or_says_which_it_has() {
+    let dir = temp_dir("instantiate");
+    let f = write(&dir, "k.cu", INSTANTIATE);
+    let o = banklint(&["check", &f, "--format", "short"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("{f}:1:1: note: `banklint: instantiate(K = ...)` is not used [block-shape]")
+                .as_str(),
+            format!("{f}:6:24: note: could not analyze this load of `s` [unanalyzed-access]")
+                .as_str(),
+            format!(
+                "{f}:8:1: error: `N` in `banklint: instantiate(...)` should be `PARAMETER = argument`, e.g. `instantiate(T = float, BLOCK = 256)` [invalid-annotation]"
+            )
+            .as_str(),
+        ],
+        "{out}"
+    );
+    // The third kernel is analyzed as `wide<unsigned long long, 32>`: 8-byte elements read
+    // in a row, conflict-free in 2 wavefronts.
+    let o = banklint(&["check", &f, "--format", "json"]);
+    let json: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let wide = json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kernel"] == "wide")
+        .expect("the access in `wide`");
+    assert_eq!(wide["status"], "analyzed");
+    assert_eq!(wide["access_bytes"], 8);
+    assert_eq!(wide["wavefronts"], 2);
+}

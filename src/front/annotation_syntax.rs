@@ -3,7 +3,7 @@
 //! `/* banklint: block(32, 8) */`), as clang-tidy's `NOLINT` and ruff's `noqa` are found
 //! anywhere in a comment, and parses each one into a [`Directive`] or says what is wrong
 //! with it. What the directives mean is decided elsewhere: `allow`/`expect` by
-//! `lint::annotations`, `block`/`args` by `host::launches`.
+//! `lint::annotations`, `block`/`args`/`instantiate` by `host::launches`.
 //!
 //! An annotation is `banklint:` (at the start of a word: not preceded by a letter, digit,
 //! `_`, `-` or `.`), then a directive name and its parenthesized arguments; text after the
@@ -22,6 +22,9 @@ pub enum Directive {
     Block([u32; 3]),
     /// `args(n = 1024, dir = -1)`: values of integer kernel parameters.
     Args(Vec<(String, i64)>),
+    /// `instantiate(T = float, BLOCK = 256)`: template arguments, as written, to analyze a
+    /// kernel under (one instantiation per annotation).
+    Instantiate(Vec<(String, String)>),
 }
 
 /// What an `expect(...)` asserts about an access.
@@ -100,7 +103,7 @@ fn directive(body: &str, at: usize) -> (usize, Result<Directive, String>) {
         .trim_start()
         .strip_prefix('(')
         .map(|_| name_start + name_len + (after_name.len() - after_name.trim_start().len()));
-    let known = matches!(name, "allow" | "expect" | "block" | "args");
+    let known = matches!(name, "allow" | "expect" | "block" | "args" | "instantiate");
     let unknown = || {
         // Up to the next annotation, if another follows in the same comment.
         let text = &body[at..];
@@ -111,7 +114,7 @@ fn directive(body: &str, at: usize) -> (usize, Result<Directive, String>) {
         let end = body[at..].find(MARKER).map_or(body.len(), |k| at + k);
         return (end, unknown());
     };
-    let Some(close) = body[open..].find(')').map(|k| open + k) else {
+    let Some(close) = closing_paren(body, open) else {
         return (
             body.len(),
             Err(format!("`banklint: {name}(...)` has no closing `)`")),
@@ -122,6 +125,7 @@ fn directive(body: &str, at: usize) -> (usize, Result<Directive, String>) {
         "allow" => allow(args),
         "expect" => expect(args),
         "block" => block(args),
+        "instantiate" => instantiate(args),
         _ => arguments(args),
     };
     (close + 1, parsed)
@@ -194,6 +198,61 @@ fn arguments(args: &str) -> Result<Directive, String> {
         }
     }
     Ok(Directive::Args(out))
+}
+
+/// The `)` closing the `(` at `open`: template arguments may hold parentheses
+/// (`instantiate(N = (64 * 4))`).
+fn closing_paren(body: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, c) in body[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `T = float, BLOCK = 256, V = vec<float, 4>`: commas inside `<>` or `()` belong to a value.
+fn instantiate(args: &str) -> Result<Directive, String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (k, c) in args.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&args[from..k]);
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&args[from..]);
+    let mut out = Vec::new();
+    for part in parts.iter().map(|p| p.trim()) {
+        let parsed = part.split_once('=').and_then(|(name, value)| {
+            let (name, value) = (name.trim(), value.split_whitespace().collect::<Vec<_>>());
+            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (ident && !value.is_empty()).then(|| (name.to_string(), value.join(" ")))
+        });
+        match parsed {
+            Some(pair) => out.push(pair),
+            None => {
+                return Err(format!(
+                    "`{part}` in `banklint: instantiate(...)` should be `PARAMETER = argument`, e.g. `instantiate(T = float, BLOCK = 256)`"
+                ));
+            }
+        }
+    }
+    Ok(Directive::Instantiate(out))
 }
 
 /// A decimal or `0x` integer, optionally negative.

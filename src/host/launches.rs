@@ -97,6 +97,7 @@ pub fn shapes_for(
     if shapes.is_empty() {
         shapes.push(fallback);
     }
+    let shapes = with_annotated_instantiations(f, shapes, &annotated.instantiations, unresolved);
     let mut shapes = with_element_sizes(f, shapes);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
@@ -122,6 +123,73 @@ pub fn shapes_for(
         }
     }
     shapes
+}
+
+/// Each shape under each `// banklint: instantiate(...)` annotation above the kernel: the
+/// annotation gives the template arguments a launch leaves open (a launch's own win). A name
+/// that is not a template parameter of `f` is reported and the annotation not used.
+fn with_annotated_instantiations(
+    f: &Function,
+    shapes: Vec<BlockShape>,
+    annotations: &[(std::ops::Range<usize>, TemplateArgs)],
+    unresolved: &mut Vec<UnresolvedLaunch>,
+) -> Vec<BlockShape> {
+    let params: Vec<&str> = f
+        .template
+        .as_ref()
+        .map(|h| h.params.iter().map(|p| p.name.as_str()).collect())
+        .unwrap_or_default();
+    let mut usable = Vec::new();
+    for (span, args) in annotations {
+        match args.iter().find(|(n, _)| !params.contains(&n.as_str())) {
+            Some((name, _)) => unresolved.push(UnresolvedLaunch {
+                span: span.clone(),
+                reason: if params.is_empty() {
+                    format!("`{}` is not a template", f.name)
+                } else {
+                    format!(
+                        "`{}` has no template parameter `{name}` (it has {})",
+                        f.name,
+                        params
+                            .iter()
+                            .map(|p| format!("`{p}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+                annotation: Some(format!("instantiate({name} = ...)")),
+            }),
+            None => usable.push(args),
+        }
+    }
+    if usable.is_empty() {
+        return shapes;
+    }
+    let mut out: Vec<BlockShape> = Vec::new();
+    for shape in shapes {
+        for args in &usable {
+            let mut template_args = shape.template_args.clone();
+            for (name, value) in args.iter() {
+                if !template_args.iter().any(|(n, _)| n == name) {
+                    template_args.push((name.clone(), value.clone()));
+                }
+            }
+            // In the kernel's parameter order, as a launch binds them.
+            template_args.sort_by_key(|(n, _)| params.iter().position(|p| p == n));
+            let next = BlockShape {
+                template_args,
+                ..shape.clone()
+            };
+            if !out.iter().any(|s| {
+                s.dims == next.dims
+                    && s.template_args == next.template_args
+                    && s.arguments == next.arguments
+            }) {
+                out.push(next);
+            }
+        }
+    }
+    out
 }
 
 /// Types of each element size a template's type parameter could be used with, to analyze a
@@ -456,6 +524,8 @@ struct KernelAnnotation {
     block: Option<[u32; 3]>,
     /// The annotation's span and its values.
     args: Option<AnnotatedArguments>,
+    /// Each `instantiate(...)` annotation: its span and its template arguments.
+    instantiations: Vec<(std::ops::Range<usize>, TemplateArgs)>,
 }
 
 fn kernel_annotation(unit: &Unit<'_>, f: &Function) -> KernelAnnotation {
@@ -492,6 +562,7 @@ fn kernel_annotation(unit: &Unit<'_>, f: &Function) -> KernelAnnotation {
                     Ok(Directive::Args(args)) if found.args.is_none() => {
                         found.args = Some((span, args))
                     }
+                    Ok(Directive::Instantiate(args)) => found.instantiations.push((span, args)),
                     _ => {}
                 }
             }

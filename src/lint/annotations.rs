@@ -73,7 +73,11 @@ pub fn parse(
                     Directive::Allow(codes)
                 }
                 Ok(syntax::Directive::Expect(e)) => Directive::Expect(e),
-                Ok(syntax::Directive::Block(_) | syntax::Directive::Args(_)) => continue,
+                Ok(
+                    syntax::Directive::Block(_)
+                    | syntax::Directive::Args(_)
+                    | syntax::Directive::Instantiate(_),
+                ) => continue,
             };
             out.push(Annotation {
                 directive,
