@@ -219,6 +219,9 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         "function_definition" => function_kind(l, n),
         _ => ChunkKind::Declaration,
     };
+    if n.kind() == "type_definition" {
+        record_typedef_alias(l, n);
+    }
     // A prototype declares nothing the analysis needs (the definition is what it reads).
     if n.kind() == "declaration" && named_children(n).iter().any(|d| is_prototype(*d)) {
         return;
@@ -485,11 +488,52 @@ fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
     if class.is_empty() {
         return;
     }
+    // The class template around the member, if any: its parameters may appear in the value.
+    let params = std::iter::successors(f.parent(), |n| n.parent())
+        .find(|n| n.kind() == "template_declaration")
+        .and_then(|t| t.child_by_field_name("parameters"))
+        .map(|list| {
+            named_children(list)
+                .iter()
+                .filter_map(|p| {
+                    p.child_by_field_name("name")
+                        .or_else(|| p.child_by_field_name("declarator"))
+                        .or_else(|| {
+                            named_children(*p)
+                                .into_iter()
+                                .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
+                        })
+                        .map(|n| text(n, l.src).to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     l.out.static_members.push(StaticMember {
         class: class.to_string(),
         member: text(name, l.src).to_string(),
         value: text(value, l.src).to_string(),
+        params,
     });
+}
+
+/// `typedef Packed128<floatX> x128;`: an alias whose static members (`x128::size`) are the
+/// class template's, with its arguments.
+fn record_typedef_alias(l: &mut Lowering<'_>, n: Node<'_>) {
+    let Some(ty) = n.child_by_field_name("type") else {
+        return;
+    };
+    if ty.kind() != "template_type" {
+        return;
+    }
+    let ty = text(ty, l.src)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for d in named_children(n) {
+        if d.kind() == "type_identifier" {
+            l.out.aliases.push((text(d, l.src).to_string(), ty.clone()));
+        }
+    }
 }
 
 /// The template arguments written in an explicit instantiation, recorded at the name as a

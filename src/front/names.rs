@@ -179,3 +179,68 @@ mod qualified_tests {
         assert!(!namespace_matches("xtma", "tma"));
     }
 }
+
+/// `Packed128<float, 4>` as `("Packed128", ["float", "4"])`: commas nested in `<>` or `()`
+/// stay inside an argument. `None` when `text` is not `NAME<ARGS>`.
+pub fn split_template_args(text: &str) -> Option<(&str, Vec<String>)> {
+    let (name, rest) = text.split_once('<')?;
+    let inner = rest.trim_end().strip_suffix('>')?;
+    let mut args = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (k, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(inner[from..k].trim().to_string());
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(inner[from..].trim().to_string());
+    Some((name.trim(), args))
+}
+
+/// `text` with each whole-word occurrence of a binding's name replaced by its value
+/// (`sizeof(ElementType)` with `ElementType` -> `float`).
+pub fn replace_words(text: &str, bindings: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match bindings.iter().find(|(name, _)| *name == word.as_str()) {
+            Some((_, value)) => out.push_str(value),
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod template_text_tests {
+    #[test]
+    fn template_arguments_and_word_replacement() {
+        assert_eq!(
+            super::split_template_args("Packed128<float, vec<int, 2>>"),
+            Some((
+                "Packed128",
+                vec!["float".to_string(), "vec<int, 2>".to_string()]
+            ))
+        );
+        assert_eq!(super::split_template_args("float"), None);
+        assert_eq!(
+            super::replace_words("sizeof(int4) / sizeof(T) + T2", &[("T", "half")]),
+            "sizeof(int4) / sizeof(half) + T2"
+        );
+    }
+}

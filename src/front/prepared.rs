@@ -187,6 +187,9 @@ pub struct StaticMember {
     pub class: String,
     pub member: String,
     pub value: String,
+    /// The parameters of the class template it belongs to (`ElementType` of
+    /// `template <class ElementType> struct Packed128`), which `value` may name.
+    pub params: Vec<String>,
 }
 
 /// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.

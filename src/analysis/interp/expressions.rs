@@ -263,19 +263,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             })
     }
 
-    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member.
+    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member,
+    /// also through an alias of a class template (`typedef Packed128<floatX> x128;`), its
+    /// value read with the alias's template arguments for the class's parameters.
     pub(super) fn static_member(&mut self, name: &str) -> Option<i64> {
         let prepared = self.unit.prepared;
-        let m = prepared
-            .static_members
-            .iter()
-            .chain(
-                self.headers
+        let preparations =
+            || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
+        let find = |class: &str, member: &str| {
+            preparations()
+                .flat_map(|p| p.static_members.iter())
+                .find(|m| m.class == class && m.member == member)
+        };
+        let (class, member) = name.rsplit_once("__")?;
+        let value = match find(class, member) {
+            Some(m) => m.value.clone(),
+            None => {
+                let (_, target) = preparations()
+                    .flat_map(|p| p.aliases.iter())
+                    .find(|(alias, _)| alias == class)?;
+                let (template, args) = crate::front::names::split_template_args(target)?;
+                let m = find(template.rsplit("::").next().unwrap_or(template), member)?;
+                let bindings: Vec<(&str, &str)> = m
+                    .params
                     .iter()
-                    .flat_map(|(_, h)| h.prepared.static_members.iter()),
-            )
-            .find(|m| name == format!("{}__{}", m.class, m.member))?;
-        let expr = parse_expression_text(self.unit, &m.value)?;
+                    .map(String::as_str)
+                    .zip(args.iter().map(String::as_str))
+                    .collect();
+                crate::front::names::replace_words(&m.value, &bindings)
+            }
+        };
+        let expr = parse_expression_text(self.unit, &value)?;
         eval_constant(self.unit, &expr, 0)
     }
 
