@@ -215,9 +215,9 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         l.blank_node(whole);
         return;
     }
-    let kind = match n.kind() {
+    let (kind, quiet) = match n.kind() {
         "function_definition" => function_kind(l, n),
-        _ => ChunkKind::Declaration,
+        _ => (ChunkKind::Declaration, false),
     };
     if n.kind() == "type_definition" {
         record_typedef_alias(l, n);
@@ -240,8 +240,12 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         return;
     }
     l.host = kind == ChunkKind::HostFunction;
+    let skipped_before = l.out.skipped.len();
     l.lower(n);
     l.host = false;
+    if quiet {
+        l.out.skipped.truncate(skipped_before);
+    }
     match kind {
         ChunkKind::HostFunction => l.host_reader.function(n),
         ChunkKind::Declaration => l.host_reader.global(n),
@@ -260,15 +264,19 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         kind,
         tokens: first..last,
         namespace: l.namespace.clone(),
+        quiet,
     });
 }
 
 /// Kernel, device function or host function, by the qualifiers before its name.
-fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> ChunkKind {
+/// What a function definition is, and whether it is read only for its constants (see
+/// `Chunk::quiet`).
+fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
     let declarator = f.child_by_field_name("declarator").map(|d| d.start_byte());
     let before = |c: &Node<'_>| declarator.is_none_or(|d| c.start_byte() < d);
     let mut kernel = false;
     let mut device = false;
+    let mut constexpr = false;
     for c in children(f).iter().filter(|c| before(c)) {
         let word = match c.kind() {
             "type_qualifier" | "storage_class_specifier" => text(*c, l.src),
@@ -277,15 +285,18 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> ChunkKind {
         match word {
             "__global__" => kernel = true,
             "__device__" => device = true,
+            // What device code calls for its constants (with `--expt-relaxed-constexpr`, or
+            // in an array size): read as device code.
+            "constexpr" => constexpr = true,
             _ => {}
         }
     }
     if kernel {
-        ChunkKind::DeviceFunction { kernel: true }
-    } else if device {
-        ChunkKind::DeviceFunction { kernel: false }
+        (ChunkKind::DeviceFunction { kernel: true }, false)
+    } else if device || constexpr {
+        (ChunkKind::DeviceFunction { kernel: false }, !device)
     } else {
-        ChunkKind::HostFunction
+        (ChunkKind::HostFunction, false)
     }
 }
 

@@ -84,7 +84,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         }
         match parsed {
             Some(mut decls) => {
-                if !dropped.is_empty() {
+                if !dropped.is_empty() && !chunk.quiet {
                     outcome.partly_parsed += 1;
                 }
                 decls.retain(|d| d.span.start >= prelude.len());
@@ -93,13 +93,16 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
                     let (_, ty) = prepared.casts.iter().find(|(o, _)| *o == at(pos))?;
                     cast_type(ty, &prepared.typenames)
                 });
-                outcome.skipped.extend(dropped);
+                if !chunk.quiet {
+                    outcome.skipped.extend(dropped);
+                }
                 outcome.items.push(ParsedItem {
                     prelude_len: prelude.len(),
                     chunk: chunk.clone(),
                     decls,
                 });
             }
+            None if chunk.quiet => {}
             None => {
                 outcome.unparsed += 1;
                 if is_relevant(prepared, chunk) {
@@ -206,6 +209,9 @@ fn is_host_data(prepared: &Prepared, chunk: &Chunk) -> bool {
 
 /// Device code and declarations of shared memory or types matter; host declarations do not.
 fn is_relevant(prepared: &Prepared, chunk: &Chunk) -> bool {
+    if chunk.quiet {
+        return false;
+    }
     if matches!(chunk.kind, ChunkKind::DeviceFunction { .. }) {
         return true;
     }

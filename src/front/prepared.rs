@@ -53,6 +53,10 @@ pub struct Chunk {
     pub tokens: Range<usize>,
     /// The namespace it is declared in, `a__b` for `namespace a::b` (empty: global).
     pub namespace: String,
+    /// Read only for the constants device code computes with (a `constexpr` function that
+    /// is not `__device__`): what of it cannot be read is not reported, as it cannot touch
+    /// shared memory.
+    pub quiet: bool,
 }
 
 /// A region the front end or the parser could not handle.

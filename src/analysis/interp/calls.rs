@@ -394,6 +394,39 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// Whether a call reaches a device function that returns a pointer and declares shared
+    /// memory or names a file-scope `__shared__` array: an accessor whose result is followed
+    /// as a pointer into that array.
+    pub(super) fn call_returns_shared(&self, call: &CallExpression) -> bool {
+        let Expression::Identifier(id) = &call.callee.node else {
+            return false;
+        };
+        let Some(c) = self.callee(&id.node.name, call.arguments.len()) else {
+            return false;
+        };
+        let Some(def) = c.unit.definition(c.function) else {
+            return false;
+        };
+        let returns_pointer = def
+            .declarator
+            .node
+            .derived
+            .iter()
+            .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)));
+        if !returns_pointer {
+            return false;
+        }
+        let span = c.function.span.clone();
+        c.unit
+            .prepared
+            .keywords_in(span.clone())
+            .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
+            || c.unit.prepared.text.get(span).is_some_and(|t| {
+                t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                    .any(|w| c.unit.file_shared.iter().any(|a| a.name == w))
+            })
+    }
+
     /// Inlines `f`, defined in `unit` (the caller's, or a header's).
     pub(super) fn inline_call_in(
         &mut self,
@@ -505,8 +538,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.inlined_calls += 1;
         self.call_stack.push(f.overload_key());
         self.returns.push(None);
+        self.returned_pointers.push(None);
         self.exec(&def.statement, mask);
         let ret = self.returns.pop().flatten();
+        self.last_returned_pointer = self.returned_pointers.pop().flatten();
         self.call_stack.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;

@@ -293,6 +293,11 @@ struct Analyzer<'a, 'p> {
     inlined_calls: usize,
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
+    /// The shared-memory pointer each function being inlined returns, innermost last
+    /// (`float *smem() { extern __shared__ float s[]; return s; }`).
+    returned_pointers: Vec<Option<SharedPointer>>,
+    /// What the last inlined call returned as a shared-memory pointer.
+    last_returned_pointer: Option<SharedPointer>,
     /// See `ShapeRun::shift_overflows`.
     shift_overflows: Vec<shifts::ShiftOverflow>,
     /// Integer variables of the function being run declared 64 bits wide (`long long`,
@@ -642,6 +647,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             not_followed: Vec::new(),
             shift_overflows: Vec::new(),
             wide_ints: Default::default(),
+            returned_pointers: Vec::new(),
+            last_returned_pointer: None,
             path: shape.path.clone(),
             decision_points: Vec::new(),
         }

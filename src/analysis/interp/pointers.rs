@@ -125,7 +125,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.points_to_shared(&b.node.lhs) || self.points_to_shared(&b.node.rhs)
             }
             Expression::Call(c) => {
-                self.is_shared_memory_class_call(c) || inline_ptx::is_shared_window_call(&c.node)
+                self.is_shared_memory_class_call(c)
+                    || inline_ptx::is_shared_window_call(&c.node)
+                    || self.call_returns_shared(&c.node)
             }
             _ => false,
         }
@@ -268,6 +270,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::Call(c) if inline_ptx::is_shared_window_call(&c.node) => {
                 self.shared_window(&c.node, mask)
+            }
+            Expression::Call(c) if self.call_returns_shared(&c.node) => {
+                self.last_returned_pointer = None;
+                self.eval(e, mask);
+                self.last_returned_pointer.take()
             }
             Expression::Call(c) if self.is_shared_memory_class_call(c) => {
                 let (class, type_text) = match &c.node.callee.node {

@@ -97,6 +97,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Statement::Return(e) => {
                 if let Some(e) = e {
+                    // An accessor returning a pointer into shared memory.
+                    if !self.returned_pointers.is_empty() && self.points_to_shared(e) {
+                        let p = self.eval_pointer(e, &mask, "");
+                        if let Some(slot) = self.returned_pointers.last_mut() {
+                            *slot = p;
+                        }
+                    }
                     let v = self.eval(e, &mask);
                     if let Some(slot) = self.returns.last_mut() {
                         *slot = Some(match slot.take() {
@@ -176,10 +183,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 ..
             }) = &init.node.initializer
                 && (is_pointer && self.points_to_shared(e) || self.is_shared_address(e))
-                && let Some(p) = self.eval_pointer(e, mask, &name)
             {
-                self.bind(&name, Binding::Pointer(p));
-                continue;
+                match self.eval_pointer(e, mask, &name) {
+                    Some(p) => {
+                        self.bind(&name, Binding::Pointer(p));
+                        continue;
+                    }
+                    // An accessor already run: what it returned is not followed; say so
+                    // rather than run it again or lose the accesses through it silently.
+                    None if matches!(&e.node, Expression::Call(c) if self.call_returns_shared(&c.node)) =>
+                    {
+                        let at = self.span(e.span);
+                        self.note_unfollowed(
+                            at,
+                            format!("the shared-memory pointer `{name}` is given is not one banklint can follow (the function returns different arrays or offsets it does not know)"),
+                        );
+                        self.bind(&name, Binding::Opaque);
+                        continue;
+                    }
+                    None => {}
+                }
             }
             if is_array || matches!(base, Type::Record(_)) {
                 if let Some(Node {
