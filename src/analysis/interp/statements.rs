@@ -242,10 +242,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for (k, d) in decl.dims.iter().enumerate() {
             match d {
                 Some(e) => {
-                    let v = self.eval(e, &vec![true; self.n]).as_const();
+                    let lanes = self.eval(e, &vec![true; self.n]);
+                    let v = lanes.as_const();
                     if v.is_none() {
+                        // Say what stands in the way, as an index's reason does.
+                        let why = match lanes.get(0) {
+                            Value::Unknown(r) => format!(": {r}"),
+                            Value::Affine(a) if lanes.is_uniform() => {
+                                format!(": it is `{}`", self.syms.describe(a))
+                            }
+                            Value::Affine(_) => String::new(),
+                        };
                         problem = Some(format!(
-                            "the size of dimension {} of `{}` is not a compile-time constant banklint can evaluate",
+                            "the size of dimension {} of `{}` is not a compile-time constant banklint can evaluate{why}",
                             k + 1,
                             decl.name
                         ));
