@@ -35,6 +35,9 @@ pub enum Command {
     },
     /// Run the bank engine on one warp access given as 32 byte offsets or a stride.
     Simulate(crate::app::simulate::SimulateArgs),
+    /// Compare banklint's prediction with an Nsight Compute profile, line by line (the
+    /// profile's source page exported as CSV).
+    Profile(crate::app::profile::ProfileArgs),
     /// Run a Language Server on standard input and output, for editors: diagnostics as you
     /// type, quick fixes, hover.
     Server,
@@ -141,6 +144,7 @@ pub fn main() -> i32 {
         Command::Check(args) => run_check(&args),
         Command::Explain { code } => run_explain(code.as_deref()),
         Command::Simulate(args) => crate::app::simulate::run(&args),
+        Command::Profile(args) => crate::app::profile::run(&args),
         Command::Archs { format } => crate::app::simulate::run_archs(format),
         Command::Server => crate::app::server::run(),
     }

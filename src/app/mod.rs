@@ -8,6 +8,7 @@ pub mod autofix;
 pub mod cli;
 pub mod config;
 pub mod emit;
+pub mod profile;
 pub mod runner;
 pub mod server;
 pub mod settings;

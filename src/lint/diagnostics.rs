@@ -612,7 +612,7 @@ fn help_text(fix: &PaddingFix, name: &str, costs: &[crate::lint::budget::FixCost
 }
 
 /// Which lanes meet in which bank in the worst phase, compressed.
-fn bank_note(target: Target, worst: &crate::lint::findings::Worst) -> String {
+pub fn bank_note(target: Target, worst: &crate::lint::findings::Worst) -> String {
     let v = &worst.evaluation.verdict;
     let Some(phase) = v.worst_phase() else {
         return String::new();
