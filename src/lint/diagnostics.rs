@@ -710,9 +710,26 @@ pub fn element_size_note(f: &AccessFinding) -> Option<String> {
             format!("{binding}: {verdict}")
         })
         .collect();
+    // `T = __half` -> `T`: the parameter an `instantiate` annotation would pin.
+    let params: Vec<&str> = f
+        .by_element_size
+        .first()
+        .map(|(binding, _)| {
+            binding
+                .split(", ")
+                .filter_map(|b| b.split(" = ").next())
+                .collect()
+        })
+        .unwrap_or_default();
+    let pin = params
+        .iter()
+        .map(|p| format!("{p} = float"))
+        .collect::<Vec<_>>()
+        .join(", ");
     Some(format!(
         "nothing instantiates the template, so it was analyzed for each element size: {}; \
-         the worst is reported (pin the type with a launch, or silence with an allow)",
+         the worst is reported (pin the type with a launch or `// banklint: instantiate({pin})` \
+         above the kernel, or silence with an allow)",
         parts.join("; ")
     ))
 }

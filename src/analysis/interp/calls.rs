@@ -178,13 +178,32 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if !crate::analysis::intrinsics::is_intrinsic(name) {
             return None;
         }
-        let values: Option<Vec<Value>> = (0..self.n)
+        // Lane by lane: a lane whose arguments are not constants (one switched off, say) is
+        // unknown by itself; with no constant lane at all the generic handling applies.
+        let values: Vec<Option<i64>> = (0..self.n)
             .map(|t| {
                 let consts: Option<Vec<i64>> = args.iter().map(|a| a.get(t).as_const()).collect();
-                crate::analysis::intrinsics::evaluate(name, &consts?).map(Value::int)
+                crate::analysis::intrinsics::evaluate(name, &consts?)
             })
             .collect();
-        Some(Lanes::Each(Rc::new(values?)))
+        if values.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(Lanes::Each(Rc::new(
+            values
+                .into_iter()
+                .map(|v| {
+                    v.map_or_else(
+                        || {
+                            Value::unknown(format!(
+                                "it is the result of `{name}` of a value banklint does not know"
+                            ))
+                        },
+                        Value::int,
+                    )
+                })
+                .collect(),
+        )))
     }
 
     /// Why a call of `f` is not inlined: recursion, depth, or the budget of inlined calls.
