@@ -518,7 +518,7 @@ impl<'s> HostReader<'s> {
         while let Some(x) = stack.pop() {
             if x.kind() == "kernel_call_syntax" {
                 self.launch(x, env);
-            } else if x.kind() == "call_expression" {
+            } else if x.kind() == "template_function" {
                 self.template_call(x, env);
             }
             if x.kind() != "lambda_expression" {

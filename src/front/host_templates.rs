@@ -4,6 +4,7 @@
 //! with constants only that call gives. Each such call seen in host code (also inside another
 //! template's run) binds the template's parameters, and the function's body runs again with
 //! them, so its launches see the block shapes and template arguments of that instantiation.
+//! A template no call instantiates runs with its defaults when every parameter has one.
 //! Runs are bounded by [`MAX_HOST_INSTANCES`] per file.
 
 use crate::front::host_code::{Env, HostReader, HostValue};
@@ -90,19 +91,20 @@ impl HostReader<'_> {
         })
     }
 
-    /// Records a call with explicit template arguments (a launch is not one).
-    pub(super) fn template_call(&mut self, call: Node<'_>, env: &Env) {
-        let Some(f) = call
-            .child_by_field_name("function")
-            .filter(|f| f.kind() == "template_function")
-        else {
+    /// Records a function named with explicit template arguments: called
+    /// (`launch<64, 2>(q)`) or passed as a pointer (`bench(launch<2, 2048>, m)`). A kernel
+    /// launch is not one.
+    pub(super) fn template_call(&mut self, f: Node<'_>, env: &Env) {
+        if f.kind() != "template_function" {
             return;
-        };
-        if children(call)
-            .iter()
-            .any(|c| c.kind() == "kernel_call_syntax")
-            || self.template_calls.len() >= MAX_RECORDED_CALLS
-        {
+        }
+        let launch = f.parent().is_some_and(|call| {
+            call.kind() == "call_expression"
+                && children(call)
+                    .iter()
+                    .any(|c| c.kind() == "kernel_call_syntax")
+        });
+        if launch || self.template_calls.len() >= MAX_RECORDED_CALLS {
             return;
         }
         let (Some(name), Some(list)) = (
@@ -122,7 +124,7 @@ impl HostReader<'_> {
         self.template_calls.push(TemplateCall {
             name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
             args,
-            line: call.start_position().row + 1,
+            line: f.start_position().row + 1,
         });
     }
 
@@ -165,6 +167,40 @@ impl HostReader<'_> {
             if !progressed {
                 break;
             }
+        }
+        // A template no call instantiates, whose parameters all have defaults, runs once
+        // with them (`template <int STAGES = 2> void launch(...)`, called from elsewhere).
+        for t in 0..self.templates.len() {
+            if !self.templates[t].runs.is_empty() || ran >= MAX_HOST_INSTANCES {
+                continue;
+            }
+            let defaults: Option<Vec<(String, i64)>> = self.templates[t]
+                .params
+                .iter()
+                .map(|(name, p)| match p {
+                    Param::Value(Some(HostValue::Int(v))) => Some((name.clone(), *v)),
+                    _ => None,
+                })
+                .collect();
+            let Some(defaults) = defaults.filter(|d| !d.is_empty()) else {
+                continue;
+            };
+            let Some(f) = definition_at(root, self.templates[t].range.clone()) else {
+                continue;
+            };
+            let mut env = self.globals.clone();
+            for (name, v) in &defaults {
+                env.insert(name.clone(), HostValue::Int(*v));
+            }
+            let written: Vec<(String, String)> = defaults
+                .iter()
+                .map(|(n, v)| (n.clone(), v.to_string()))
+                .collect();
+            ran += 1;
+            self.templates[t].runs.push(written.clone());
+            self.instance = written;
+            self.run_function(f, env);
+            self.instance.clear();
         }
         let instanced: HashSet<usize> = self
             .launches
@@ -320,6 +356,27 @@ mod tests {
             why.contains("`R` is a template parameter of the host function `lost`"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_template_passed_as_a_function_pointer_is_instantiated() {
+        let got = blocks(
+            "template <int W> void go(float *d) { k<W><<<1, 32 * W>>>(d); }\n\
+             void bench(void (*f)(float *), float *d);\n\
+             void run(float *d) { bench(go<2>, d); bench(go<4>, d); }\n",
+        );
+        let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
+        assert_eq!(dims, vec![[64, 1, 1], [128, 1, 1]]);
+    }
+
+    #[test]
+    fn a_template_nothing_calls_runs_with_its_defaults() {
+        let got = blocks(
+            "template <int STAGES = 2, int W = 4> void go(float *d) { k<STAGES><<<1, 32 * W>>>(d); }\n",
+        );
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, Ok([128, 1, 1]));
+        assert_eq!(got[0].1[0], ("STAGES".to_string(), "2".to_string()));
     }
 
     #[test]
