@@ -88,3 +88,40 @@ fn explain_tells_the_measured_story() {
         assert!(out.stdout.contains(figure), "{figure}: {}", out.stdout);
     }
 }
+
+#[test]
+fn compound_shifts_clamp_as_the_gpu_does() {
+    // `m <<= t + 32` on a 32-bit value is 0 in every lane: one word, no conflict; the 64-bit
+    // `w <<= 37` keeps its bits, so `w >> 32` is 32 * t: 32-way.
+    let src = r#"__global__ void k(float *out)
+{
+    __shared__ float s[2048];
+    unsigned m = 1u;
+    m <<= threadIdx.x + 32;
+    out[0] = s[m];
+    long long w = threadIdx.x;
+    w <<= 37;
+    out[1] = s[w >> 32];
+}
+
+void launch(float *out)
+{
+    k<<<1, 32>>>(out);
+}
+"#;
+    let dir = temp_dir("compound-shift");
+    write(&dir, "k.cu", src.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let ways: Vec<(u64, u64)> = json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap(),
+                a["conflict_ways"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(ways, [(6, 1), (9, 32)], "{json}");
+}

@@ -46,9 +46,10 @@ pub fn evaluate(name: &str, args: &[i64]) -> Option<i64> {
             i64::from(low24(*a).wrapping_mul(low24(*b)) as i32)
         }
         // |a - b| + c.
+        // Signed operands, an unsigned result.
         ("__sad", [a, b, c]) => {
             let d = i64::from(u32_of(*a) as i32) - i64::from(u32_of(*b) as i32);
-            i64::from((d.unsigned_abs() as u32).wrapping_add(u32_of(*c)) as i32)
+            i64::from((d.unsigned_abs() as u32).wrapping_add(u32_of(*c)))
         }
         ("__usad", [a, b, c]) => {
             let d = i64::from(u32_of(*a)) - i64::from(u32_of(*b));

@@ -75,6 +75,7 @@ pub fn parse_source_csv(text: &str, file_name: &str) -> Result<Vec<Section>, Str
                 continue;
             }
             ["Function Name", name, ..] => {
+                this_file = true;
                 if sections.last().is_none_or(|s| s.function != *name) {
                     sections.push(Section {
                         function: name.to_string(),
@@ -123,7 +124,25 @@ pub fn parse_source_csv(text: &str, file_name: &str) -> Result<Vec<Section>, Str
 
 /// The kernel's name in ncu's function name: `void ns::k<32>(float *)` -> `k`.
 fn kernel_name(function: &str) -> &str {
-    let before_args = function.split('(').next().unwrap_or(function);
+    // The argument list is the last top-level `(...)`: `(anonymous namespace)::k(float *)`.
+    let before_args = function
+        .strip_suffix(')')
+        .and_then(|f| {
+            let mut depth = 0i32;
+            f.char_indices().rev().find_map(|(k, c)| match c {
+                ')' => {
+                    depth += 1;
+                    None
+                }
+                '(' if depth == 0 => Some(&f[..k]),
+                '(' => {
+                    depth -= 1;
+                    None
+                }
+                _ => None,
+            })
+        })
+        .unwrap_or(function);
     let before_template = before_args.split('<').next().unwrap_or(before_args);
     let last_word = before_template
         .split_whitespace()
@@ -360,5 +379,7 @@ mod tests {
     fn kernel_names_as_ncu_writes_them() {
         assert_eq!(kernel_name("pad(float *)"), "pad");
         assert_eq!(kernel_name("void ns::k<32, float>(float *, int)"), "k");
+        assert_eq!(kernel_name("(anonymous namespace)::k(float *)"), "k");
+        assert_eq!(kernel_name("k(void (*)(int))"), "k");
     }
 }

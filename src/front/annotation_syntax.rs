@@ -244,6 +244,11 @@ fn instantiate(args: &str) -> Result<Directive, String> {
             (ident && !value.is_empty()).then(|| (name.to_string(), value.join(" ")))
         });
         match parsed {
+            Some((name, _)) if out.iter().any(|(n, _)| *n == name) => {
+                return Err(format!(
+                    "`{name}` is given twice in `banklint: instantiate(...)`; write one annotation per instantiation"
+                ));
+            }
             Some(pair) => out.push(pair),
             None => {
                 return Err(format!(

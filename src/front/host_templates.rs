@@ -128,6 +128,12 @@ impl HostReader<'_> {
         });
     }
 
+    /// Records an explicit instantiation, `template void reduce<int>(int *);`, as a call.
+    pub fn instantiation(&mut self, f: Node<'_>) {
+        let globals = self.globals.clone();
+        self.template_call(f, &globals);
+    }
+
     /// Runs each host template once per instantiation its calls give (calls found in those
     /// runs included), then keeps, for each launch that an instantiation saw, only the
     /// launch values of instantiations.
@@ -168,10 +174,14 @@ impl HostReader<'_> {
                 break;
             }
         }
-        // A template no call instantiates, whose parameters all have defaults, runs once
-        // with them (`template <int STAGES = 2> void launch(...)`, called from elsewhere).
+        // A template no call names, whose parameters all have defaults, runs once with them
+        // (`template <int STAGES = 2> void launch(...)`, called from another file).
         for t in 0..self.templates.len() {
-            if !self.templates[t].runs.is_empty() || ran >= MAX_HOST_INSTANCES {
+            let called = self
+                .template_calls
+                .iter()
+                .any(|c| c.name == self.templates[t].name);
+            if called || !self.templates[t].runs.is_empty() || ran >= MAX_HOST_INSTANCES {
                 continue;
             }
             let defaults: Option<Vec<(String, i64)>> = self.templates[t]
@@ -308,6 +318,13 @@ mod tests {
                         }
                     }
                 }
+                "template_instantiation" => {
+                    if let Some(f) =
+                        crate::front::syntax::find_descendant(n, &["template_function"])
+                    {
+                        r.instantiation(f);
+                    }
+                }
                 _ => r.global(n),
             }
         }
@@ -366,6 +383,18 @@ mod tests {
              void run(float *d) { bench(go<2>, d); bench(go<4>, d); }\n",
         );
         let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
+        assert_eq!(dims, vec![[64, 1, 1], [128, 1, 1]]);
+    }
+
+    #[test]
+    fn explicit_instantiations_count_as_calls_and_defaults_wait_for_none() {
+        let got = blocks(
+            "template <int W = 1> void go(float *d) { k<W><<<1, 32 * W>>>(d); }\n\
+             template void go<2>(float *);\n\
+             void run(float *d, int n) { go<4>(d); go<n>(d); }\n",
+        );
+        let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
+        // go<2> and go<4>; never the default, which a call overrides.
         assert_eq!(dims, vec![[64, 1, 1], [128, 1, 1]]);
     }
 

@@ -566,6 +566,8 @@ fn record_call_arguments(l: &mut Lowering<'_>, n: Node<'_>) {
             })
             .collect();
         l.out.template_calls.push((name.start_byte(), list));
+        // A host function template instantiated this way runs with these arguments too.
+        l.host_reader.instantiation(f);
     }
 }
 

@@ -420,7 +420,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Expression::Identifier(id) = &call.callee.node else {
             return false;
         };
-        let Some(c) = self.callee(&id.node.name, call.arguments.len()) else {
+        // By the unit too: a header's function may call another `f` than the file's.
+        let unit = std::ptr::from_ref(self.unit) as usize;
+        let key = (id.node.name.clone(), call.arguments.len(), unit);
+        if let Some(known) = self.accessors.borrow().get(&key) {
+            return *known;
+        }
+        let answer = self.returns_shared_uncached(&key.0, key.1);
+        self.accessors.borrow_mut().insert(key, answer);
+        answer
+    }
+
+    fn returns_shared_uncached(&self, name: &str, arity: usize) -> bool {
+        let Some(c) = self.callee(name, arity) else {
             return false;
         };
         let Some(def) = c.unit.definition(c.function) else {
@@ -552,7 +564,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();
         let saved_loops = std::mem::take(&mut self.loops);
-        let saved_wide = std::mem::take(&mut self.wide_ints);
+        let saved_widths = std::mem::take(&mut self.int_widths);
         self.call_depth += 1;
         self.inlined_calls += 1;
         self.call_stack.push(f.overload_key());
@@ -564,7 +576,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.call_stack.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;
-        self.wide_ints = saved_wide;
+        self.int_widths = saved_widths;
         self.exited = saved_exited;
         self.span_override = saved_override;
         self.function = saved_fn;

@@ -275,8 +275,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .flat_map(|p| p.static_members.iter())
                 .find(|m| m.class == class && m.member == member)
         };
+        // `Cls___pad` is member `_pad` of `Cls`: try every `__` split, the rightmost first.
+        let direct = name
+            .match_indices("__")
+            .filter_map(|(k, _)| find(&name[..k], &name[k + 2..]))
+            .last();
         let (class, member) = name.rsplit_once("__")?;
-        let value = match find(class, member) {
+        let value = match direct {
             Some(m) => m.value.clone(),
             None => {
                 let (_, target) = preparations()
@@ -606,6 +611,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::Identifier(id) => {
                 let name = id.node.name.clone();
                 let new = match op {
+                    // `x <<= k`, `x >>= k`: clamped as the GPU does (see `shifts`).
+                    Some(op @ (BinOp::Shl | BinOp::Shr)) => {
+                        let old = self.identifier(&name, lhs.span, mask);
+                        let width = self.int_width(lhs);
+                        self.clamped_shift(op == BinOp::Shl, &old, &r, width, mask)
+                            .0
+                    }
                     Some(op) => {
                         let old = self.identifier(&name, lhs.span, mask);
                         Lanes::binary(op, &old, &r, self.n, &mut self.syms)

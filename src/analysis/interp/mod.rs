@@ -294,15 +294,19 @@ struct Analyzer<'a, 'p> {
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
     /// The shared-memory pointer each function being inlined returns, innermost last
-    /// (`float *smem() { extern __shared__ float s[]; return s; }`).
-    returned_pointers: Vec<Option<SharedPointer>>,
+    /// (`float *smem() { extern __shared__ float s[]; return s + k; }`): none yet, the
+    /// pointer, or why it cannot be followed.
+    returned_pointers: Vec<Option<Result<SharedPointer, String>>>,
+    /// Whether a call of a name with an arity, from a unit, reaches an accessor of shared
+    /// memory (see `call_returns_shared`), looked up once.
+    accessors: std::cell::RefCell<HashMap<(String, usize, usize), bool>>,
     /// What the last inlined call returned as a shared-memory pointer.
-    last_returned_pointer: Option<SharedPointer>,
+    last_returned_pointer: Option<Result<SharedPointer, String>>,
     /// See `ShapeRun::shift_overflows`.
     shift_overflows: Vec<shifts::ShiftOverflow>,
-    /// Integer variables of the function being run declared 64 bits wide (`long long`,
-    /// `size_t`): the width their shifts clamp at.
-    wide_ints: std::collections::HashSet<String>,
+    /// Integer variables of the function being run by their declared width in bits (32 or
+    /// 64): the width their shifts clamp at. A name not here has no width banklint knows.
+    int_widths: HashMap<String, u32>,
     /// The sides taken at branches on uniform unknowns (`BlockShape::path`).
     path: Vec<Decision>,
     /// Branches on uniform unknowns whose sides assign differently, met in a run without a
@@ -646,8 +650,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             inlined_calls: 0,
             not_followed: Vec::new(),
             shift_overflows: Vec::new(),
-            wide_ints: Default::default(),
+            int_widths: Default::default(),
             returned_pointers: Vec::new(),
+            accessors: Default::default(),
             last_returned_pointer: None,
             path: shape.path.clone(),
             decision_points: Vec::new(),

@@ -274,7 +274,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::Call(c) if self.call_returns_shared(&c.node) => {
                 self.last_returned_pointer = None;
                 self.eval(e, mask);
-                self.last_returned_pointer.take()
+                match self.last_returned_pointer.take() {
+                    Some(Ok(p)) => Some(p),
+                    Some(Err(why)) => {
+                        let at = self.span(e.span);
+                        self.note_unfollowed(
+                            at,
+                            format!(
+                                "the shared-memory pointer this call returns is not followed: {why}"
+                            ),
+                        );
+                        None
+                    }
+                    None => None,
+                }
             }
             Expression::Call(c) if self.is_shared_memory_class_call(c) => {
                 let (class, type_text) = match &c.node.callee.node {

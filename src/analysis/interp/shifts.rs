@@ -40,32 +40,50 @@ impl Analyzer<'_, '_> {
         mask: &[bool],
     ) -> Lanes {
         let left = b.operator.node == BinaryOperator::ShiftLeft;
-        let op = if left { BinOp::Shl } else { BinOp::Shr };
         let width = self.int_width(&b.lhs);
+        let (value, worst) = self.clamped_shift(left, l, r, width, mask);
+        self.widen_meant_reading(whole, b);
+        if let (Some(count), Some(width)) = (worst, width) {
+            self.record_shift_overflow(whole, b, left, width, count);
+        }
+        value
+    }
+
+    /// `l << r` or `l >> r` as the GPU computes them on a `width`-bit operand (`None`: a
+    /// width banklint does not know, so a count of 32 to 63 is left as 64-bit arithmetic
+    /// gives it), and the largest count out of range among the lanes of `mask`.
+    pub(super) fn clamped_shift(
+        &mut self,
+        left: bool,
+        l: &Lanes,
+        r: &Lanes,
+        width: Option<u32>,
+        mask: &[bool],
+    ) -> (Lanes, Option<i64>) {
+        let op = if left { BinOp::Shl } else { BinOp::Shr };
+        let value = Lanes::binary(op, l, r, self.n, &mut self.syms);
+        let Some(width) = width else {
+            return (value, None);
+        };
         let out_of_range = |q: i64| q < 0 || q >= i64::from(width);
         let worst = (0..self.n)
             .filter(|&t| mask[t])
             .filter_map(|t| r.get(t).as_const())
             .filter(|&q| out_of_range(q))
             .max_by_key(|q| if *q < 0 { i64::MAX } else { *q });
-        let value = Lanes::binary(op, l, r, self.n, &mut self.syms);
-        self.widen_meant_reading(whole, b);
-        let Some(count) = worst else {
-            return value;
-        };
-        self.record_shift_overflow(whole, b, left, width, count);
-        if !left || width == 64 {
-            return value;
+        if worst.is_none() || !left || width == 64 {
+            return (value, worst);
         }
         // A 32-bit left shift by 32 or more is 0 (64-bit arithmetic kept the bits).
-        Lanes::Each(Rc::new(
+        let clamped = Lanes::Each(Rc::new(
             (0..self.n)
                 .map(|t| match r.get(t).as_const() {
                     Some(q) if out_of_range(q) => Value::int(0),
                     _ => value.get(t).clone(),
                 })
                 .collect(),
-        ))
+        ));
+        (clamped, worst)
     }
 
     fn record_shift_overflow(
@@ -181,69 +199,87 @@ impl Analyzer<'_, '_> {
         tidy(self.unit.prepared.text.get(self.span(s)).unwrap_or(""))
     }
 
-    /// The width in bits of an integer expression's type after promotion: 64 where a
-    /// 64-bit variable, parameter, cast or `L`/`LL` literal takes part, else 32.
-    pub(super) fn int_width(&self, e: &Node<Expression>) -> u32 {
+    /// The width in bits of an integer expression's type after promotion: 64 where a 64-bit
+    /// variable, parameter, cast or `L`/`LL` literal takes part, 32 where every part is known
+    /// narrower; `None` where a part's type is not known to banklint (a member, a call, an
+    /// `auto` variable).
+    pub(super) fn int_width(&self, e: &Node<Expression>) -> Option<u32> {
         match &e.node {
             Expression::Constant(c) => match &c.node {
-                Constant::Integer(i) if i.suffix.size != IntegerSize::Int => 64,
-                _ => 32,
+                Constant::Integer(i) if i.suffix.size != IntegerSize::Int => Some(64),
+                Constant::Integer(_) | Constant::Character(_) => Some(32),
+                _ => None,
             },
             Expression::Identifier(id) => {
                 let name = &id.node.name;
-                let param_is_wide = self
-                    .unit
+                if let Some(w) = self.int_widths.get(name) {
+                    return Some(*w);
+                }
+                if matches!(
+                    name.as_str(),
+                    "threadIdx" | "blockIdx" | "blockDim" | "gridDim"
+                ) {
+                    return Some(32);
+                }
+                self.unit
                     .functions
                     .iter()
                     .find(|f| f.name == self.function)
                     .and_then(|f| f.params.iter().find(|p| p.name == *name))
-                    .is_some_and(|p| wide(&p.ty));
-                if self.wide_ints.contains(name) || param_is_wide {
-                    64
-                } else {
-                    32
-                }
+                    .and_then(|p| integer_width(&p.ty))
             }
+            // `threadIdx.x` and the like are 32-bit.
+            Expression::Member(m) => match &m.node.expression.node {
+                Expression::Identifier(base)
+                    if matches!(
+                        base.node.name.as_str(),
+                        "threadIdx" | "blockIdx" | "blockDim" | "gridDim"
+                    ) =>
+                {
+                    Some(32)
+                }
+                _ => None,
+            },
             Expression::Cast(c) => {
                 let text = self.compiled_text(c.node.type_name.span);
-                match super::type_from_text(&self.types, &text) {
-                    Some(t) if wide(&t) => 64,
-                    _ => 32,
-                }
+                super::type_from_text(&self.types, &text).and_then(|t| integer_width(&t))
             }
             Expression::BinaryOperator(o) => match o.node.operator.node {
                 BinaryOperator::ShiftLeft | BinaryOperator::ShiftRight => {
                     self.int_width(&o.node.lhs)
                 }
-                _ => self.int_width(&o.node.lhs).max(self.int_width(&o.node.rhs)),
+                _ => Some(
+                    self.int_width(&o.node.lhs)?
+                        .max(self.int_width(&o.node.rhs)?),
+                ),
             },
             Expression::UnaryOperator(u) => self.int_width(&u.node.operand),
-            Expression::Conditional(c) => self
-                .int_width(&c.node.then_expression)
-                .max(self.int_width(&c.node.else_expression)),
-            _ => 32,
+            Expression::Conditional(c) => Some(
+                self.int_width(&c.node.then_expression)?
+                    .max(self.int_width(&c.node.else_expression)?),
+            ),
+            _ => None,
         }
     }
 
-    /// Notes the width of a declared integer variable.
+    /// Notes the width of a declared variable (forgets it when it is not an integer banklint
+    /// knows).
     pub(super) fn declare_width(&mut self, name: &str, ty: &crate::analysis::types::Type) {
-        if wide(ty) {
-            self.wide_ints.insert(name.to_string());
-        } else {
-            self.wide_ints.remove(name);
-        }
+        match integer_width(ty) {
+            Some(w) => self.int_widths.insert(name.to_string(), w),
+            None => self.int_widths.remove(name),
+        };
     }
 }
 
-fn wide(t: &crate::analysis::types::Type) -> bool {
-    matches!(
-        t,
+/// 64 for an 8-byte integer, 32 for a narrower one (promoted), `None` for anything else.
+fn integer_width(t: &crate::analysis::types::Type) -> Option<u32> {
+    match t {
         crate::analysis::types::Type::Scalar {
-            size: 8,
-            float: false,
-            ..
-        }
-    )
+            size, float: false, ..
+        } => Some(if *size == 8 { 64 } else { 32 }),
+        _ => None,
+    }
 }
 
 /// `((i) >>5 + (i) >> (2 *5))` as `((i) >> 5 + (i) >> (2 * 5))`: one space between tokens,

@@ -97,12 +97,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Statement::Return(e) => {
                 if let Some(e) = e {
-                    // An accessor returning a pointer into shared memory.
-                    if !self.returned_pointers.is_empty() && self.points_to_shared(e) {
+                    // An accessor returning a pointer into shared memory: one `return` that
+                    // some thread reaches, with an address banklint follows.
+                    if !self.returned_pointers.is_empty()
+                        && mask.iter().any(|&m| m)
+                        && self.points_to_shared(e)
+                    {
                         let p = self.eval_pointer(e, &mask, "");
                         if let Some(slot) = self.returned_pointers.last_mut() {
-                            *slot = p;
+                            *slot = Some(match (slot.take(), p) {
+                                (None, Some(p)) => Ok(p),
+                                (None, None) => Err("the address it returns is not one banklint can follow".to_string()),
+                                (Some(_), _) => Err("it returns from more than one `return`, which banklint does not join".to_string()),
+                            });
                         }
+                        // Its value as an integer means nothing; the pointer is what it returns.
+                        if self.uncertain == 0 {
+                            self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                        }
+                        return;
                     }
                     let v = self.eval(e, &mask);
                     if let Some(slot) = self.returns.last_mut() {
