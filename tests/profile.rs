@@ -11,17 +11,17 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `banklint profile fixtures/93_shift_clamp.cu --ncu-csv tests/data/ncu/CSV ARGS...`.
+fn profile_93(csv: &str, args: &[&str]) -> common::Out {
+    let csv = format!("tests/data/ncu/{csv}");
+    let mut all = vec!["profile", "fixtures/93_shift_clamp.cu", "--ncu-csv", &csv];
+    all.extend_from_slice(args);
+    banklint(repo(), &all)
+}
+
 #[test]
 fn a_profile_that_matches_agrees_line_by_line() {
-    let out = banklint(
-        repo(),
-        &[
-            "profile",
-            "fixtures/93_shift_clamp.cu",
-            "--ncu-csv",
-            "tests/data/ncu/93_shift_clamp.h100.csv",
-        ],
-    );
+    let out = profile_93("93_shift_clamp.h100.csv", &[]);
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     // The padding macro whose padding is 0: 32 wavefronts, ideal 1, both ways.
     assert!(
@@ -42,17 +42,7 @@ fn a_profile_that_matches_agrees_line_by_line() {
 #[test]
 fn lines_that_differ_show_the_lane_to_bank_picture() {
     // Counted as two blocks, the measurement halves: every line differs.
-    let out = banklint(
-        repo(),
-        &[
-            "profile",
-            "fixtures/93_shift_clamp.cu",
-            "--ncu-csv",
-            "tests/data/ncu/93_shift_clamp.h100.csv",
-            "--blocks",
-            "2",
-        ],
-    );
+    let out = profile_93("93_shift_clamp.h100.csv", &["--blocks", "2"]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     assert!(
         out.stdout
@@ -68,15 +58,7 @@ fn lines_that_differ_show_the_lane_to_bank_picture() {
         out.stdout
     );
     // A profile in which nvcc had removed the stores: nothing measured on those lines.
-    let out = banklint(
-        repo(),
-        &[
-            "profile",
-            "fixtures/93_shift_clamp.cu",
-            "--ncu-csv",
-            "tests/data/ncu/93_shift_clamp_stores_removed.h100.csv",
-        ],
-    );
+    let out = profile_93("93_shift_clamp_stores_removed.h100.csv", &[]);
     assert_eq!(out.code, Some(1), "{}", out.stdout);
     assert!(
         out.stdout

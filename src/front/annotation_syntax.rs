@@ -221,20 +221,7 @@ fn closing_paren(body: &str, open: usize) -> Option<usize> {
 
 /// `T = float, BLOCK = 256, V = vec<float, 4>`: commas inside `<>` or `()` belong to a value.
 fn instantiate(args: &str) -> Result<Directive, String> {
-    let mut parts = Vec::new();
-    let (mut depth, mut from) = (0i32, 0);
-    for (k, c) in args.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&args[from..k]);
-                from = k + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&args[from..]);
+    let parts = crate::front::names::split_top_level(args);
     let mut out = Vec::new();
     for part in parts.iter().map(|p| p.trim()) {
         let parsed = part.split_once('=').and_then(|(name, value)| {

@@ -56,21 +56,7 @@ impl HostReader<'_> {
         let name = function_name(f, self.src)?;
         let mut params = Vec::new();
         for p in named_children(list) {
-            let is_type = matches!(
-                p.kind(),
-                "type_parameter_declaration"
-                    | "optional_type_parameter_declaration"
-                    | "variadic_type_parameter_declaration"
-                    | "template_template_parameter_declaration"
-            );
-            let declared = p
-                .child_by_field_name("name")
-                .or_else(|| p.child_by_field_name("declarator"))
-                .or_else(|| {
-                    named_children(p)
-                        .into_iter()
-                        .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
-                })?;
+            let (pname, is_type) = crate::front::syntax::template_param(p, self.src)?;
             let param = if is_type {
                 Param::Type
             } else {
@@ -80,8 +66,7 @@ impl HostReader<'_> {
                         .map(|d| self.eval(d, &globals)),
                 )
             };
-            let pname = text(declared, self.src).trim_start_matches("...").trim();
-            params.push((pname.to_string(), param));
+            params.push((pname, param));
         }
         Some(HostTemplate {
             name,

@@ -167,23 +167,9 @@ fn template_header(l: &Lowering<'_>, whole: Node<'_>, params: Node<'_>) -> Templ
         params: Vec::new(),
     };
     for p in named_children(params) {
-        let is_type = matches!(
-            p.kind(),
-            "type_parameter_declaration"
-                | "optional_type_parameter_declaration"
-                | "variadic_type_parameter_declaration"
-                | "template_template_parameter_declaration"
-        );
-        let name = p
-            .child_by_field_name("name")
-            .or_else(|| p.child_by_field_name("declarator"))
-            .or_else(|| {
-                named_children(p)
-                    .into_iter()
-                    .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
-            })
-            .map(|n| text(n, src).trim_start_matches("...").trim().to_string());
-        let Some(name) = name else { continue };
+        let Some((name, is_type)) = crate::front::syntax::template_param(p, src) else {
+            continue;
+        };
         let default = p
             .child_by_field_name("default_type")
             .or_else(|| p.child_by_field_name("default_value"))
@@ -506,16 +492,7 @@ fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
         .map(|list| {
             named_children(list)
                 .iter()
-                .filter_map(|p| {
-                    p.child_by_field_name("name")
-                        .or_else(|| p.child_by_field_name("declarator"))
-                        .or_else(|| {
-                            named_children(*p)
-                                .into_iter()
-                                .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
-                        })
-                        .map(|n| text(n, l.src).to_string())
-                })
+                .filter_map(|p| crate::front::syntax::template_param(*p, l.src).map(|(n, _)| n))
                 .collect()
         })
         .unwrap_or_default();

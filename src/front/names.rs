@@ -185,21 +185,31 @@ mod qualified_tests {
 pub fn split_template_args(text: &str) -> Option<(&str, Vec<String>)> {
     let (name, rest) = text.split_once('<')?;
     let inner = rest.trim_end().strip_suffix('>')?;
-    let mut args = Vec::new();
+    let args = split_top_level(inner)
+        .into_iter()
+        .map(|a| a.trim().to_string())
+        .collect();
+    Some((name.trim(), args))
+}
+
+/// `text` split at its commas outside `<>` and `()`: `float, vec<int, 2>` -> `float`,
+/// ` vec<int, 2>`.
+pub fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
     let (mut depth, mut from) = (0i32, 0);
-    for (k, c) in inner.char_indices() {
+    for (k, c) in text.char_indices() {
         match c {
             '<' | '(' => depth += 1,
             '>' | ')' => depth -= 1,
             ',' if depth == 0 => {
-                args.push(inner[from..k].trim().to_string());
+                parts.push(&text[from..k]);
                 from = k + 1;
             }
             _ => {}
         }
     }
-    args.push(inner[from..].trim().to_string());
-    Some((name.trim(), args))
+    parts.push(&text[from..]);
+    parts
 }
 
 /// `text` with each whole-word occurrence of a binding's name replaced by its value

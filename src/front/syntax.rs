@@ -78,6 +78,29 @@ pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     None
 }
 
+/// A template parameter's name (`T` of `typename T`, `N` of `int N = 4`, `Ts` of
+/// `class... Ts`) and whether it is a type parameter, from a node of a
+/// `template_parameter_list`.
+pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
+    let is_type = matches!(
+        p.kind(),
+        "type_parameter_declaration"
+            | "optional_type_parameter_declaration"
+            | "variadic_type_parameter_declaration"
+            | "template_template_parameter_declaration"
+    );
+    let name = p
+        .child_by_field_name("name")
+        .or_else(|| p.child_by_field_name("declarator"))
+        .or_else(|| {
+            named_children(p)
+                .into_iter()
+                .rfind(|c| matches!(c.kind(), "type_identifier" | "identifier"))
+        })?;
+    let name = text(name, src).trim_start_matches("...").trim().to_string();
+    Some((name, is_type))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
