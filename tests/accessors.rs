@@ -3,7 +3,7 @@
 //! reported where the pointer is taken, never dropped silently.
 
 mod common;
-use common::{banklint, temp_dir, write};
+use common::{banklint, labels_of, temp_dir, write};
 
 const KERNEL: &str = r#"__device__ float *pick(int w)
 {
@@ -47,18 +47,7 @@ fn the_return_a_thread_reaches_gives_the_pointer() {
     assert_eq!(accesses[0]["array"], "b");
     assert_eq!(accesses[0]["conflict_ways"], 2);
     // split() returns `c` for some threads and `d` for others: said, not guessed.
-    let notes: Vec<(u64, String)> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "skipped-code")
-        .map(|d| {
-            (
-                d["line"].as_u64().unwrap(),
-                d["label"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let notes = labels_of(&json, "skipped-code");
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert_eq!(notes[0].0, 22);
     assert!(notes[0].1.contains("more than one `return`"), "{notes:?}");

@@ -3,7 +3,7 @@
 //! operation it does not price (a bulk copy) each say why.
 
 mod common;
-use common::{banklint, temp_dir, write};
+use common::{banklint, labels_of, temp_dir, write};
 
 const KERNEL: &str = r#"__global__ void k(unsigned base, unsigned *out)
 {
@@ -29,16 +29,7 @@ fn addresses_banklint_cannot_follow_are_reported_with_the_reason() {
     write(&dir, "k.cu", KERNEL.as_bytes());
     let out = banklint(&dir, &["check", "k.cu", "--format", "json"]);
     let json = out.json();
-    let notes: Vec<(u64, String)> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["code"] == "skipped-code")
-        .map(|d| {
-            let text = d["label"].as_str().unwrap_or_default().to_string();
-            (d["line"].as_u64().unwrap(), text)
-        })
-        .collect();
+    let notes = labels_of(&json, "skipped-code");
     let on = |line: u64, words: &str| {
         notes
             .iter()

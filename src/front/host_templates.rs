@@ -23,6 +23,8 @@ pub struct HostTemplate {
     params: Vec<(String, Param)>,
     /// Instantiations already run, by their arguments as written.
     runs: Vec<Vec<(String, String)>>,
+    /// Recorded calls before this one have been bound to this template already.
+    next_call: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -73,6 +75,7 @@ impl HostReader<'_> {
             range: f.byte_range(),
             params,
             runs: Vec::new(),
+            next_call: 0,
         })
     }
 
@@ -127,10 +130,10 @@ impl HostReader<'_> {
         'again: loop {
             let mut progressed = false;
             for t in 0..self.templates.len() {
-                let mut k = 0;
-                while k < self.template_calls.len() {
-                    let call = self.template_calls[k].clone();
-                    k += 1;
+                // Each recorded call is bound to each template once (calls only grow).
+                while self.templates[t].next_call < self.template_calls.len() {
+                    let call = self.template_calls[self.templates[t].next_call].clone();
+                    self.templates[t].next_call += 1;
                     if call.name != self.templates[t].name {
                         continue;
                     }

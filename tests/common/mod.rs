@@ -182,3 +182,19 @@ pub fn run_measured(dir: &Path, args: &[&str]) -> (Out, u64) {
         peak,
     )
 }
+
+/// The diagnostics of `code` in a JSON report, as (line, label).
+pub fn labels_of(json: &serde_json::Value, code: &str) -> Vec<(u64, String)> {
+    json["diagnostics"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter(|d| d["code"] == code)
+                .map(|d| {
+                    let label = d["label"].as_str().unwrap_or_default().to_string();
+                    (d["line"].as_u64().unwrap_or(0), label)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -614,9 +614,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // `x <<= k`, `x >>= k`: clamped as the GPU does (see `shifts`).
                     Some(op @ (BinOp::Shl | BinOp::Shr)) => {
                         let old = self.identifier(&name, lhs.span, mask);
-                        let width = self.int_width(lhs);
-                        self.clamped_shift(op == BinOp::Shl, &old, &r, width, mask)
-                            .0
+                        self.clamped_shift(op == BinOp::Shl, lhs, &old, &r, mask).0
                     }
                     Some(op) => {
                         let old = self.identifier(&name, lhs.span, mask);

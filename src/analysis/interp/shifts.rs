@@ -40,39 +40,48 @@ impl Analyzer<'_, '_> {
         mask: &[bool],
     ) -> Lanes {
         let left = b.operator.node == BinaryOperator::ShiftLeft;
-        let width = self.int_width(&b.lhs);
-        let (value, worst) = self.clamped_shift(left, l, r, width, mask);
+        let (value, overflow) = self.clamped_shift(left, &b.lhs, l, r, mask);
         self.widen_meant_reading(whole, b);
-        if let (Some(count), Some(width)) = (worst, width) {
+        if let Some((count, width)) = overflow {
             self.record_shift_overflow(whole, b, left, width, count);
         }
         value
     }
 
-    /// `l << r` or `l >> r` as the GPU computes them on a `width`-bit operand (`None`: a
-    /// width banklint does not know, so a count of 32 to 63 is left as 64-bit arithmetic
-    /// gives it), and the largest count out of range among the lanes of `mask`.
+    /// `l << r` or `l >> r` as the GPU computes them on the operand `lhs`, and, where a
+    /// count in `mask`'s lanes reaches the operand's width, the largest such count and the
+    /// width. The width is looked up only then (no count reaches 32 in most shifts); where
+    /// banklint does not know it, a count of 32 to 63 is left as 64-bit arithmetic gives it.
     pub(super) fn clamped_shift(
         &mut self,
         left: bool,
+        lhs: &Node<Expression>,
         l: &Lanes,
         r: &Lanes,
-        width: Option<u32>,
         mask: &[bool],
-    ) -> (Lanes, Option<i64>) {
+    ) -> (Lanes, Option<(i64, u32)>) {
         let op = if left { BinOp::Shl } else { BinOp::Shr };
         let value = Lanes::binary(op, l, r, self.n, &mut self.syms);
-        let Some(width) = width else {
+        let counts = || {
+            (0..self.n)
+                .filter(|&t| mask[t])
+                .filter_map(|t| r.get(t).as_const())
+        };
+        if !counts().any(|q| !(0..32).contains(&q)) {
+            return (value, None);
+        }
+        let Some(width) = self.int_width(lhs) else {
             return (value, None);
         };
         let out_of_range = |q: i64| q < 0 || q >= i64::from(width);
-        let worst = (0..self.n)
-            .filter(|&t| mask[t])
-            .filter_map(|t| r.get(t).as_const())
+        let Some(worst) = counts()
             .filter(|&q| out_of_range(q))
-            .max_by_key(|q| if *q < 0 { i64::MAX } else { *q });
-        if worst.is_none() || !left || width == 64 {
-            return (value, worst);
+            .max_by_key(|q| if *q < 0 { i64::MAX } else { *q })
+        else {
+            return (value, None);
+        };
+        if !left || width == 64 {
+            return (value, Some((worst, width)));
         }
         // A 32-bit left shift by 32 or more is 0 (64-bit arithmetic kept the bits).
         let clamped = Lanes::Each(Rc::new(
@@ -83,7 +92,7 @@ impl Analyzer<'_, '_> {
                 })
                 .collect(),
         ));
-        (clamped, worst)
+        (clamped, Some((worst, width)))
     }
 
     fn record_shift_overflow(
