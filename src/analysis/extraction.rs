@@ -503,6 +503,17 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
 }
 
 /// Registers struct tags and typedef names a declaration introduces.
+/// Whether `decl` names a type [`register_types`] would record: a tagged struct with a body,
+/// or a typedef.
+pub fn declares_types(decl: &Declaration) -> bool {
+    is_typedef(decl)
+        || decl.specifiers.iter().any(|spec| {
+            matches!(&spec.node, DeclarationSpecifier::TypeSpecifier(ts)
+                if matches!(&ts.node, TypeSpecifier::Struct(st)
+                    if st.node.identifier.is_some() && st.node.declarations.is_some()))
+        })
+}
+
 pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
     for spec in &decl.specifiers {
         if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node

@@ -471,7 +471,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
         self.reached_functions.insert(f.overload_key());
-        let mut frame = HashMap::new();
+        let mut frame = HashMap::default();
         for (k, p) in f.params.iter().enumerate() {
             let arg_expr = call.arguments.get(k);
             let shared = arg_expr.and_then(|a| match &a.node {
@@ -527,12 +527,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
                 if param.is_type {
                     if let Some(ty) = text.as_deref().and_then(|t| type_from_text(&self.types, t)) {
-                        self.types.named.insert(param.name.clone(), ty);
+                        Rc::make_mut(&mut self.types)
+                            .named
+                            .insert(param.name.clone(), ty);
                     }
                     // `f<T>(...)` inside a template: the caller's binding of `T`.
                     if let Some(t) = text {
                         let t = self.type_args.get(t.trim()).cloned().unwrap_or(t);
-                        self.type_args.insert(param.name.clone(), t);
+                        Rc::make_mut(&mut self.type_args).insert(param.name.clone(), t);
                     }
                 } else {
                     let value = match text {
@@ -552,13 +554,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             param.name, f.name
                         )),
                     };
-                    self.template_values.insert(param.name.clone(), value);
+                    Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);
                 }
             }
         }
         self.bind_dependent_types();
         let saved_unit = std::mem::replace(&mut self.unit, unit);
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![frame]);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![Rc::new(frame)]);
         let saved_item = std::mem::replace(&mut self.item, f.item);
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
         let saved_override = self.span_override.take();

@@ -159,6 +159,10 @@ use crate::limits::{
     ASSUMED_TRIPS, MAX_CALL_DEPTH, MAX_DECISIONS, MAX_INLINED_CALLS, MAX_TRIPS, WORK_BUDGET,
 };
 
+/// One block's variables. A loop or branch snapshot shares them with the running state until
+/// one side writes, so taking it copies pointers, not maps.
+type Scope = Rc<HashMap<String, Binding, crate::bank::layout::FastHash>>;
+
 #[derive(Clone)]
 enum Binding {
     Value(Lanes),
@@ -248,7 +252,7 @@ struct Analyzer<'a, 'p> {
     thread_idx: [Lanes; 3],
     block_dim: [Lanes; 3],
     uniform_syms: HashMap<String, Value>,
-    scopes: Vec<HashMap<String, Binding>>,
+    scopes: Vec<Scope>,
     exited: Vec<bool>,
     loops: Vec<LoopCtl>,
     returns: Vec<Option<Lanes>>,
@@ -272,17 +276,17 @@ struct Analyzer<'a, 'p> {
     call_depth: usize,
     reached_functions: &'a mut BTreeSet<String>,
     constant_cache: HashMap<String, Option<i64>>,
-    template_values: HashMap<String, Lanes>,
+    template_values: Rc<HashMap<String, Lanes>>,
     /// Evaluating host code before this offset: unknown names are looked up in its text.
     sequence: u64,
     /// The file's types plus this instantiation's template type arguments.
-    types: crate::analysis::types::TypeTable,
+    types: Rc<crate::analysis::types::TypeTable>,
     template_args: Vec<(String, String)>,
     /// Type parameters bound by assumption (see `BlockShape::assumed_types`).
     assumed_types: Vec<(String, String)>,
     /// Template type parameters bound so far, as written (`T` -> `float`), for dependent
     /// member types (`typename vec4<T>::Type`).
-    type_args: HashMap<String, String>,
+    type_args: Rc<HashMap<String, String>>,
     /// Kernel arguments known at the launch being analyzed.
     arguments: Vec<(String, i64)>,
     /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
@@ -613,7 +617,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             thread_idx,
             block_dim,
             uniform_syms: HashMap::new(),
-            scopes: vec![HashMap::new()],
+            scopes: vec![Scope::default()],
             exited: vec![false; n],
             loops: Vec::new(),
             returns: Vec::new(),
@@ -632,9 +636,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             call_depth: 0,
             reached_functions: reached,
             constant_cache: HashMap::new(),
-            template_values: HashMap::new(),
+            template_values: Rc::default(),
             sequence: 0,
-            types: unit.types.clone(),
+            types: Rc::new(unit.types.clone()),
             template_args: shape.template_args.clone(),
             assumed_types: shape.assumed_types.clone(),
             // Launch values first: an annotation only fills what the launch leaves open.
@@ -644,7 +648,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .chain(&shape.assumed)
                 .cloned()
                 .collect(),
-            type_args: HashMap::new(),
+            type_args: Rc::default(),
             footprint: BTreeSet::new(),
             call_stack: Vec::new(),
             inlined_calls: 0,
@@ -666,7 +670,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for a in self.unit.file_shared.clone() {
             let id = self.register_array(a.clone());
             if let Some(global) = self.scopes.first_mut() {
-                global.insert(a.name.clone(), Binding::Shared(id));
+                Rc::make_mut(global).insert(a.name.clone(), Binding::Shared(id));
             }
         }
         self.item = f.item;
@@ -684,10 +688,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .as_deref()
                     .and_then(|t| type_from_text(&self.types, t))
                 {
-                    self.types.named.insert(param.name.clone(), ty);
+                    Rc::make_mut(&mut self.types)
+                        .named
+                        .insert(param.name.clone(), ty);
                 }
                 if let Some(t) = given {
-                    self.type_args.insert(param.name.clone(), t);
+                    Rc::make_mut(&mut self.type_args).insert(param.name.clone(), t);
                 }
                 continue;
             }
@@ -703,7 +709,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     },
                     Lanes::int,
                 );
-            self.template_values.insert(param.name.clone(), value);
+            Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);
         }
         self.bind_dependent_types();
         for p in &f.params {
@@ -742,13 +748,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let ty = p
                 .resolve_dependent(dep, &self.type_args)
                 .and_then(|t| type_from_text(&self.types, &t));
+            // Written only when it changes: the table is shared with the callers' saved copies.
             match ty {
-                Some(ty) => {
-                    self.types.named.insert(dep.name.clone(), ty);
+                Some(ty) if self.types.named.get(&dep.name) != Some(&ty) => {
+                    Rc::make_mut(&mut self.types)
+                        .named
+                        .insert(dep.name.clone(), ty);
                 }
-                None => {
-                    self.types.named.remove(&dep.name);
+                None if self.types.named.contains_key(&dep.name) => {
+                    Rc::make_mut(&mut self.types).named.remove(&dep.name);
                 }
+                _ => {}
             }
         }
     }
@@ -765,7 +775,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn bind(&mut self, name: &str, b: Binding) {
         if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), b);
+            Rc::make_mut(scope).insert(name.to_string(), b);
         }
     }
 
@@ -774,12 +784,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn set_var(&mut self, name: &str, value: &Lanes, mask: &[bool]) {
-        for scope in self.scopes.iter_mut().rev() {
-            if let Some(Binding::Value(old)) = scope.get_mut(name) {
-                *old = old.merge(value, mask);
-                return;
-            }
+        let holds_value = |b: &Binding| matches!(b, Binding::Value(_));
+        if let Some(Binding::Value(old)) = self.binding_mut(name, holds_value) {
+            *old = old.merge(value, mask);
         }
+    }
+
+    /// The innermost binding of `name` that `wanted` accepts, for writing (its scope is
+    /// copied first if a snapshot shares it).
+    fn binding_mut(
+        &mut self,
+        name: &str,
+        wanted: impl Fn(&Binding) -> bool,
+    ) -> Option<&mut Binding> {
+        let scope = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .find(|s| s.get(name).is_some_and(&wanted))?;
+        Rc::make_mut(scope).get_mut(name)
     }
 
     fn span(&self, s: Span) -> Range<usize> {

@@ -48,21 +48,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Rebinds a pointer variable where it is declared.
     pub(super) fn bind_pointer(&mut self, name: &str, p: SharedPointer) {
-        for scope in self.scopes.iter_mut().rev() {
-            if let Some(b) = scope.get_mut(name) {
-                *b = Binding::Pointer(p);
-                return;
-            }
+        if let Some(b) = self.binding_mut(name, |_| true) {
+            *b = Binding::Pointer(p);
         }
     }
 
     /// A pointer assigned something banklint cannot follow: accesses through it are unknown.
     pub(super) fn bind_pointer_lost(&mut self, name: &str) {
-        for scope in self.scopes.iter_mut().rev() {
-            if let Some(b) = scope.get_mut(name) {
-                *b = Binding::Opaque;
-                return;
-            }
+        if let Some(b) = self.binding_mut(name, |_| true) {
+            *b = Binding::Opaque;
         }
     }
 

@@ -64,11 +64,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let text = format!("`{}` (through `{name}`)", r.written);
         let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text);
         self.record_access(at, array, indices, texts, elem, &[], op, mask);
-        for scope in self.scopes.iter_mut().rev() {
-            if let Some(b) = scope.get_mut(name) {
-                *b = Binding::Reference(Reference { loaded: true, ..r });
-                return;
-            }
+        if let Some(b) = self.binding_mut(name, |_| true) {
+            *b = Binding::Reference(Reference { loaded: true, ..r });
         }
     }
 

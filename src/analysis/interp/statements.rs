@@ -10,7 +10,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.spend(self.n as u64);
         match &s.node {
             Statement::Compound(items) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(Scope::default());
                 for item in items {
                     let m = self.live(&mask);
                     match &item.node {
@@ -63,7 +63,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 &mask,
             ),
             Statement::For(f) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(Scope::default());
                 match &f.node.initializer.node {
                     ForInitializer::Expression(e) => {
                         self.eval(e, &mask);
@@ -145,7 +145,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return;
         }
-        crate::analysis::extraction::register_types(&mut self.types, &d.node);
+        if crate::analysis::extraction::declares_types(&d.node) {
+            crate::analysis::extraction::register_types(Rc::make_mut(&mut self.types), &d.node);
+        }
         if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
             for init in &d.node.declarators {
                 if let Some(name) =
@@ -470,14 +472,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// keeps a value only if both sides agree.
     pub(super) fn join_scopes(
         &mut self,
-        then_scopes: Vec<HashMap<String, Binding>>,
+        then_scopes: Vec<Scope>,
         then_mask: &[bool],
         else_mask: &[bool],
         line: usize,
     ) {
         let n = self.n;
         for (scope, then_scope) in self.scopes.iter_mut().zip(then_scopes) {
-            for (name, binding) in scope.iter_mut() {
+            if Rc::ptr_eq(scope, &then_scope) && n > 0 {
+                // Neither side wrote here: each thread keeps its value, in the join's form.
+                let changed: Vec<(String, Lanes)> = scope
+                    .iter()
+                    .filter_map(|(name, b)| match b {
+                        Binding::Value(v) => Some((name.clone(), rejoined_unchanged(v, n)?)),
+                        _ => None,
+                    })
+                    .collect();
+                if !changed.is_empty() {
+                    let scope = Rc::make_mut(scope);
+                    for (name, v) in changed {
+                        scope.insert(name, Binding::Value(v));
+                    }
+                }
+                continue;
+            }
+            for (name, binding) in Rc::make_mut(scope).iter_mut() {
                 let (Binding::Value(else_v), Some(Binding::Value(then_v))) =
                     (&*binding, then_scope.get(name))
                 else {
@@ -511,4 +530,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 struct ExitState {
     exited: Vec<bool>,
     loops: Vec<(Vec<bool>, Vec<bool>)>,
+}
+
+/// What joining a value with itself gives (`compress` of its threads' values), when that
+/// differs from the value as stored: an unknown held once becomes one per thread, and
+/// per-thread values that all agree become one.
+fn rejoined_unchanged(v: &Lanes, n: usize) -> Option<Lanes> {
+    match v {
+        Lanes::Same(Value::Affine(_)) => None,
+        Lanes::Same(u @ Value::Unknown(_)) => Some(Lanes::Each(Rc::new(vec![u.clone(); n]))),
+        Lanes::Each(vs) => match vs.first() {
+            Some(first @ Value::Affine(_)) if vs.iter().all(|x| x == first) => {
+                Some(Lanes::Same(first.clone()))
+            }
+            _ => None,
+        },
+    }
 }
