@@ -124,4 +124,30 @@ void launch(float *out)
         })
         .collect();
     assert_eq!(ways, [(6, 1), (9, 32)], "{json}");
+    // The 32-bit compound shift is warned about as a plain one is, at the whole assignment,
+    // with its largest count (31 + 32); the 64-bit one by 37 is in range.
+    let warnings: Vec<(u64, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "shift-overflow")
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            5,
+            "`<<` by a count of 63: the shifted value is 32 bits wide".to_string()
+        )],
+        "{json}"
+    );
+    // Written without a macro: no "as compiled" note repeating the line.
+    let human = banklint(&dir, &["check", "k.cu", "--color", "never"]).stdout;
+    assert!(human.contains("5 │     m <<= threadIdx.x + 32;"), "{human}");
+    assert!(!human.contains("as compiled"), "{human}");
 }

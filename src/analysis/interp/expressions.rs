@@ -611,10 +611,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::Identifier(id) => {
                 let name = id.node.name.clone();
                 let new = match op {
-                    // `x <<= k`, `x >>= k`: clamped as the GPU does (see `shifts`).
+                    // `x <<= k`, `x >>= k`: clamped as the GPU does and warned about (see `shifts`).
                     Some(op @ (BinOp::Shl | BinOp::Shr)) => {
                         let old = self.identifier(&name, lhs.span, mask);
-                        self.clamped_shift(op == BinOp::Shl, lhs, &old, &r, mask).0
+                        self.compound_shift(op == BinOp::Shl, lhs, rhs, (&old, &r), mask)
                     }
                     Some(op) => {
                         let old = self.identifier(&name, lhs.span, mask);

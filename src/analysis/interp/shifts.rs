@@ -43,7 +43,26 @@ impl Analyzer<'_, '_> {
         let (value, overflow) = self.clamped_shift(left, &b.lhs, l, r, mask);
         self.widen_meant_reading(whole, b);
         if let Some((count, width)) = overflow {
-            self.record_shift_overflow(whole, b, left, width, count);
+            let meant = self.meant_text(b);
+            self.record_shift_overflow(whole.span, b.rhs.span, left, (width, count), meant);
+        }
+        value
+    }
+
+    /// `x <<= r` or `x >>= r` (the variable `lhs`): clamped as `shift` clamps, and warned
+    /// about alike. Its count is the whole right side, so there is no other reading to offer.
+    pub(super) fn compound_shift(
+        &mut self,
+        left: bool,
+        lhs: &Node<Expression>,
+        rhs: &Node<Expression>,
+        (old, r): (&Lanes, &Lanes),
+        mask: &[bool],
+    ) -> Lanes {
+        let (value, overflow) = self.clamped_shift(left, lhs, old, r, mask);
+        if let Some((count, width)) = overflow {
+            let whole = lang_c::span::Span::span(lhs.span.start, rhs.span.end);
+            self.record_shift_overflow(whole, rhs.span, left, (width, count), None);
         }
         value
     }
@@ -52,7 +71,7 @@ impl Analyzer<'_, '_> {
     /// count in `mask`'s lanes reaches the operand's width, the largest such count and the
     /// width. The width is looked up only then (no count reaches 32 in most shifts); where
     /// banklint does not know it, a count of 32 to 63 is left as 64-bit arithmetic gives it.
-    pub(super) fn clamped_shift(
+    fn clamped_shift(
         &mut self,
         left: bool,
         lhs: &Node<Expression>,
@@ -95,27 +114,28 @@ impl Analyzer<'_, '_> {
         (clamped, Some((worst, width)))
     }
 
+    /// Records the shift at `whole` (count at `count_span`), `(width, count)` its operand's
+    /// bits and the largest count out of range; a shift seen before keeps the largest count.
     fn record_shift_overflow(
         &mut self,
-        whole: &Node<Expression>,
-        b: &BinaryOperatorExpression,
+        whole: lang_c::span::Span,
+        count_span: lang_c::span::Span,
         left: bool,
-        width: u32,
-        count: i64,
+        (width, count): (u32, i64),
+        meant: Option<String>,
     ) {
         if self.span_override.is_some() {
             return;
         }
-        let span = self.span(whole.span);
+        let span = self.span(whole);
         if let Some(seen) = self.shift_overflows.iter_mut().find(|s| s.span == span) {
             seen.count = seen.count.max(count);
             return;
         }
-        let written = self.compiled_text(whole.span);
-        let meant = self.meant_text(b);
+        let written = self.compiled_text(whole);
         self.shift_overflows.push(ShiftOverflow {
             span,
-            count_span: self.span(b.rhs.span),
+            count_span: self.span(count_span),
             left,
             width,
             count,
@@ -311,8 +331,12 @@ fn tidy(text: &str) -> String {
             }
             tokens.push(chars[start..k].iter().collect());
         } else {
+            let triple: String = chars[k..(k + 3).min(chars.len())].iter().collect();
             let pair: String = chars[k..(k + 2).min(chars.len())].iter().collect();
-            if PAIRS.contains(&pair.as_str()) {
+            if triple == "<<=" || triple == ">>=" {
+                tokens.push(triple);
+                k += 3;
+            } else if PAIRS.contains(&pair.as_str()) {
                 tokens.push(pair);
                 k += 2;
             } else {
@@ -350,5 +374,6 @@ mod tests {
             "((i) >> 5 + (i) >> (2 * 5))"
         );
         assert_eq!(super::tidy("f( a,b )[ 3 ]"), "f(a, b)[3]");
+        assert_eq!(super::tidy("m<<=t+ 32"), "m <<= t + 32");
     }
 }
