@@ -39,6 +39,11 @@ pub const MAX_HOST_STATEMENTS: usize = 200_000;
 /// (`launch<64, 2>(q)`; see `front::host_templates`).
 pub const MAX_HOST_INSTANCES: usize = 64;
 
+/// Bytes of the name of a warp-uniform unknown built from others (`(n | blockDim.x)`), as
+/// messages show it: a name built from names would otherwise grow with each loop trip that
+/// rebuilds it (`v |= blockDim.x` in a loop), and the names' memory quadratically.
+pub const MAX_SYMBOL_NAME: usize = 160;
+
 /// Trips of one loop enumerated one by one.
 pub const MAX_TRIPS: u64 = 4096;
 

@@ -156,7 +156,15 @@ impl Symbols {
         if let Some(&s) = self.memo.get(&key) {
             return s;
         }
-        let name = format!("({} {} {})", self.render(a), op.spelling(), self.render(b));
+        let mut name = format!("({} {} {})", self.render(a), op.spelling(), self.render(b));
+        if name.len() > crate::limits::MAX_SYMBOL_NAME {
+            let mut cut = crate::limits::MAX_SYMBOL_NAME;
+            while !name.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            name.truncate(cut);
+            name.push_str("…)");
+        }
         let s = self.fresh(name);
         self.memo.insert(key, s);
         s
@@ -438,6 +446,26 @@ mod tests {
         let p1 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         let p2 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         assert_eq!(p1, p2);
+    }
+
+    #[test]
+    fn names_built_from_names_stay_bounded() {
+        // `v |= b` over and over (a fuzzer's loop): each name holds the one before.
+        let mut syms = Symbols::default();
+        let b = Value::sym(syms.fresh("blockDim.x"));
+        let mut v = Value::sym(syms.fresh("v"));
+        for _ in 0..1000 {
+            v = binary(BinOp::Or, &v, &b, true, &mut syms);
+        }
+        let Value::Affine(a) = &v else {
+            panic!("{v:?}")
+        };
+        let name = syms.name(a.terms[0].0);
+        assert!(
+            name.len() <= crate::limits::MAX_SYMBOL_NAME + "…)".len(),
+            "{name}"
+        );
+        assert!(name.starts_with("((((") && name.ends_with("…)"), "{name}");
     }
 
     #[test]
