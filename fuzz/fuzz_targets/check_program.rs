@@ -85,22 +85,72 @@ enum Element {
 
 #[derive(Arbitrary, Debug)]
 enum Stmt {
-    Load { array: u8, index: Vec<Expr>, cast: Option<Element> },
-    Store { array: u8, index: Vec<Expr>, value: Expr },
-    Atomic { array: u8, index: Expr },
-    Local { var: u8, value: Expr },
-    Assign { var: u8, op: u8, value: Expr },
-    For { var: u8, start: Expr, bound: Expr, step: Step, body: Vec<Stmt> },
-    While { cond: Expr, body: Vec<Stmt> },
-    If { cond: Expr, then: Vec<Stmt>, otherwise: Vec<Stmt> },
-    Call { func: u8, arg: Expr, template_arg: Option<Expr> },
-    PointerCall { func: u8, array: u8, offset: Expr },
-    RowPointer { var: u8, array: u8, offset: Expr },
-    ThroughPointer { var: u8, index: Expr, store: bool },
+    Load {
+        array: u8,
+        index: Vec<Expr>,
+        cast: Option<Element>,
+    },
+    Store {
+        array: u8,
+        index: Vec<Expr>,
+        value: Expr,
+    },
+    Atomic {
+        array: u8,
+        index: Expr,
+    },
+    Local {
+        var: u8,
+        value: Expr,
+    },
+    Assign {
+        var: u8,
+        op: u8,
+        value: Expr,
+    },
+    For {
+        var: u8,
+        start: Expr,
+        bound: Expr,
+        step: Step,
+        body: Vec<Stmt>,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        otherwise: Vec<Stmt>,
+    },
+    Call {
+        func: u8,
+        arg: Expr,
+        template_arg: Option<Expr>,
+    },
+    PointerCall {
+        func: u8,
+        array: u8,
+        offset: Expr,
+    },
+    RowPointer {
+        var: u8,
+        array: u8,
+        offset: Expr,
+    },
+    ThroughPointer {
+        var: u8,
+        index: Expr,
+        store: bool,
+    },
     Sync,
     Return,
     Break,
-    InlineLdmatrix { array: u8, index: Expr },
+    InlineLdmatrix {
+        array: u8,
+        index: Expr,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -139,15 +189,47 @@ struct HostFn {
 
 #[derive(Arbitrary, Debug)]
 enum HostStmt {
-    Int { var: u8, constexpr: bool, value: Expr },
-    Reassign { var: u8, value: Expr },
-    Clamp { var: u8, max: Expr },
-    Dim3 { var: u8, dims: Vec<Expr>, spaced: bool },
-    Printf { var: u8 },
-    Launch { kernel: u8, template_args: Vec<Expr>, grid: Expr, block: LaunchBlock, dynamic: Option<Expr> },
-    CallHost { func: u8, template_args: Vec<Expr> },
-    CacheConfig { kernel: u8, prefer_l1: bool },
-    Loop { var: u8, bound: Expr, body: Vec<HostStmt> },
+    Int {
+        var: u8,
+        constexpr: bool,
+        value: Expr,
+    },
+    Reassign {
+        var: u8,
+        value: Expr,
+    },
+    Clamp {
+        var: u8,
+        max: Expr,
+    },
+    Dim3 {
+        var: u8,
+        dims: Vec<Expr>,
+        spaced: bool,
+    },
+    Printf {
+        var: u8,
+    },
+    Launch {
+        kernel: u8,
+        template_args: Vec<Expr>,
+        grid: Expr,
+        block: LaunchBlock,
+        dynamic: Option<Expr>,
+    },
+    CallHost {
+        func: u8,
+        template_args: Vec<Expr>,
+    },
+    CacheConfig {
+        kernel: u8,
+        prefer_l1: bool,
+    },
+    Loop {
+        var: u8,
+        bound: Expr,
+        body: Vec<HostStmt>,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -200,8 +282,9 @@ fn write_expr(out: &mut String, e: &Expr, scope: Scope) {
         }
         Expr::TemplateParam(_) => out.push_str("32"),
         Expr::Binary(op, a, b) => {
-            const OPS: [&str; 14] =
-                ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "==", "&&", "||"];
+            const OPS: [&str; 14] = [
+                "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "==", "&&", "||",
+            ];
             out.push('(');
             write_expr(out, a, scope);
             write!(out, " {} ", OPS[*op as usize % OPS.len()]).unwrap();
@@ -224,7 +307,8 @@ fn write_expr(out: &mut String, e: &Expr, scope: Scope) {
             out.push(')');
         }
         Expr::Intrinsic(f, a) => {
-            let name = ["__popc", "__clz", "__brev", "min(7, ", "max(1, ", "__ffs"][*f as usize % 6];
+            let name =
+                ["__popc", "__clz", "__brev", "min(7, ", "max(1, ", "__ffs"][*f as usize % 6];
             out.push_str(name);
             if !name.ends_with(' ') {
                 out.push('(');
@@ -260,9 +344,14 @@ fn template_header(out: &mut String, params: u8) {
 }
 
 fn write_macro(out: &mut String, m: &Macro) {
-    let scope = Scope { device: false, template_params: 0 };
+    let scope = Scope {
+        device: false,
+        template_params: 0,
+    };
     match m {
-        Macro::Object(n, e) => writeln!(out, "#define M{} {}", pick(*n, 5), expr(e, scope)).unwrap(),
+        Macro::Object(n, e) => {
+            writeln!(out, "#define M{} {}", pick(*n, 5), expr(e, scope)).unwrap()
+        }
         Macro::Function(n, e) => {
             // The body names the parameter through variable `v0`'s spelling.
             let body = expr(e, scope).replace("v0", "x");
@@ -299,24 +388,47 @@ fn write_stmt(out: &mut String, s: &Stmt, scope: Scope, depth: usize) {
     let pad = "  ".repeat(depth.min(40));
     out.push_str(&pad);
     match s {
-        Stmt::Load { array, index, cast: None } => {
+        Stmt::Load {
+            array,
+            index,
+            cast: None,
+        } => {
             write!(out, "v{} = s{}", pick(*array, 6), pick(*array, 3)).unwrap();
             write_index(out, index, scope);
             out.push_str(";\n");
         }
-        Stmt::Load { array, index, cast: Some(e) } => {
+        Stmt::Load {
+            array,
+            index,
+            cast: Some(e),
+        } => {
             let t = element_name(*e);
-            write!(out, "{{ {t} w = reinterpret_cast<{t} *>(s{})", pick(*array, 3)).unwrap();
+            write!(
+                out,
+                "{{ {t} w = reinterpret_cast<{t} *>(s{})",
+                pick(*array, 3)
+            )
+            .unwrap();
             write_index(out, &index[..index.len().min(1)], scope);
             out.push_str("; (void)w; }\n");
         }
-        Stmt::Store { array, index, value } => {
+        Stmt::Store {
+            array,
+            index,
+            value,
+        } => {
             write!(out, "s{}", pick(*array, 3)).unwrap();
             write_index(out, index, scope);
             writeln!(out, " = {};", expr(value, scope)).unwrap();
         }
         Stmt::Atomic { array, index } => {
-            writeln!(out, "atomicAdd(&s{}[{}], 1);", pick(*array, 3), expr(index, scope)).unwrap();
+            writeln!(
+                out,
+                "atomicAdd(&s{}[{}], 1);",
+                pick(*array, 3),
+                expr(index, scope)
+            )
+            .unwrap();
         }
         Stmt::Local { var, value } => {
             writeln!(out, "int v{} = {};", pick(*var, 6), expr(value, scope)).unwrap();
@@ -325,7 +437,13 @@ fn write_stmt(out: &mut String, s: &Stmt, scope: Scope, depth: usize) {
             let op = ["=", "+=", "*=", "<<=", ">>=", "^=", "|="][*op as usize % 7];
             writeln!(out, "v{} {op} {};", pick(*var, 6), expr(value, scope)).unwrap();
         }
-        Stmt::For { var, start, bound, step, body } => {
+        Stmt::For {
+            var,
+            start,
+            bound,
+            step,
+            body,
+        } => {
             let v = format!("v{}", pick(*var, 6));
             let step = match step {
                 Step::Inc => format!("++{v}"),
@@ -350,7 +468,11 @@ fn write_stmt(out: &mut String, s: &Stmt, scope: Scope, depth: usize) {
             out.push_str(&pad);
             out.push_str("}\n");
         }
-        Stmt::If { cond, then, otherwise } => {
+        Stmt::If {
+            cond,
+            then,
+            otherwise,
+        } => {
             writeln!(out, "if ({}) {{", expr(cond, scope)).unwrap();
             write_stmts(out, then, scope, depth + 1);
             out.push_str(&pad);
@@ -359,14 +481,22 @@ fn write_stmt(out: &mut String, s: &Stmt, scope: Scope, depth: usize) {
             out.push_str(&pad);
             out.push_str("}\n");
         }
-        Stmt::Call { func, arg, template_arg } => {
+        Stmt::Call {
+            func,
+            arg,
+            template_arg,
+        } => {
             write!(out, "f{}", pick(*func, 4)).unwrap();
             if let Some(t) = template_arg {
                 write!(out, "<{}>", expr(t, scope)).unwrap();
             }
             writeln!(out, "({});", expr(arg, scope)).unwrap();
         }
-        Stmt::PointerCall { func, array, offset } => {
+        Stmt::PointerCall {
+            func,
+            array,
+            offset,
+        } => {
             writeln!(
                 out,
                 "g{}(&s{}[0] + ({}));",
@@ -419,7 +549,10 @@ fn write_device_item(out: &mut String, item: &DeviceItem) {
     match item {
         DeviceItem::Kernel(k) => {
             let params = k.template_params % 3;
-            let scope = Scope { device: true, template_params: params };
+            let scope = Scope {
+                device: true,
+                template_params: params,
+            };
             template_header(out, params);
             out.push_str("__global__ void ");
             if let Some(b) = k.launch_bounds {
@@ -447,7 +580,10 @@ fn write_device_item(out: &mut String, item: &DeviceItem) {
         }
         DeviceItem::DeviceFn(f) => {
             let params = u8::from(f.template_param);
-            let scope = Scope { device: true, template_params: params };
+            let scope = Scope {
+                device: true,
+                template_params: params,
+            };
             template_header(out, params);
             let name = pick(f.name, 4);
             if f.takes_pointer {
@@ -472,7 +608,11 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
     for s in stmts {
         out.push_str(&pad);
         match s {
-            HostStmt::Int { var, constexpr, value } => {
+            HostStmt::Int {
+                var,
+                constexpr,
+                value,
+            } => {
                 let kw = if *constexpr { "constexpr int" } else { "int" };
                 writeln!(out, "{kw} v{} = {};", pick(*var, 6), expr(value, scope)).unwrap();
             }
@@ -491,13 +631,26 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
             }
             HostStmt::Printf { var } => {
                 let v = pick(*var, 3);
-                writeln!(out, "printf(\"d{v} (%d, %d) v{v} = %d\\n\", d{v}.x, d{v}.y, v{v});").unwrap();
+                writeln!(
+                    out,
+                    "printf(\"d{v} (%d, %d) v{v} = %d\\n\", d{v}.x, d{v}.y, v{v});"
+                )
+                .unwrap();
             }
-            HostStmt::Launch { kernel, template_args, grid, block, dynamic } => {
+            HostStmt::Launch {
+                kernel,
+                template_args,
+                grid,
+                block,
+                dynamic,
+            } => {
                 write!(out, "k{}", pick(*kernel, 4)).unwrap();
                 if !template_args.is_empty() {
-                    let args: Vec<String> =
-                        template_args.iter().take(3).map(|a| expr(a, scope)).collect();
+                    let args: Vec<String> = template_args
+                        .iter()
+                        .take(3)
+                        .map(|a| expr(a, scope))
+                        .collect();
                     write!(out, "<{}>", args.join(", ")).unwrap();
                 }
                 let block = match block {
@@ -514,22 +667,37 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
                 }
                 out.push_str(">>>(out, n);\n");
             }
-            HostStmt::CallHost { func, template_args } => {
+            HostStmt::CallHost {
+                func,
+                template_args,
+            } => {
                 write!(out, "h{}", pick(*func, 3)).unwrap();
                 if !template_args.is_empty() {
-                    let args: Vec<String> =
-                        template_args.iter().take(3).map(|a| expr(a, scope)).collect();
+                    let args: Vec<String> = template_args
+                        .iter()
+                        .take(3)
+                        .map(|a| expr(a, scope))
+                        .collect();
                     write!(out, "<{}>", args.join(", ")).unwrap();
                 }
                 out.push_str("(out, n);\n");
             }
             HostStmt::CacheConfig { kernel, prefer_l1 } => {
-                let c = if *prefer_l1 { "cudaFuncCachePreferL1" } else { "cudaFuncCachePreferShared" };
+                let c = if *prefer_l1 {
+                    "cudaFuncCachePreferL1"
+                } else {
+                    "cudaFuncCachePreferShared"
+                };
                 writeln!(out, "cudaFuncSetCacheConfig(k{}, {c});", pick(*kernel, 4)).unwrap();
             }
             HostStmt::Loop { var, bound, body } => {
                 let v = format!("v{}", pick(*var, 6));
-                writeln!(out, "for (int {v} = 0; {v} < {}; ++{v}) {{", expr(bound, scope)).unwrap();
+                writeln!(
+                    out,
+                    "for (int {v} = 0; {v} < {}; ++{v}) {{",
+                    expr(bound, scope)
+                )
+                .unwrap();
                 write_host_stmts(out, body, scope, depth + 1);
                 out.push_str(&pad);
                 out.push_str("}\n");
@@ -568,7 +736,10 @@ fn render(p: &Program) -> (String, String) {
         template_header(&mut main, params);
         writeln!(main, "void h{}(float *out, int n) {{", pick(h.name, 3)).unwrap();
         main.push_str("  dim3 d0(32), d1(32, 8), d2(16, 16);\n");
-        let scope = Scope { device: false, template_params: params };
+        let scope = Scope {
+            device: false,
+            template_params: params,
+        };
         write_host_stmts(&mut main, &h.stmts, scope, 1);
         main.push_str("}\n");
     }
@@ -584,5 +755,9 @@ fuzz_target!(|program: Program| {
     if std::env::var_os("FUZZ_PRINT").is_some() {
         eprintln!("{main}");
     }
-    common::check_all(dir.join("fuzz.cu"), main.into_bytes(), common::arch_for(program.arch));
+    common::check_all(
+        dir.join("fuzz.cu"),
+        main.into_bytes(),
+        common::arch_for(program.arch),
+    );
 });
