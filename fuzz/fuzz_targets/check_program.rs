@@ -36,8 +36,8 @@ enum Guard {
 enum Macro {
     Object(u8, Expr),
     Function(u8, Expr),
-    /// `#if M ... #endif` around a definition of another macro.
-    Conditional(u8, Expr, u8, Expr),
+    /// `#if COND ... #endif` around a definition of a macro.
+    Conditional(Expr, u8, Expr),
     Undef(u8),
 }
 
@@ -324,6 +324,12 @@ fn axis(a: u8) -> char {
     ['x', 'y', 'z'][a as usize % 3]
 }
 
+/// Up to three expressions, comma-separated: template arguments, `dim3` sizes.
+fn expr_list(list: &[Expr], scope: Scope) -> String {
+    let parts: Vec<String> = list.iter().take(3).map(|e| expr(e, scope)).collect();
+    parts.join(", ")
+}
+
 fn expr(e: &Expr, scope: Scope) -> String {
     let mut s = String::new();
     write_expr(&mut s, e, scope);
@@ -357,9 +363,8 @@ fn write_macro(out: &mut String, m: &Macro) {
             let body = expr(e, scope).replace("v0", "x");
             writeln!(out, "#define F{}(x) ({})", pick(*n, 5), body).unwrap();
         }
-        Macro::Conditional(c, cond, n, e) => {
+        Macro::Conditional(cond, n, e) => {
             writeln!(out, "#if {}", expr(cond, scope)).unwrap();
-            let _ = c;
             writeln!(out, "#define M{} {}", pick(*n, 5), expr(e, scope)).unwrap();
             out.push_str("#endif\n");
         }
@@ -626,8 +631,8 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
             }
             HostStmt::Dim3 { var, dims, spaced } => {
                 let sep = if *spaced { " " } else { "" };
-                let dims: Vec<String> = dims.iter().take(3).map(|d| expr(d, scope)).collect();
-                writeln!(out, "dim3 d{}{sep}({});", pick(*var, 3), dims.join(", ")).unwrap();
+                let dims = expr_list(dims, scope);
+                writeln!(out, "dim3 d{}{sep}({dims});", pick(*var, 3)).unwrap();
             }
             HostStmt::Printf { var } => {
                 let v = pick(*var, 3);
@@ -646,20 +651,12 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
             } => {
                 write!(out, "k{}", pick(*kernel, 4)).unwrap();
                 if !template_args.is_empty() {
-                    let args: Vec<String> = template_args
-                        .iter()
-                        .take(3)
-                        .map(|a| expr(a, scope))
-                        .collect();
-                    write!(out, "<{}>", args.join(", ")).unwrap();
+                    write!(out, "<{}>", expr_list(template_args, scope)).unwrap();
                 }
                 let block = match block {
                     LaunchBlock::Var(v) => format!("d{}", pick(*v, 3)),
                     LaunchBlock::Expr(e) => expr(e, scope),
-                    LaunchBlock::Dim3(d) => {
-                        let d: Vec<String> = d.iter().take(3).map(|e| expr(e, scope)).collect();
-                        format!("dim3({})", d.join(", "))
-                    }
+                    LaunchBlock::Dim3(d) => format!("dim3({})", expr_list(d, scope)),
                 };
                 write!(out, "<<<{}, {block}", expr(grid, scope)).unwrap();
                 if let Some(d) = dynamic {
@@ -673,12 +670,7 @@ fn write_host_stmts(out: &mut String, stmts: &[HostStmt], scope: Scope, depth: u
             } => {
                 write!(out, "h{}", pick(*func, 3)).unwrap();
                 if !template_args.is_empty() {
-                    let args: Vec<String> = template_args
-                        .iter()
-                        .take(3)
-                        .map(|a| expr(a, scope))
-                        .collect();
-                    write!(out, "<{}>", args.join(", ")).unwrap();
+                    write!(out, "<{}>", expr_list(template_args, scope)).unwrap();
                 }
                 out.push_str("(out, n);\n");
             }

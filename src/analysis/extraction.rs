@@ -502,26 +502,33 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
     }
 }
 
-/// Registers struct tags and typedef names a declaration introduces.
-/// Whether `decl` names a type [`register_types`] would record: a tagged struct with a body,
+/// The tagged struct with a body a specifier defines (`struct S { ... }`), with its tag.
+fn struct_definition(spec: &DeclarationSpecifier) -> Option<(&str, &StructType)> {
+    if let DeclarationSpecifier::TypeSpecifier(ts) = spec
+        && let TypeSpecifier::Struct(st) = &ts.node
+        && let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations)
+    {
+        return Some((tag.node.name.as_str(), &st.node));
+    }
+    None
+}
+
+/// Whether `decl` introduces a name [`register_types`] records: a tagged struct with a body,
 /// or a typedef.
 pub fn declares_types(decl: &Declaration) -> bool {
     is_typedef(decl)
-        || decl.specifiers.iter().any(|spec| {
-            matches!(&spec.node, DeclarationSpecifier::TypeSpecifier(ts)
-                if matches!(&ts.node, TypeSpecifier::Struct(st)
-                    if st.node.identifier.is_some() && st.node.declarations.is_some()))
-        })
+        || decl
+            .specifiers
+            .iter()
+            .any(|spec| struct_definition(&spec.node).is_some())
 }
 
+/// Registers struct tags and typedef names a declaration introduces.
 pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
     for spec in &decl.specifiers {
-        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
-            && let TypeSpecifier::Struct(st) = &ts.node
-            && let (Some(tag), Some(_)) = (&st.node.identifier, &st.node.declarations)
-        {
-            let ty = struct_type(types, &st.node);
-            types.named.insert(tag.node.name.clone(), ty);
+        if let Some((tag, st)) = struct_definition(&spec.node) {
+            let ty = struct_type(types, st);
+            types.named.insert(tag.to_string(), ty);
         }
     }
     if is_typedef(decl) {

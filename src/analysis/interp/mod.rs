@@ -875,6 +875,22 @@ fn compress(values: Vec<Value>) -> Lanes {
     }
 }
 
+/// What [`compress`] gives for `v`'s own `n` threads' values, where that differs from `v`:
+/// a branch join of a variable neither side wrote, without building the per-thread vector.
+/// One unknown held once becomes one per thread; per-thread values that all agree become one.
+fn recompressed(v: &Lanes, n: usize) -> Option<Lanes> {
+    match v {
+        Lanes::Same(Value::Affine(_)) => None,
+        Lanes::Same(u @ Value::Unknown(_)) => Some(Lanes::Each(Rc::new(vec![u.clone(); n]))),
+        Lanes::Each(vs) => match vs.first() {
+            Some(first @ Value::Affine(_)) if vs.iter().all(|x| x == first) => {
+                Some(Lanes::Same(first.clone()))
+            }
+            _ => None,
+        },
+    }
+}
+
 fn lanes_equal(a: &Lanes, b: &Lanes, n: usize) -> bool {
     (0..n).all(|t| a.get(t) == b.get(t))
 }
@@ -939,3 +955,33 @@ static ONE_EXPR: std::sync::LazyLock<Node<Expression>> = std::sync::LazyLock::ne
         Span::none(),
     )
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recompressed_is_compress_of_the_threads_own_values() {
+        let n = 4;
+        let a = Value::int(7);
+        let u = Value::unknown("why");
+        let cases = [
+            Lanes::Same(a.clone()),
+            Lanes::Same(u.clone()),
+            Lanes::Each(Rc::new(vec![a.clone(); n])),
+            Lanes::Each(Rc::new(vec![
+                a.clone(),
+                Value::int(8),
+                a.clone(),
+                a.clone(),
+            ])),
+            Lanes::Each(Rc::new(vec![u.clone(); n])),
+        ];
+        for v in cases {
+            let expected = compress((0..n).map(|t| v.get(t).clone()).collect());
+            let got = recompressed(&v, n).unwrap_or_else(|| v.clone());
+            assert!(lanes_equal(&got, &expected, n), "{v:?}");
+            assert_eq!(got.is_uniform(), expected.is_uniform(), "{v:?}");
+        }
+    }
+}

@@ -484,7 +484,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let changed: Vec<(String, Lanes)> = scope
                     .iter()
                     .filter_map(|(name, b)| match b {
-                        Binding::Value(v) => Some((name.clone(), rejoined_unchanged(v, n)?)),
+                        Binding::Value(v) => Some((name.clone(), recompressed(v, n)?)),
                         _ => None,
                     })
                     .collect();
@@ -530,20 +530,4 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 struct ExitState {
     exited: Vec<bool>,
     loops: Vec<(Vec<bool>, Vec<bool>)>,
-}
-
-/// What joining a value with itself gives (`compress` of its threads' values), when that
-/// differs from the value as stored: an unknown held once becomes one per thread, and
-/// per-thread values that all agree become one.
-fn rejoined_unchanged(v: &Lanes, n: usize) -> Option<Lanes> {
-    match v {
-        Lanes::Same(Value::Affine(_)) => None,
-        Lanes::Same(u @ Value::Unknown(_)) => Some(Lanes::Each(Rc::new(vec![u.clone(); n]))),
-        Lanes::Each(vs) => match vs.first() {
-            Some(first @ Value::Affine(_)) if vs.iter().all(|x| x == first) => {
-                Some(Lanes::Same(first.clone()))
-            }
-            _ => None,
-        },
-    }
 }
