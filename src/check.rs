@@ -197,6 +197,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         budgets: &budgets,
         budget_index: &budget_index,
         arch: options.target.arch,
+        macros: &prepared.macros,
     };
     let suggestions = suggest(&runs, &findings, options.target, &file.text, facts);
     skipped.sort_by_key(|s| s.span.start);

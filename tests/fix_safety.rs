@@ -309,3 +309,76 @@ fn a_dry_run_in_json_is_the_document_with_the_diffs() {
     let o = banklint(&dir, &["check", "k.cu", "--format", "json"]);
     assert!(o.json().get("fixes").is_none());
 }
+
+#[test]
+fn a_macro_dimension_is_padded_so_that_it_reads_as_meant() {
+    // `N + 1` with `#define N 1 << 5` is `1 << 5 + 1`, that is 64: the fix writes `(N) + 1`,
+    // 33 columns, with which the column store (lanes 33 words apart) is conflict-free.
+    let dir = temp_dir("fix-macro-precedence");
+    let src = "#define N 1 << 5\n__global__ void k(float *o) {\n    __shared__ float tile[N][N];\n    tile[threadIdx.x][0] = o[threadIdx.x];\n}\nvoid h(float *o) { k<<<1, 32>>>(o); }\n";
+    let p = write(&dir, "k.cu", src.as_bytes());
+    let o = banklint(&dir, &["check", "k.cu", "--fix"]);
+    assert_eq!(o.code, Some(0), "{}{}", o.stdout, o.stderr);
+    assert_eq!(read(&p), src.replace("[N][N]", "[N][(N) + 1]"));
+    // With 64 columns (what `N + 1` would be) the store stays 32-way.
+    let o = banklint(&dir, &["check", "--format", "json", "k.cu"]);
+    let json = o.json();
+    let accesses = json["accesses"].as_array().expect("accesses");
+    assert_eq!(accesses.len(), 1, "{accesses:?}");
+    assert_eq!(accesses[0]["status"], "analyzed");
+    assert_eq!(accesses[0]["conflict_ways"], 1, "{accesses:?}");
+}
+
+#[test]
+fn a_padding_that_would_change_what_the_code_means_is_not_applied() {
+    // Each file has the 32-way column read `tile[tx][ty]`, which padding alone would fix,
+    // and one more use of `tile` that assumes rows of 32: a flat alias written across rows,
+    // a float4 view moved across rows, a parameter typed `float (*)[32]`.
+    let cases = [
+        (
+            "alias.cu",
+            "    float *flat = &tile[0][0];\n    flat[threadIdx.y * 32 + threadIdx.x] = o[threadIdx.x];\n",
+            "32 + 1",
+            "runs past a row",
+        ),
+        (
+            "view.cu",
+            "    reinterpret_cast<float4 *>(&tile[0][0])[threadIdx.y * 8 + threadIdx.x % 8] = make_float4(0.f, 0.f, 0.f, 0.f);\n",
+            // 16-byte stores keep the padding a multiple of 4 floats.
+            "32 + 4",
+            "runs past a row",
+        ),
+        (
+            "param.cu",
+            "    fill(tile);\n",
+            "32 + 1",
+            "spells its row length",
+        ),
+    ];
+    for (name, use_, padded, why) in cases {
+        let dir = temp_dir("fix-meaning");
+        let src = format!(
+            "__device__ void fill(float (*t)[32]) {{ t[threadIdx.y][threadIdx.x] = 0.0f; }}\n__global__ void k(float *o) {{\n    __shared__ float tile[32][32];\n{use_}    __syncthreads();\n    o[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];\n}}\nvoid h(float *o) {{ k<<<1, dim3(32, 32)>>>(o); }}\n"
+        );
+        let p = write(&dir, name, src.as_bytes());
+        let o = banklint(&dir, &["check", name, "--fix", "--color", "never"]);
+        assert_eq!(read(&p), src, "{name} is left as it was: {}", o.stdout);
+        let o = banklint(&dir, &["check", name, "--color", "never"]);
+        assert!(
+            o.stdout.contains("32-way bank conflict on `tile`")
+                && o.stdout
+                    .contains(&format!("`__shared__ float tile[32][{padded}];`"))
+                && o.stdout.contains("not applied by --fix: ")
+                && o.stdout.contains(why),
+            "{name}: {}",
+            o.stdout
+        );
+    }
+    // Pointers that stay in the row they were taken in move with the padding: applied.
+    let dir = temp_dir("fix-meaning-rows");
+    let src = "__global__ void k(float *o) {\n    __shared__ float tile[32][32];\n    float *row = tile[threadIdx.x];\n    row[threadIdx.y] = o[threadIdx.x];\n    float *at = &tile[threadIdx.x][1];\n    at[-1] += 1.0f;\n    __syncthreads();\n    o[threadIdx.x] = tile[threadIdx.y][threadIdx.x];\n}\nvoid h(float *o) { k<<<1, dim3(32, 2)>>>(o); }\n";
+    let p = write(&dir, "rows.cu", src.as_bytes());
+    let o = banklint(&dir, &["check", "rows.cu", "--fix"]);
+    assert_eq!(o.code, Some(0), "{}", o.stdout);
+    assert_eq!(read(&p), src.replace("[32][32]", "[32][32 + 1]"));
+}

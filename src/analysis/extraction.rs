@@ -53,6 +53,9 @@ pub enum NamedConstant {
 pub struct Param {
     pub name: String,
     pub ty: Type,
+    /// The declared type has a sized array dimension (`float (*t)[32]`, `float t[][32]`): an
+    /// array handed to it cannot change its row length.
+    pub spells_row_length: bool,
     /// Position in the parameter list (unnamed parameters count).
     pub index: usize,
 }
@@ -562,6 +565,16 @@ fn declarator_name_span(item: &ParsedItem, d: &Declarator) -> Option<Range<usize
     }
 }
 
+/// Whether a declarator, or one nested in it, has an array dimension with a size.
+fn has_sized_array(d: &Declarator) -> bool {
+    let sized = d.derived.iter().any(|x| {
+        matches!(&x.node, DerivedDeclarator::Array(a)
+            if !matches!(a.node.size, lang_c::ast::ArraySize::Unknown))
+    });
+    sized
+        || matches!(&d.kind.node, DeclaratorKind::Declarator(inner) if has_sized_array(&inner.node))
+}
+
 fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
     let mut out = Vec::new();
     for derived in &d.derived {
@@ -582,7 +595,12 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
                         ty = Type::Pointer(Box::new(ty));
                     }
                 }
-                out.push(Param { name, ty, index });
+                out.push(Param {
+                    name,
+                    ty,
+                    index,
+                    spells_row_length: has_sized_array(&decl.node),
+                });
             }
         }
     }

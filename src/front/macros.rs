@@ -8,7 +8,7 @@
 //! from: written in the file, or produced by an invocation, which is what the source map is
 //! built from. Every expansion is bounded (see `limits`).
 
-use crate::front::lex::{Token, TokenKind, lex, lex_body, parse_int_literal};
+use crate::front::lex::{Token, TokenKind, lex_body};
 use crate::limits;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -83,6 +83,16 @@ pub struct MacroTable {
 type Definition = (usize, Option<Arc<MacroDef>>);
 
 impl MacroTable {
+    /// A table of `#define` bodies (`"N 32"`, `"F(x) x"`), all in force from offset 0.
+    #[cfg(test)]
+    pub fn from_definitions(defs: &[&str]) -> MacroTable {
+        let mut t = MacroTable::default();
+        for d in defs {
+            t.define(MacroDef::parse(d, 0).expect("a definition"));
+        }
+        t
+    }
+
     pub fn define(&mut self, def: MacroDef) {
         let at = def.defined_at;
         self.entries
@@ -216,7 +226,18 @@ impl PpToken {
         }
     }
 
-    fn is(&self, text: &str) -> bool {
+    /// A number made up by the preprocessor (`defined X` read as `1`), written nowhere.
+    pub fn made_number(text: &str) -> PpToken {
+        PpToken {
+            text: Rc::from(text),
+            kind: TokenKind::Number,
+            origin: Origin::Written(0..0),
+            space: true,
+            hide: Rc::default(),
+        }
+    }
+
+    pub fn is(&self, text: &str) -> bool {
         &*self.text == text
     }
 
@@ -625,198 +646,13 @@ fn with_space(mut tokens: Vec<PpToken>, space: bool) -> Vec<PpToken> {
     tokens
 }
 
-/// Evaluates an `#if` expression with the macros in force at `at`: `defined NAME` and
-/// `defined(NAME)` first, then macros expanded, then names left are 0 (`true` is 1).
-pub fn eval_condition(expr: &str, macros: &MacroTable, at: usize) -> bool {
-    let toks = lex(expr).tokens;
-    let mut pre: Vec<PpToken> = Vec::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let text = toks[i].text(expr);
-        if text == "defined" {
-            let (name, skip) = match toks.get(i + 1).map(|t| t.text(expr)) {
-                Some("(") => (toks.get(i + 2).map_or("", |t| t.text(expr)), 4),
-                Some(n) => (n, 2),
-                None => ("", 1),
-            };
-            let value = if macros.lookup(name, at).is_some() {
-                "1"
-            } else {
-                "0"
-            };
-            pre.push(PpToken {
-                text: Rc::from(value),
-                kind: TokenKind::Number,
-                origin: Origin::Written(0..0),
-                space: true,
-                hide: Rc::default(),
-            });
-            i += skip;
-            continue;
-        }
-        pre.push(PpToken::written(expr, &toks[i]));
-        i += 1;
-    }
-    let expanded = Expander::new(macros, at)
-        .expand_tokens(pre)
-        .unwrap_or_default();
-    let words: Vec<String> = expanded
-        .iter()
-        .map(|t| match t.kind {
-            TokenKind::Ident if &*t.text == "true" => "1".to_string(),
-            // `__has_include(...)`, `__has_attribute(...)` and other names: 0.
-            TokenKind::Ident => "0".to_string(),
-            _ => t.text.to_string(),
-        })
-        .collect();
-    let mut p = CondParser {
-        words: &words,
-        pos: 0,
-        depth: 0,
-    };
-    p.ternary() != 0
-}
-
-struct CondParser<'a> {
-    words: &'a [String],
-    pos: usize,
-    depth: usize,
-}
-
-impl CondParser<'_> {
-    fn peek(&self) -> &str {
-        self.words.get(self.pos).map_or("", String::as_str)
-    }
-
-    fn ternary(&mut self) -> i64 {
-        self.depth += 1;
-        if self.depth > limits::MAX_NESTING {
-            // Deeper than any real condition: give up on it (false) rather than recurse on.
-            self.pos = self.words.len();
-            return 0;
-        }
-        let c = self.binary(0);
-        let v = if self.peek() == "?" {
-            self.pos += 1;
-            let a = self.ternary();
-            if self.peek() == ":" {
-                self.pos += 1;
-            }
-            let b = self.ternary();
-            if c != 0 { a } else { b }
-        } else {
-            c
-        };
-        self.depth -= 1;
-        v
-    }
-
-    fn binary(&mut self, min_prec: u8) -> i64 {
-        let mut lhs = self.unary();
-        loop {
-            let op = self.peek().to_string();
-            let prec = match op.as_str() {
-                "||" => 1,
-                "&&" => 2,
-                "|" => 3,
-                "^" => 4,
-                "&" => 5,
-                "==" | "!=" => 6,
-                "<" | "<=" | ">" | ">=" => 7,
-                "<<" | ">>" => 8,
-                "+" | "-" => 9,
-                "*" | "/" | "%" => 10,
-                _ => return lhs,
-            };
-            if prec < min_prec {
-                return lhs;
-            }
-            self.pos += 1;
-            let rhs = self.binary(prec + 1);
-            lhs = match op.as_str() {
-                "||" => i64::from(lhs != 0 || rhs != 0),
-                "&&" => i64::from(lhs != 0 && rhs != 0),
-                "|" => lhs | rhs,
-                "^" => lhs ^ rhs,
-                "&" => lhs & rhs,
-                "==" => i64::from(lhs == rhs),
-                "!=" => i64::from(lhs != rhs),
-                "<" => i64::from(lhs < rhs),
-                "<=" => i64::from(lhs <= rhs),
-                ">" => i64::from(lhs > rhs),
-                ">=" => i64::from(lhs >= rhs),
-                "<<" => lhs.checked_shl(rhs as u32).unwrap_or(0),
-                ">>" => lhs.checked_shr(rhs as u32).unwrap_or(0),
-                "+" => lhs.wrapping_add(rhs),
-                "-" => lhs.wrapping_sub(rhs),
-                "*" => lhs.wrapping_mul(rhs),
-                "/" => lhs.checked_div(rhs).unwrap_or(0),
-                _ => lhs.checked_rem(rhs).unwrap_or(0),
-            };
-        }
-    }
-
-    fn unary(&mut self) -> i64 {
-        match self.peek() {
-            "!" | "-" | "+" | "~" | "(" if self.depth > limits::MAX_NESTING => {
-                self.pos = self.words.len();
-                0
-            }
-            "!" => {
-                self.pos += 1;
-                self.depth += 1;
-                let v = i64::from(self.unary() == 0);
-                self.depth -= 1;
-                v
-            }
-            "-" => {
-                self.pos += 1;
-                self.depth += 1;
-                let v = self.unary().wrapping_neg();
-                self.depth -= 1;
-                v
-            }
-            "+" => {
-                self.pos += 1;
-                self.depth += 1;
-                let v = self.unary();
-                self.depth -= 1;
-                v
-            }
-            "~" => {
-                self.pos += 1;
-                self.depth += 1;
-                let v = !self.unary();
-                self.depth -= 1;
-                v
-            }
-            "(" => {
-                self.pos += 1;
-                let v = self.ternary();
-                if self.peek() == ")" {
-                    self.pos += 1;
-                }
-                v
-            }
-            _ => {
-                let text = self.peek().to_string();
-                self.pos += 1;
-                parse_int_literal(&text).unwrap_or(0)
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::lex::lex;
 
     fn table(defs: &[&str]) -> MacroTable {
-        let mut t = MacroTable::default();
-        for d in defs {
-            t.define(MacroDef::parse(d, 0).expect("a definition"));
-        }
-        t
+        MacroTable::from_definitions(defs)
     }
 
     fn expand(defs: &[&str], text: &str) -> String {
@@ -889,20 +725,6 @@ mod tests {
         let toks = lex(text).tokens;
         let r = Expander::new(&t, 1).expand_in_file(text, &toks, 0);
         assert!(matches!(r, Err(ExpansionError::TooLong { .. })), "{r:?}");
-    }
-
-    #[test]
-    fn conditions() {
-        let t = table(&["A 2", "B A * 3", "E"]);
-        assert!(eval_condition("B == 6", &t, 1));
-        assert!(eval_condition("defined(E) && !defined F", &t, 1));
-        assert!(!eval_condition("UNKNOWN", &t, 1));
-        assert!(eval_condition("__CUDA_ARCH__ >= 700 || true", &t, 1));
-        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
-        assert!(
-            !eval_condition(&deep, &t, 1),
-            "too deep: false, no overflow"
-        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 pub mod annotation_syntax;
 pub mod casts;
+pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;
 pub mod host_code;

@@ -6,10 +6,9 @@
 //! compilation leaves out replaced by spaces (newlines kept), and each macro invocation
 //! replaced by its expansion, surrounded by spaces so that tokens never merge.
 
+use crate::front::const_expr::eval_condition;
 use crate::front::lex::{Comment, Token, TokenKind, lex};
-use crate::front::macros::{
-    Defines, Expander, MacroDef, MacroTable, Origin, PpToken, eval_condition,
-};
+use crate::front::macros::{Defines, Expander, MacroDef, MacroTable, Origin, PpToken};
 use crate::front::source_map::SourceMap;
 use crate::limits;
 use std::ops::Range;
@@ -61,6 +60,7 @@ pub fn preprocess(src: &str, macros: MacroTable, include: &mut IncludeHook<'_>) 
         macros,
         includes: Vec::new(),
         inactive: Vec::new(),
+        conditions: Vec::new(),
     };
     let tokens = state.run(src, &lexed.directives, lexed.tokens, include, &mut blank);
     let mut blanked = src.as_bytes().to_vec();
@@ -74,7 +74,14 @@ pub fn preprocess(src: &str, macros: MacroTable, include: &mut IncludeHook<'_>) 
     // Only whole comments, directives and regions were blanked, so this is still UTF-8.
     let blanked = String::from_utf8(blanked)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    let (text, map, notes) = expand_file(src, &blanked, &tokens, &state.macros);
+    let (text, map, mut notes) = expand_file(src, &blanked, &tokens, &state.macros);
+    notes.extend(state.conditions.drain(..).filter_map(|n| {
+        let start = map.to_expanded(n.span.start)?;
+        Some(Note {
+            span: start..start + n.span.len(),
+            message: n.message,
+        })
+    }));
     Preprocessed {
         text,
         map,
@@ -103,6 +110,13 @@ pub fn initial_macros(defines: &Defines) -> MacroTable {
         }
     }
     for (name, value) in &defines.defined {
+        // `-D 'F(x)=x'` defines a function-like macro, as with gcc.
+        if name.contains('(')
+            && let Some(def) = MacroDef::parse(&format!("{name} {value}"), 0)
+        {
+            t.define(def);
+            continue;
+        }
         t.define(MacroDef {
             name: name.clone(),
             params: None,
@@ -119,11 +133,30 @@ pub fn initial_macros(defines: &Defines) -> MacroTable {
 
 struct Directives {
     macros: MacroTable,
+    /// Conditions that could not be evaluated, in file offsets.
+    conditions: Vec<Note>,
     includes: Vec<(String, Range<usize>)>,
     inactive: Vec<Range<usize>>,
 }
 
 impl Directives {
+    /// The value of the `#if`/`#elif` written at `d` (`line` is its text); one that cannot
+    /// be evaluated is false, and noted on the directive, so the user learns that the code it
+    /// guards is not analyzed.
+    fn condition(&mut self, word: &str, rest: &str, d: &Range<usize>, line: &str) -> bool {
+        eval_condition(rest, &self.macros, d.start).unwrap_or_else(|why| {
+            let start = d.start + (line.len() - line.trim_start().len());
+            let end = d.start + line.lines().next().unwrap_or("").trim_end().len();
+            self.conditions.push(Note {
+                span: start..end.clamp(start, d.end),
+                message: format!(
+                    "the condition of this `#{word}` cannot be evaluated: {why}; banklint takes it as false"
+                ),
+            });
+            false
+        })
+    }
+
     /// Runs the directives in order and returns the tokens outside left-out regions; those
     /// regions and every directive line are added to `blank`.
     fn run(
@@ -154,7 +187,7 @@ impl Directives {
                         && match word {
                             "ifdef" => defined(&self.macros),
                             "ifndef" => !defined(&self.macros),
-                            _ => eval_condition(rest, &self.macros, d.start),
+                            _ => self.condition(word, rest, d, &src[d.clone()]),
                         };
                     stack.push((cond, cond, was_active));
                 }
@@ -165,7 +198,7 @@ impl Directives {
                             && match word {
                                 "elifdef" => defined(&self.macros),
                                 "elifndef" => !defined(&self.macros),
-                                _ => eval_condition(rest, &self.macros, d.start),
+                                _ => self.condition(word, rest, d, &src[d.clone()]),
                             };
                         top.0 = cond;
                         top.1 |= cond;
@@ -475,5 +508,36 @@ mod tests {
             p.notes[0].message
         );
         assert!(p.text.contains("M0"));
+    }
+
+    #[test]
+    fn a_condition_that_cannot_be_evaluated_is_noted_at_its_directive() {
+        let src = "#if HOSTED()\nint a;\n#elif 1 1\nint b;\n#else\nint c;\n#endif\n";
+        let p = run(src);
+        let at: Vec<(&str, &str)> = p
+            .notes
+            .iter()
+            .map(|n| (&src[p.map.span(n.span.clone())], n.message.as_str()))
+            .collect();
+        assert_eq!(at.len(), 2, "{at:?}");
+        assert_eq!(at[0].0, "#if HOSTED()");
+        assert!(
+            at[0].1.contains("`HOSTED(…)` is not a macro"),
+            "{}",
+            at[0].1
+        );
+        assert_eq!(at[1].0, "#elif 1 1");
+        // Both taken as false: the `#else` branch is compiled.
+        assert!(p.text.contains("int c") && !p.text.contains("int a"));
+        // Defined on the command line as gcc takes it, the call has a value.
+        let defines = Defines {
+            defined: vec![("HOSTED()".to_string(), "1".to_string())],
+            undefined: Vec::new(),
+        };
+        let p = preprocess(src, initial_macros(&defines), &mut |_, _, _, _| {
+            Included::NotFound
+        });
+        assert!(p.text.contains("int a") && !p.text.contains("int c"));
+        assert_eq!(p.notes.len(), 0, "{:?}", p.notes);
     }
 }

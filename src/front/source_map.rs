@@ -132,6 +132,29 @@ impl SourceMap {
         }
     }
 
+    /// The expanded offset of file offset `f`, when that byte was copied (outside every
+    /// macro invocation): directives, which are blanked but copied, always are.
+    pub fn to_expanded(&self, f: usize) -> Option<usize> {
+        let copied_len = |i: usize| {
+            self.segments
+                .get(i + 1)
+                .map_or(self.len, |n| n.start)
+                .saturating_sub(self.segments[i].start)
+        };
+        // Copied segments are in file order, so the last one starting at or before `f`
+        // is the only one that can hold it.
+        let i = self
+            .segments
+            .iter()
+            .rposition(|s| matches!(s.origin, Origin::Copied { source } if source <= f))?;
+        match self.segments[i].origin {
+            Origin::Copied { source } if f - source < copied_len(i) => {
+                Some(self.segments[i].start + (f - source))
+            }
+            _ => None,
+        }
+    }
+
     /// The file range an expanded range stands for.
     pub fn span(&self, r: Range<usize>) -> Range<usize> {
         let start = self.start(r.start);
@@ -186,6 +209,21 @@ mod tests {
         m.push_copied(3, 6); // `] = 1;`
         m.finish(9);
         m
+    }
+
+    #[test]
+    fn copied_file_offsets_map_back_to_the_expanded_text() {
+        let m = example();
+        for e in 0..m.expanded_len() {
+            if m.is_verbatim(e..e + 1) {
+                assert_eq!(m.to_expanded(m.start(e)), Some(e), "expanded offset {e}");
+            }
+        }
+        // Inside an invocation there is no one expanded offset.
+        let inside = (0..m.expanded_len())
+            .find(|&e| !m.is_verbatim(e..e + 1))
+            .expect("an expansion");
+        assert_eq!(m.to_expanded(m.start(inside)), None);
     }
 
     #[test]

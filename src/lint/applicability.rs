@@ -1,7 +1,9 @@
 //! How sure banklint is that a padding fix is right to apply without a person looking,
 //! decided once, when the fix is made: safe when it makes every access to the array
 //! conflict-free, every access to the array was analyzed, every kernel still fits in shared
-//! memory, and banklint read the whole file. Anything else stays a suggestion, with why.
+//! memory, banklint read the whole file, and nothing in the code assumes the row length (the
+//! analysis says so in `ArrayEntry::padding_blocked`). Anything else stays a suggestion,
+//! with why.
 
 use crate::bank::arch::Arch;
 use crate::lint::budget::{BudgetIndex, FixCost, KernelBudget};
@@ -23,6 +25,8 @@ pub struct FileFacts<'a> {
     pub budgets: &'a [KernelBudget],
     pub budget_index: &'a BudgetIndex,
     pub arch: Arch,
+    /// The file's macros, to re-read a fix's text as written.
+    pub macros: &'a crate::front::macros::MacroTable,
 }
 
 /// The applicability of a padding that leaves `ways_after`-way conflicts, costs `costs` in

@@ -7,6 +7,8 @@
 use crate::analysis::interp::{FileRuns, Site};
 use crate::bank::arch::Target;
 use crate::bank::layout::{ArrayLayout, gcd};
+use crate::front::const_expr::{binds_looser_than_add, eval_constant};
+use crate::front::macros::MacroTable;
 use crate::lint::applicability::{Applicability, FileFacts, decide};
 use crate::lint::findings::{AccessFinding, evaluate_site, with_bytes_moved};
 use std::ops::Range;
@@ -222,7 +224,9 @@ fn suggest_for_array(
     }
     let (pad, _, ways_after) = best?;
     let inner_text = source.get(dim_span.clone())?.trim();
-    let replacement = padded_text(inner_text, pad);
+    let inner_len = layout.dims.last().copied().flatten()?;
+    let (replacement, as_written) =
+        written_padding(inner_text, pad, inner_len, facts.macros, dim_span.start);
     let decl = &entry.decl.decl_span;
     let declaration = format!(
         "{}{}{}",
@@ -255,12 +259,15 @@ fn suggest_for_array(
         ways_after,
         ways_before,
         unchecked_accesses,
-        applicability: decide(
-            ways_after,
-            unchecked_accesses,
-            &costs,
-            facts.whole_file_read,
-        ),
+        applicability: match entry.padding_blocked.or(as_written.err()) {
+            Some(why) => Applicability::Suggestion(why),
+            None => decide(
+                ways_after,
+                unchecked_accesses,
+                &costs,
+                facts.whole_file_read,
+            ),
+        },
         costs,
     })
 }
@@ -309,6 +316,31 @@ fn ways(site: &Site, layout: &ArrayLayout, target: Target) -> u32 {
         .map_or(1, |w| w.evaluation.verdict.conflict_ways)
 }
 
+/// The padded dimension's text, with parentheses where a macro in it binds looser than `+`
+/// (`#define N 1 << 5`: `(N) + 1`, not `N + 1`, which is `1 << 6`), re-evaluated as written:
+/// Err when its value is not `len + pad`.
+fn written_padding(
+    inner: &str,
+    pad: i64,
+    len: i64,
+    macros: &MacroTable,
+    at: usize,
+) -> (String, Result<(), &'static str>) {
+    let text = if binds_looser_than_add(inner, macros, at) {
+        format!("({inner}) + {pad}")
+    } else {
+        padded_text(inner, pad)
+    };
+    let check = match eval_constant(&text, macros, at) {
+        Ok(v) if v == len + pad => Ok(()),
+        Ok(_) => Err("the padded size, evaluated as written, is not the padded row length"),
+        // A name that is not a macro (a `constexpr`, a template parameter): the text adds
+        // `pad` outside everything else, so it is the padded length by construction.
+        Err(_) => Ok(()),
+    };
+    (text, check)
+}
+
 /// `TILE` -> `TILE + 1`; `TILE + 1` -> `TILE + 2`; `32` -> `32 + 1`.
 pub fn padded_text(inner: &str, pad: i64) -> String {
     if let Some((head, tail)) = inner.rsplit_once('+')
@@ -329,6 +361,19 @@ pub fn padded_text(inner: &str, pad: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padding_is_written_so_that_it_evaluates_to_the_padded_length() {
+        let macros = MacroTable::from_definitions(&["N 1 << 5", "W 32", "H (1 << 5)"]);
+        let pad = |inner: &str| written_padding(inner, 1, 32, &macros, 1);
+        // `N + 1` would be `1 << 5 + 1`, that is 64.
+        assert_eq!(pad("N"), ("(N) + 1".to_string(), Ok(())));
+        assert_eq!(pad("W"), ("W + 1".to_string(), Ok(())));
+        assert_eq!(pad("H"), ("H + 1".to_string(), Ok(())));
+        assert_eq!(pad("TILE"), ("TILE + 1".to_string(), Ok(())));
+        // A text whose value is not the dimension banklint analyzed is not applied.
+        assert!(written_padding("W", 1, 16, &macros, 1).1.is_err());
+    }
 
     #[test]
     fn padded_text_reads_naturally() {

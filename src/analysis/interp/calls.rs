@@ -485,6 +485,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
                 _ => None,
             };
+            if p.spells_row_length
+                && let Some(a) = shared.or(pointer.as_ref().map(|q| q.array))
+            {
+                self.block_padding(a, recording::ROW_TYPE);
+            }
             // A `T &` parameter (a pointer once the front end has rewritten it) given an element.
             let reference = match (&p.ty, arg_expr) {
                 (Type::Pointer(_), Some(a)) if shared.is_none() && pointer.is_none() => {

@@ -120,7 +120,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             };
             let text = format!("`{}`", self.source_text(address.span));
-            let (array, indices, texts, elem) = self.place_parts(p, text);
+            let (array, indices, texts, elem) = self.place_parts(p, text, mask);
             let target = AccessTarget {
                 array,
                 indices,

@@ -97,6 +97,10 @@ pub struct ArrayEntry {
     pub layout: Option<ArrayLayout>,
     /// Why the layout is unknown.
     pub layout_problem: Option<String>,
+    /// Why padding the array could change what the code means, found while running it: a
+    /// pointer that leaves the row it was taken in, or a parameter type that spells the row
+    /// length. A padding fix is then only a suggestion.
+    pub padding_blocked: Option<&'static str>,
 }
 
 /// The array an access to `arrays[a]` reaches: the viewed one for a byte view (an access
@@ -217,6 +221,11 @@ struct SharedPointer {
     /// The pointee type (after casts).
     elem: Type,
     place: Place,
+    /// Where the pointer was taken from the array's subscripts, in the place's units (the
+    /// innermost index for a tuple, the byte offset for bytes). Accesses in the anchor's row
+    /// move with a padding; one that leaves it was reached by arithmetic that assumes the
+    /// row length.
+    anchor: Lanes,
 }
 
 #[derive(Clone)]

@@ -216,6 +216,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     return Some(SharedPointer {
                         array,
                         elem: self.arrays[array].decl.elem.clone(),
+                        anchor: tuple.last().cloned().unwrap_or_else(|| Lanes::int(0)),
                         place: Place::Tuple(tuple),
                     });
                 }
@@ -364,6 +365,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             array,
             elem: self.arrays[array].decl.elem.clone(),
             place: Place::Tuple(vec![Lanes::int(0); rank]),
+            anchor: Lanes::int(0),
         }
     }
 
@@ -390,23 +392,61 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if p.elem == elem {
             return Some(p);
         }
-        let n = self.n;
-        let offset = match p.place {
-            Place::Bytes(off) => off,
-            Place::Tuple(t) => {
-                let strides = self.arrays[p.array].layout.as_ref()?.strides()?;
-                let mut off = Lanes::int(0);
-                for (i, s) in t.iter().zip(strides) {
-                    let term = Lanes::binary(BinOp::Mul, i, &Lanes::int(s), n, &mut self.syms);
-                    off = Lanes::binary(BinOp::Add, &off, &term, n, &mut self.syms);
+        let (offset, anchor) = match p.place {
+            Place::Bytes(off) => (off, p.anchor),
+            Place::Tuple(mut t) => {
+                let off = self.byte_offset(p.array, &t)?;
+                // The anchor in bytes: the tuple as it was taken, before any arithmetic.
+                if let Some(last) = t.last_mut() {
+                    *last = p.anchor;
                 }
-                off
+                (off, self.byte_offset(p.array, &t)?)
             }
         };
         Some(SharedPointer {
             array: p.array,
             elem,
             place: Place::Bytes(offset),
+            anchor,
+        })
+    }
+
+    /// The byte offset of an index tuple of `array`.
+    fn byte_offset(&mut self, array: usize, tuple: &[Lanes]) -> Option<Lanes> {
+        let n = self.n;
+        let strides = self.arrays[array].layout.as_ref()?.strides()?;
+        let mut off = Lanes::int(0);
+        for (i, s) in tuple.iter().zip(strides) {
+            let term = Lanes::binary(BinOp::Mul, i, &Lanes::int(s), n, &mut self.syms);
+            off = Lanes::binary(BinOp::Add, &off, &term, n, &mut self.syms);
+        }
+        Some(off)
+    }
+
+    /// Whether an access at `at` (per lane, `width` units wide) through a pointer taken at
+    /// `anchor` leaves the anchor's row of `row` units in some active lane, or may: only an
+    /// access shown to stay in that row is sure to move with a padding.
+    pub(super) fn leaves_anchor_row(
+        &mut self,
+        at: &Lanes,
+        anchor: &Lanes,
+        row: i64,
+        width: i64,
+        mask: &[bool],
+    ) -> bool {
+        (0..self.n).filter(|&t| mask[t]).any(|t| {
+            let d = crate::analysis::value::binary(
+                BinOp::Sub,
+                at.get(t),
+                anchor.get(t),
+                false,
+                &mut self.syms,
+            );
+            match (d.as_const(), column(anchor.get(t), row)) {
+                (Some(0), _) => false,
+                (Some(d), Some(col)) => col + d < 0 || col + d + width > row,
+                _ => true,
+            }
         })
     }
 
@@ -446,8 +486,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 pad: 0,
             }),
             layout_problem: None,
+            padding_blocked: None,
         });
         self.arrays.views.insert(array, v);
         v
     }
+}
+
+/// `v` modulo `row` when its symbolic terms are all whole rows (`128 * r + 8`: 8).
+fn column(v: &crate::analysis::value::Value, row: i64) -> Option<i64> {
+    let a = v.as_affine()?;
+    (row > 0 && a.terms.iter().all(|(_, k)| k % row == 0)).then(|| a.constant.rem_euclid(row))
 }

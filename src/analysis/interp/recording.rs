@@ -13,6 +13,12 @@ pub(super) struct AccessTarget {
     pub members: Vec<String>,
 }
 
+/// Why padding is blocked when an access leaves its row (see `ArrayEntry::padding_blocked`).
+pub(super) const LEAVES_ROW: &str = "an access reaches the array through an index or pointer that runs past a row, so it assumes the row length the padding changes";
+
+/// Why padding is blocked when the array is handed to a parameter typed with its row length.
+pub(super) const ROW_TYPE: &str = "the array is passed to a parameter whose type spells its row length, which the padding changes";
+
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// Records one shared-memory access (an array subscript or a pointer dereference) and
     /// returns the (unknown) value it loads.
@@ -65,7 +71,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let (ptr, members) = self.pointer_target(e, mask)?;
         let text = format!("`{}`", self.source_text(e.span));
-        let (array, indices, texts, elem) = self.place_parts(ptr, text);
+        let (array, indices, texts, elem) = self.place_parts(ptr, text, mask);
         Some(AccessTarget {
             array,
             indices,
@@ -117,6 +123,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         (span, key)
     }
 
+    /// Records why padding `array` (or the array it views) could change what the code
+    /// means; the first reason found is kept.
+    pub(super) fn block_padding(&mut self, array: usize, why: &'static str) {
+        let a = self.arrays[array].byte_view_of.unwrap_or(array);
+        self.arrays[a].padding_blocked.get_or_insert(why);
+    }
+
     /// Marks the site recorded at `at` as not analyzable, for `reason`.
     pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, reason: String) {
         let (_, key) = self.site_key(at, op);
@@ -142,6 +155,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.spend(4 * self.n as u64);
         self.footprint
             .insert(self.arrays[array].byte_view_of.unwrap_or(array));
+        // An innermost index past its row (`t[0][ty * 32 + tx]`) reaches what a padding moves.
+        let row = self.arrays[array]
+            .layout
+            .as_ref()
+            .filter(|l| l.dims.len() >= 2)
+            .and_then(|l| l.dims.last().copied().flatten());
+        if let (Some(len), Some(inner)) = (row, indices.last())
+            && (0..self.n)
+                .any(|t| mask[t] && inner.get(t).as_const().is_some_and(|i| i < 0 || i >= len))
+        {
+            self.block_padding(array, LEAVES_ROW);
+        }
         let (span, key) = self.site_key(at, op);
         // Element type after member selection.
         let mut ty = elem;

@@ -62,7 +62,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) {
         let text = format!("`{}` (through `{name}`)", r.written);
-        let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text);
+        let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text, mask);
         self.record_access(at, array, indices, texts, elem, &[], op, mask);
         if let Some(b) = self.binding_mut(name, |_| true) {
             *b = Binding::Reference(Reference { loaded: true, ..r });
@@ -95,17 +95,38 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) {
         let text = format!("`{}` (through `{name}`)", r.written);
-        let (array, indices, texts, elem) = self.place_parts(r.target, text);
+        let (array, indices, texts, elem) = self.place_parts(r.target, text, mask);
         self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
     }
 
     /// What `record_access` needs to know of a pointer's target: the array (a byte view for a
-    /// byte offset), its index tuple, the index texts, the element type.
+    /// byte offset), its index tuple, the index texts, the element type. An access that
+    /// leaves the row the pointer was taken in blocks padding the array.
     pub(super) fn place_parts(
         &mut self,
         ptr: SharedPointer,
         text: String,
+        mask: &[bool],
     ) -> (usize, Vec<Lanes>, Vec<String>, Type) {
+        let layout = self.arrays[ptr.array].layout.clone();
+        let rows = layout.as_ref().filter(|l| l.dims.len() >= 2);
+        let leaves = match (&ptr.place, rows) {
+            (Place::Tuple(t), Some(l)) => match (t.last(), l.dims.last().copied().flatten()) {
+                (Some(inner), Some(len)) => {
+                    self.leaves_anchor_row(inner, &ptr.anchor, len, 1, mask)
+                }
+                _ => false,
+            },
+            (Place::Bytes(off), Some(l)) => {
+                let row = l.strides().and_then(|s| s.get(s.len() - 2).copied());
+                let width = ptr.elem.size().map_or(1, i64::from);
+                row.is_some_and(|row| self.leaves_anchor_row(off, &ptr.anchor, row, width, mask))
+            }
+            _ => false,
+        };
+        if leaves {
+            self.block_padding(ptr.array, recording::LEAVES_ROW);
+        }
         match ptr.place {
             Place::Tuple(indices) => {
                 let texts = vec![text; indices.len()];
@@ -146,6 +167,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             target: SharedPointer {
                 array,
                 elem: self.arrays[array].decl.elem.clone(),
+                anchor: indices.last().cloned().unwrap_or_else(|| Lanes::int(0)),
                 place: Place::Tuple(indices),
             },
             written: self.source_text(arg.span),

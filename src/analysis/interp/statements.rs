@@ -309,6 +309,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             decl,
             layout,
             layout_problem: problem,
+            padding_blocked: None,
         });
         self.arrays.by_decl.entry(key).or_default().push(i);
         i
