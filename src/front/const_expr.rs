@@ -256,7 +256,8 @@ impl CondParser<'_> {
             }
             self.pos += 1;
             let rhs = self.binary(prec + 1);
-            if matches!(op.as_str(), "/" | "%") && rhs == 0 && self.error.is_none() {
+            if matches!(op.as_str(), "/" | "%") && rhs == 0 {
+                // The first error stands (`4 /` ends early, and its missing operand reads 0).
                 return self.fail("it divides by zero".to_string());
             }
             lhs = match op.as_str() {
@@ -385,6 +386,10 @@ mod tests {
             ("(A + 1", "`)` is expected where it has the end"),
             ("A +", "it ends where a value is expected"),
             ("4 / (A - 2)", "it divides by zero"),
+            ("4 /", "it ends where a value is expected"),
+            // Found by check_program: a division by zero after another one.
+            ("3 / ((0 + 0) / 0)", "it divides by zero"),
+            ("4 % (1 1)", "`)` is expected where it has `1`"),
             ("1.5 > 1", "`1.5` is not a number"),
             (
                 "HOSTED() && A",
