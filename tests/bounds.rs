@@ -253,6 +253,34 @@ fn macros_that_grow_without_end_are_cut_and_said() {
 }
 
 #[test]
+fn a_loop_that_only_data_can_end_is_analyzed_in_its_first_trips() {
+    // `while (true)` around inlined work, left only where a loaded value says: trip by trip
+    // its exit never resolves, and it used to run 4,096 trips (seconds each on real merge
+    // and solver kernels) before being analyzed again symbolically. The stride-2 store is
+    // 2-way (lanes l and l + 16 share a bank).
+    let mut work = String::new();
+    for i in 0..200 {
+        work.push_str(&format!("    x = x * 0.5f + {i}.0f;\n"));
+    }
+    let src = format!(
+        "__device__ float step(float x) {{\n{work}    return x;\n}}\n__global__ void k(const float *in, float *o) {{\n    __shared__ float s[64];\n    int i = 0;\n    while (true) {{\n        float v = step(in[threadIdx.x + i]);\n        s[2 * threadIdx.x] = v;\n        if (v < 0.0f) break;\n        i++;\n    }}\n    o[threadIdx.x] = s[threadIdx.x];\n}}\nvoid h(const float *in, float *o) {{ k<<<1, 32>>>(in, o); }}\n"
+    );
+    let dir = temp_dir("bounds-data-exit");
+    write(&dir, "walk.cu", src.as_bytes());
+    let started = Instant::now();
+    let o = banklint(&dir, &["check", "--color", "never", "walk.cu"]);
+    assert!(started.elapsed() < QUICK, "{:?}", started.elapsed());
+    assert!(
+        o.stdout.contains("2-way bank conflict on `s`")
+            && o.stdout.contains(
+                "may end early at a `break` or `return` that depends on data (each thread's own values)"
+            ),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
 fn huge_loops_with_many_accesses_stay_within_the_budget() {
     // 4096 x 4096 trips around 200 loads took 47 s. Each load's index is the same on every
     // trip: `s[(tid * m) % 1024]` with m = 1..7, 256 threads; lanes m words apart collide

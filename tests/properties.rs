@@ -1,11 +1,15 @@
-//! Properties of the bank engine and the padding search, on random warps and layouts: 2,000
-//! cases each, from a seeded generator, so every run checks the same cases and a failure
+//! Properties of the bank engine and the padding search, on random warps and layouts, and of
+//! the analyzer's lane values against its per-thread arithmetic: 2,000 cases each (more for
+//! the cheap ones), from a seeded generator, so every run checks the same cases and a failure
 //! names the one that reproduces it.
 
+use banklint::analysis::lanes::Lanes;
+use banklint::analysis::value::{Affine, BinOp, Symbols, Value, binary};
 use banklint::bank::arch::{Arch, BankMode, Target};
 use banklint::bank::engine::{Op, WARP_SIZE, WarpAccess, wavefronts};
 use banklint::check::{CheckOptions, check_source};
 use banklint::front::source::SourceFile;
+use std::rc::Rc;
 
 const WIDTHS: [u32; 5] = [1, 2, 4, 8, 16];
 
@@ -40,6 +44,10 @@ impl Rng {
 
     fn chance(&mut self, p: f64) -> bool {
         ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.below(0..from.len() as u64) as usize]
     }
 }
 
@@ -176,4 +184,163 @@ fn padding_suggestions_recheck_conflict_free() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lane values: a spread form (`base + offsets[t]`) gives what each thread computes alone.
+
+const OPS: [BinOp; 20] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Rem,
+    BinOp::Shl,
+    BinOp::Shr,
+    BinOp::And,
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::Lt,
+    BinOp::Gt,
+    BinOp::Le,
+    BinOp::Ge,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::LogicalAnd,
+    BinOp::LogicalOr,
+    BinOp::Min,
+    BinOp::Max,
+];
+
+const INTS: [i64; 14] = [0, 1, 2, 3, 5, 7, 8, 31, 32, 64, -1, -33, i64::MAX, i64::MIN];
+
+/// Lanes of `n` threads in one of the three forms, over the symbols 0 and 1.
+fn lanes(rng: &mut Rng, n: usize) -> Lanes {
+    let mut terms = Vec::new();
+    for s in 0..2 {
+        if rng.next().is_multiple_of(3) {
+            terms.push((s, rng.pick(&[1, 2, 4, 32, 64, -32, 96])));
+        }
+    }
+    let base = Affine {
+        constant: rng.pick(&INTS),
+        terms,
+    };
+    match rng.next() % 4 {
+        0 => Lanes::Same(Value::Affine(base)),
+        1 => Lanes::Same(Value::unknown("why")),
+        2 => {
+            let offsets = (0..n)
+                .map(|t| match rng.next() % 3 {
+                    0 => t as i64,
+                    1 => rng.pick(&INTS),
+                    _ => (t as i64) * rng.pick(&[2, 4, 8, 32]),
+                })
+                .collect();
+            Lanes::spread(base, offsets)
+        }
+        _ => Lanes::Each(Rc::new(
+            (0..n)
+                .map(|t| {
+                    if rng.next().is_multiple_of(5) {
+                        Value::unknown("why")
+                    } else {
+                        Value::Affine(Affine {
+                            constant: base.constant.wrapping_add(t as i64),
+                            terms: base.terms.clone(),
+                        })
+                    }
+                })
+                .collect(),
+        )),
+    }
+}
+
+#[test]
+fn spread_forms_give_what_each_thread_gives_alone() {
+    let n = 8;
+    for case in 0..20_000u64 {
+        let mut rng = Rng::case(11, case);
+        let (a, b) = (lanes(&mut rng, n), lanes(&mut rng, n));
+        let op = rng.pick(&OPS);
+        let mut syms = Symbols::default();
+        syms.fresh("W");
+        syms.fresh("n");
+        let got = Lanes::binary(op, &a, &b, n, &mut syms);
+        for t in 0..n {
+            // The reference: the threads' own values, as a non-uniform operation sees them.
+            let expected = if a.is_uniform() && b.is_uniform() {
+                continue;
+            } else {
+                binary(op, &a.get(t), &b.get(t), false, &mut syms)
+            };
+            assert_eq!(
+                *got.get(t),
+                expected,
+                "case {case}: {a:?} {op:?} {b:?}, thread {t}"
+            );
+            assert!(got.same_at(&Lanes::Each(Rc::new(vec![expected; n])), t));
+        }
+        assert_eq!(got.is_uniform(), a.is_uniform() && b.is_uniform());
+    }
+}
+
+#[test]
+fn merging_keeps_each_threads_value() {
+    let n = 8;
+    for case in 0..5_000u64 {
+        let mut rng = Rng::case(12, case);
+        let (old, new) = (lanes(&mut rng, n), lanes(&mut rng, n));
+        let mask: Vec<bool> = (0..n).map(|_| rng.next().is_multiple_of(2)).collect();
+        let merged = old.merge(&new, &mask);
+        for (t, &m) in mask.iter().enumerate() {
+            let want = if m { new.get(t) } else { old.get(t) };
+            assert_eq!(*merged.get(t), *want, "case {case}, thread {t}");
+        }
+    }
+}
+
+#[test]
+fn a_join_of_spread_forms_keeps_what_both_sides_agree_on() {
+    let n = 8;
+    let mut joined = 0;
+    for case in 0..5_000u64 {
+        let mut rng = Rng::case(13, case);
+        let a = lanes(&mut rng, n);
+        // The other side: the same terms, some threads moved (as a branch's assignment).
+        let moved = Lanes::ints((0..n).map(|_| rng.pick(&[0, 0, 0, 1, -4, 32])).collect());
+        let b = if rng.next().is_multiple_of(4) {
+            lanes(&mut rng, n)
+        } else {
+            Lanes::binary(BinOp::Add, &a, &moved, n, &mut Symbols::default())
+        };
+        let from_a: Vec<bool> = (0..n).map(|_| !rng.next().is_multiple_of(3)).collect();
+        // Mostly one side per thread, as a branch on the thread index splits them.
+        let from_b: Vec<bool> = from_a
+            .iter()
+            .map(|&x| !x || rng.next().is_multiple_of(4))
+            .collect();
+        let Some(got) = Lanes::choose(&a, &b, &from_a, &from_b) else {
+            continue;
+        };
+        joined += 1;
+        for t in 0..n {
+            let want = match (from_a[t], from_b[t]) {
+                (true, true) => {
+                    assert_eq!(
+                        a.get(t),
+                        b.get(t),
+                        "case {case}: a thread that may take either"
+                    );
+                    b.get(t)
+                }
+                (true, false) => a.get(t),
+                _ => b.get(t),
+            };
+            assert_eq!(*got.get(t), *want, "case {case}, thread {t}");
+        }
+        let agree = (0..n).all(|t| got.same_at(&got, 0) && *got.get(t) == *got.get(0));
+        assert_eq!(got.is_uniform(), agree, "case {case}");
+    }
+    assert!(joined > 500, "{joined}");
 }

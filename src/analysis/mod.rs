@@ -1,5 +1,5 @@
 //! The analysis: [`extraction`] builds the file's model from lang-c's AST ([`types`] for
-//! layouts), and [`interp`] executes each kernel over lane vectors ([`value`]) to give each
+//! layouts), and [`interp`] executes each kernel over lane vectors ([`lanes`] of [`value`]s) to give each
 //! lane's index at every `__shared__` access, under a [`shape`] (block, arguments); [`ptx`] reads
 //! inline PTX templates for their shared-memory instructions.
 
@@ -7,6 +7,7 @@ pub mod atomics;
 pub mod extraction;
 pub mod interp;
 pub mod intrinsics;
+pub mod lanes;
 pub mod ptx;
 pub mod shape;
 pub mod types;

@@ -1,7 +1,7 @@
 //! Values the index analyzer computes for each thread: an integer, an affine form over
 //! warp-uniform unknowns (`blockIdx.x`, a kernel parameter, a loop's trip count), or unknown
-//! with the reason why. `Lanes` holds one value per thread of the block, or one value shared
-//! by all of them; sharing is also how uniformity is known.
+//! with the reason why; [`binary`] applies C's operators to them exactly. How a variable's
+//! values are held across the threads is [`super::lanes`]'s.
 
 pub use crate::arith::{BinOp, fold};
 use std::collections::HashMap;
@@ -58,7 +58,7 @@ impl Value {
 }
 
 impl Affine {
-    fn scale(&self, k: i64) -> Affine {
+    pub(crate) fn scale(&self, k: i64) -> Affine {
         if k == 0 {
             return Affine::default();
         }
@@ -72,7 +72,7 @@ impl Affine {
         }
     }
 
-    fn add(&self, other: &Affine, sign: i64) -> Affine {
+    pub(crate) fn add(&self, other: &Affine, sign: i64) -> Affine {
         let mut terms = self.terms.clone();
         for &(s, c) in &other.terms {
             match terms.binary_search_by_key(&s, |t| t.0) {
@@ -93,8 +93,6 @@ impl Affine {
         }
     }
 
-    /// Whether every symbolic coefficient is a multiple of `m` and the constant lies in
-    /// `[0, m)` after splitting: then `self = m*q + r` with `r = constant mod m`.
     /// The greatest common divisor of the constant and every coefficient (at least 1).
     fn content(&self) -> i64 {
         fn gcd(a: u64, b: u64) -> u64 {
@@ -116,16 +114,23 @@ impl Affine {
             terms: self.terms.iter().map(|&(s, c)| (s, c / g)).collect(),
         }
     }
+}
 
-    fn splits_by(&self, m: i64) -> bool {
-        m > 0 && self.constant >= 0 && self.terms.iter().all(|&(_, c)| c % m == 0)
-    }
+/// What a symbol stands for: a name given where it was made, or a non-linear uniform
+/// expression of older symbols, whose name is written only when a message needs it.
+#[derive(Debug)]
+enum Origin {
+    Named(Rc<str>),
+    Expression(BinOp, Affine, Affine),
 }
 
 /// Names of symbols, and memoised opaque symbols for non-linear uniform expressions.
 #[derive(Default, Debug)]
 pub struct Symbols {
-    names: Vec<String>,
+    origins: Vec<Origin>,
+    /// Names written so far, for the first `written.len()` symbols (an expression's name is
+    /// built from its operands', which are older).
+    written: std::cell::RefCell<Vec<Rc<str>>>,
     memo: HashMap<(BinOp, Affine, Affine), Sym>,
     /// Reasons already written, so a per-thread unknown is formatted once, not per thread.
     reasons: HashMap<(BinOp, Vec<Sym>), Rc<str>>,
@@ -133,12 +138,25 @@ pub struct Symbols {
 
 impl Symbols {
     pub fn fresh(&mut self, name: impl Into<String>) -> Sym {
-        self.names.push(name.into());
-        (self.names.len() - 1) as Sym
+        self.origins.push(Origin::Named(Rc::from(name.into())));
+        (self.origins.len() - 1) as Sym
     }
 
-    pub fn name(&self, s: Sym) -> &str {
-        self.names.get(s as usize).map_or("?", String::as_str)
+    pub fn name(&self, s: Sym) -> Rc<str> {
+        let s = s as usize;
+        if s >= self.origins.len() {
+            return Rc::from("?");
+        }
+        // Write the names up to `s` in order, each from its operands' names, already written.
+        while self.written.borrow().len() <= s {
+            let next = self.written.borrow().len();
+            let name = match &self.origins[next] {
+                Origin::Named(name) => name.clone(),
+                Origin::Expression(op, a, b) => Rc::from(self.expression_name(*op, a, b)),
+            };
+            self.written.borrow_mut().push(name);
+        }
+        self.written.borrow()[s].clone()
     }
 
     /// Names of the symbols in a form, for messages: "`n`, `blockIdx.x`".
@@ -156,6 +174,15 @@ impl Symbols {
         if let Some(&s) = self.memo.get(&key) {
             return s;
         }
+        self.origins
+            .push(Origin::Expression(op, a.clone(), b.clone()));
+        let s = (self.origins.len() - 1) as Sym;
+        self.memo.insert(key, s);
+        s
+    }
+
+    /// `(a op b)`, cut to a bounded length.
+    fn expression_name(&self, op: BinOp, a: &Affine, b: &Affine) -> String {
         let mut name = format!("({} {} {})", self.render(a), op.spelling(), self.render(b));
         if name.len() > crate::limits::MAX_SYMBOL_NAME {
             let mut cut = crate::limits::MAX_SYMBOL_NAME;
@@ -165,9 +192,7 @@ impl Symbols {
             name.truncate(cut);
             name.push_str("…)");
         }
-        let s = self.fresh(name);
-        self.memo.insert(key, s);
-        s
+        name
     }
 
     fn render(&self, a: &Affine) -> String {
@@ -268,54 +293,27 @@ fn affine_rule(op: BinOp, x: &Affine, y: &Affine) -> Option<Affine> {
             _ => None,
         },
         BinOp::Shl => yc.filter(|k| (0..62).contains(k)).map(|k| x.scale(1 << k)),
-        BinOp::Div | BinOp::Shr => {
-            let m = if op == BinOp::Div {
-                yc?
-            } else {
-                1i64.checked_shl(u32::try_from(yc?).ok()?)?
+        BinOp::Div | BinOp::Shr | BinOp::Rem => {
+            let m = split_modulus(op, yc?)?;
+            let constant = split(op, &x.terms, x.constant, m)?;
+            let terms = match op {
+                BinOp::Rem => Vec::new(),
+                _ => x.terms.iter().map(|&(s, c)| (s, c / m)).collect(),
             };
-            x.splits_by(m).then(|| Affine {
-                constant: x.constant / m,
-                terms: x.terms.iter().map(|&(s, c)| (s, c / m)).collect(),
-            })
-        }
-        BinOp::Rem => {
-            let m = yc?;
-            x.splits_by(m).then(|| Affine {
-                constant: x.constant % m,
-                terms: Vec::new(),
-            })
+            Some(Affine { constant, terms })
         }
         BinOp::And | BinOp::Or | BinOp::Xor => {
-            // Bit operations with a constant that only touch bits below every symbolic
-            // coefficient's lowest set bit.
             let (form, k) = match (xc, yc) {
                 (_, Some(k)) => (x, k),
                 (Some(k), _) => (y, k),
                 _ => return None,
             };
-            if k < 0 {
-                return None;
-            }
-            let limit = (form.constant.max(k) as u64 + 1).next_power_of_two() as i64;
-            if !form.splits_by(limit) {
-                return None;
-            }
-            let low = form.constant;
-            Some(match op {
-                BinOp::And => Affine {
-                    constant: low & k,
-                    terms: Vec::new(),
-                },
-                BinOp::Or => Affine {
-                    constant: low | k,
-                    terms: form.terms.clone(),
-                },
-                _ => Affine {
-                    constant: low ^ k,
-                    terms: form.terms.clone(),
-                },
-            })
+            let constant = low_bits(op, &form.terms, form.constant, k)?;
+            let terms = match op {
+                BinOp::And => Vec::new(),
+                _ => form.terms.clone(),
+            };
+            Some(Affine { constant, terms })
         }
         BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
             let d = x.add(y, -1);
@@ -328,85 +326,37 @@ fn affine_rule(op: BinOp, x: &Affine, y: &Affine) -> Option<Affine> {
     }
 }
 
-/// One value per thread of the block, or one value for all of them (then also uniform).
-#[derive(Clone, Debug)]
-pub enum Lanes {
-    Same(Value),
-    Each(Rc<Vec<Value>>),
+/// The divisor `x / k`, `x >> k` and `x % k` split a form by: `k`, or `2^k` for a shift.
+pub(crate) fn split_modulus(op: BinOp, k: i64) -> Option<i64> {
+    match op {
+        BinOp::Shr => 1i64.checked_shl(u32::try_from(k).ok()?),
+        _ => Some(k),
+    }
 }
 
-impl Lanes {
-    pub fn int(c: i64) -> Lanes {
-        Lanes::Same(Value::int(c))
-    }
+/// The constant of `(constant + terms) / m` (or `% m` for `Rem`) when every coefficient is a
+/// multiple of `m` and the constant is not negative: then the terms only add multiples of `m`.
+pub(crate) fn split(op: BinOp, terms: &[(Sym, i64)], constant: i64, m: i64) -> Option<i64> {
+    let splits = m > 0 && constant >= 0 && terms.iter().all(|&(_, c)| c % m == 0);
+    splits.then(|| match op {
+        BinOp::Rem => constant % m,
+        _ => constant / m,
+    })
+}
 
-    pub fn unknown(reason: impl Into<String>) -> Lanes {
-        Lanes::Same(Value::unknown(reason))
+/// The constant of `(constant + terms) op k` for a bit operation with a constant that only
+/// touches bits below every coefficient's lowest set bit (`&` then drops the terms).
+pub(crate) fn low_bits(op: BinOp, terms: &[(Sym, i64)], constant: i64, k: i64) -> Option<i64> {
+    if k < 0 {
+        return None;
     }
-
-    pub fn get(&self, thread: usize) -> &Value {
-        match self {
-            Lanes::Same(v) => v,
-            Lanes::Each(vs) => &vs[thread],
-        }
-    }
-
-    pub fn is_uniform(&self) -> bool {
-        matches!(self, Lanes::Same(_))
-    }
-
-    pub fn as_const(&self) -> Option<i64> {
-        match self {
-            Lanes::Same(v) => v.as_const(),
-            Lanes::Each(_) => None,
-        }
-    }
-
-    pub fn map(&self, mut f: impl FnMut(&Value) -> Value) -> Lanes {
-        match self {
-            Lanes::Same(v) => Lanes::Same(f(v)),
-            Lanes::Each(vs) => Lanes::Each(Rc::new(vs.iter().map(f).collect())),
-        }
-    }
-
-    /// Applies a binary operator thread by thread.
-    pub fn binary(op: BinOp, a: &Lanes, b: &Lanes, n: usize, syms: &mut Symbols) -> Lanes {
-        match (a, b) {
-            (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(binary(op, x, y, true, syms)),
-            _ => Lanes::Each(Rc::new(
-                (0..n)
-                    .map(|t| binary(op, a.get(t), b.get(t), false, syms))
-                    .collect(),
-            )),
-        }
-    }
-
-    /// Takes `new` in threads where `mask` is set, keeps `self` elsewhere.
-    pub fn merge(&self, new: &Lanes, mask: &[bool]) -> Lanes {
-        if mask.iter().all(|&m| m) {
-            return new.clone();
-        }
-        if !mask.iter().any(|&m| m) {
-            return self.clone();
-        }
-        if let (Lanes::Same(a), Lanes::Same(b)) = (self, new)
-            && a == b
-        {
-            return self.clone();
-        }
-        Lanes::Each(Rc::new(
-            mask.iter()
-                .enumerate()
-                .map(|(t, &m)| {
-                    if m {
-                        new.get(t).clone()
-                    } else {
-                        self.get(t).clone()
-                    }
-                })
-                .collect(),
-        ))
-    }
+    let limit = (constant.max(k) as u64 + 1).next_power_of_two() as i64;
+    let splits = limit > 0 && constant >= 0 && terms.iter().all(|&(_, c)| c % limit == 0);
+    splits.then_some(match op {
+        BinOp::And => constant & k,
+        BinOp::Or => constant | k,
+        _ => constant ^ k,
+    })
 }
 
 #[cfg(test)]

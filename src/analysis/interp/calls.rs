@@ -182,7 +182,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // unknown by itself; with no constant lane at all the generic handling applies.
         let values: Vec<Option<i64>> = (0..self.n)
             .map(|t| {
-                let consts: Option<Vec<i64>> = args.iter().map(|a| a.get(t).as_const()).collect();
+                let consts: Option<Vec<i64>> = args.iter().map(|a| a.const_at(t)).collect();
                 crate::analysis::intrinsics::evaluate(name, &consts?)
             })
             .collect();

@@ -65,7 +65,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let mut then_mask = mask.to_vec();
                 let mut else_mask = mask.to_vec();
                 for t in 0..self.n {
-                    match cond.get(t).as_const() {
+                    match cond.const_at(t) {
                         Some(0) => then_mask[t] = false,
                         Some(_) => else_mask[t] = false,
                         None => {}
@@ -74,7 +74,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let a = self.eval(&c.node.then_expression, &then_mask);
                 let b = self.eval(&c.node.else_expression, &else_mask);
                 if cond.is_uniform() && cond.as_const().is_none() {
-                    return if lanes_equal(&a, &b, self.n) {
+                    return if a.same_in(&b, self.n) {
                         a
                     } else {
                         self.data_value(&a, "a value chosen by a condition")
@@ -82,10 +82,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 compress(
                     (0..self.n)
-                        .map(|t| match cond.get(t).as_const() {
-                            Some(0) => b.get(t).clone(),
-                            Some(_) => a.get(t).clone(),
-                            None if a.get(t) == b.get(t) => a.get(t).clone(),
+                        .map(|t| match cond.const_at(t) {
+                            Some(0) => b.get(t).into_owned(),
+                            Some(_) => a.get(t).into_owned(),
+                            None if a.same_at(&b, t) => a.get(t).into_owned(),
                             None => Value::unknown(
                                 "it is chosen by a condition banklint cannot resolve",
                             ),
@@ -498,7 +498,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let l = self.eval(&b.lhs, mask);
                 // The right side runs only where the left does not decide.
                 let rmask: Vec<bool> = (0..n)
-                    .map(|t| mask[t] && l.get(t).as_const().is_none_or(|c| (c != 0) == and_op))
+                    .map(|t| mask[t] && l.const_at(t).is_none_or(|c| (c != 0) == and_op))
                     .collect();
                 let r = self.eval(&b.rhs, &rmask);
                 return Lanes::binary(

@@ -42,10 +42,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> bool {
         let line = self.line_of(span);
         let step_vars = step.map(assigned_in_expr).unwrap_or_default();
-        self.loops.push(LoopCtl {
-            brk: vec![false; self.n],
-            cont: vec![false; self.n],
-        });
+        self.loops.push(LoopCtl::new(self.n));
         let mut trips = 0u64;
         // Set once the loop's bound turns out to be warp-uniform but unknown.
         let mut assumed_bound = false;
@@ -53,6 +50,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // unknown bound any of them may be what the code after the loop sees.
         let carried = assigned_in_stmt(body);
         let mut seen_values = vec![self.carried_values(&carried)];
+        // Whether the condition has held in every thread at every trip (`while (true)`): such
+        // a loop ends only at a `break` or `return`.
+        let mut always_true = true;
         let ok = loop {
             // A trip count that turned out unknown: its first trips stand for all.
             if assumed_bound && trips >= ASSUMED_TRIPS {
@@ -63,6 +63,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && let Some(c) = cond
             {
                 let v = self.eval(c, &running);
+                always_true &= v.as_const().is_some_and(|k| k != 0);
                 if v.is_uniform() && v.as_const().is_none() && !none(&running) {
                     // `size < n` with `n` a kernel parameter: every warp runs the same trips,
                     // how many is unknown. The first trips are analyzed, and the accesses say
@@ -82,14 +83,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let mut leaving = vec![false; self.n];
                     for t in 0..self.n {
                         if running[t] {
-                            match v.get(t).as_const() {
+                            match v.const_at(t) {
                                 Some(0) => leaving[t] = true,
                                 Some(_) => {}
                                 None => break,
                             }
                         }
                     }
-                    if (0..self.n).any(|t| running[t] && v.get(t).as_const().is_none()) {
+                    if (0..self.n).any(|t| running[t] && v.const_at(t).is_none()) {
                         break false;
                     }
                     if let Some(l) = self.loops.last_mut() {
@@ -113,11 +114,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.exec(body, &running);
             self.labels.pop();
             // `if (x == n) break;` with `n` a kernel parameter: the loop may end at any trip.
-            if self.maybe_exits != exits_before && !assumed_bound {
+            // So may `while (true)` whose only ways out depend on data: run trip by trip, its
+            // exits never resolve, and it would run to the trip limit.
+            let on_data = always_true && self.loops.last().is_some_and(|l| l.maybe_left);
+            if (self.maybe_exits != exits_before || on_data) && !assumed_bound {
                 assumed_bound = true;
                 self.symbolic_loops += 1;
+                let on = if on_data {
+                    "data (each thread's own values)"
+                } else {
+                    "a kernel parameter"
+                };
                 self.assumptions.push(format!(
-                    "the loop at line {line} may end early at a `break` or `return` that depends on a kernel parameter: its first {ASSUMED_TRIPS} trips (at most) were analyzed, so this is a lower bound"
+                    "the loop at line {line} may end early at a `break` or `return` that depends on {on}: its first {ASSUMED_TRIPS} trips (at most) were analyzed, so this is a lower bound"
                 ));
             }
             if let Some(l) = self.loops.last_mut() {
@@ -172,7 +181,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let Some(last) = seen.last().and_then(|v| v[k].clone()) else {
                 continue;
             };
-            let same_everywhere = (0..n).all(|t| versions.iter().all(|v| v.get(t) == last.get(t)));
+            let same_everywhere = versions.iter().all(|v| v.same_in(&last, n));
             if versions.len() < seen.len() || same_everywhere {
                 continue;
             }
@@ -183,7 +192,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .map(|t| {
                     let v = last.get(t);
                     if versions.iter().all(|other| other.get(t) == v) {
-                        v.clone()
+                        v.into_owned()
                     } else {
                         Value::Unknown(reason.clone())
                     }
@@ -206,7 +215,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         !step_vars.is_empty()
             && step_vars.iter().all(|v| match self.lookup(v) {
                 Some(Binding::Value(l)) => {
-                    l.is_uniform() && l.get(first).as_const().is_some_and(|c| c.abs() < 1 << 24)
+                    l.is_uniform() && l.const_at(first).is_some_and(|c| c.abs() < 1 << 24)
                 }
                 _ => false,
             })
@@ -220,7 +229,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         vars.iter()
             .map(|v| match self.lookup(v) {
-                Some(Binding::Value(l)) if l.is_uniform() => l.get(first).as_const(),
+                Some(Binding::Value(l)) if l.is_uniform() => l.const_at(first),
                 _ => None,
             })
             .collect()
@@ -238,7 +247,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .iter()
             .filter_map(|v| match self.lookup(v) {
                 Some(Binding::Value(l)) if l.is_uniform() => {
-                    l.get(first).as_const().map(|c| format!("{v} = {c}"))
+                    l.const_at(first).map(|c| format!("{v} = {c}"))
                 }
                 _ => None,
             })
@@ -297,10 +306,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             self.set_var(name, &widened, &vec![true; self.n]);
         }
-        self.loops.push(LoopCtl {
-            brk: vec![false; self.n],
-            cont: vec![false; self.n],
-        });
+        self.loops.push(LoopCtl::new(self.n));
         self.symbolic_loops += 1;
         self.labels
             .push(format!("any trip of the loop at line {line}"));
@@ -309,7 +315,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(c) = cond {
             let v = self.eval(c, &running);
             for (t, m) in body_mask.iter_mut().enumerate() {
-                if v.get(t).as_const() == Some(0) {
+                if v.const_at(t) == Some(0) {
                     *m = false;
                 }
             }

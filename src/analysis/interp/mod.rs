@@ -9,9 +9,10 @@
 //! access says so.
 
 use crate::analysis::extraction::{Function, NamedConstant, SharedArray, Unit, shared_arrays_in};
+use crate::analysis::lanes::Lanes;
 pub use crate::analysis::shape::{BlockShape, Decision, ShapeSource};
 use crate::analysis::types::Type;
-use crate::analysis::value::{Affine, BinOp, Lanes, Symbols, Value};
+use crate::analysis::value::{Affine, BinOp, Symbols, Value};
 use crate::bank::arch::Target;
 use crate::bank::engine::{Op, WARP_SIZE};
 use crate::bank::layout::{ArrayLayout, Pattern, shift_matters};
@@ -240,6 +241,19 @@ enum Place {
 struct LoopCtl {
     brk: Vec<bool>,
     cont: Vec<bool>,
+    /// A `break` or `return` was reached under a condition unresolved per thread (data):
+    /// some threads may leave at this trip, which ones is not known.
+    maybe_left: bool,
+}
+
+impl LoopCtl {
+    fn new(n: usize) -> LoopCtl {
+        LoopCtl {
+            brk: vec![false; n],
+            cont: vec![false; n],
+            maybe_left: false,
+        }
+    }
 }
 
 struct Analyzer<'a, 'p> {
@@ -565,9 +579,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some([x, y, z]) => {
                 let (x, y, z) = (x as usize, y as usize, z as usize);
                 let n = (x * y * z).max(1);
-                let each = |f: &dyn Fn(usize) -> usize| {
-                    Lanes::Each(Rc::new((0..n).map(|t| Value::int(f(t) as i64)).collect()))
-                };
+                let each =
+                    |f: &dyn Fn(usize) -> usize| Lanes::ints((0..n).map(|t| f(t) as i64).collect());
                 (
                     n,
                     [
@@ -589,16 +602,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let tz = syms.fresh("threadIdx.z");
                 let by = syms.fresh("blockDim.y");
                 let bz = syms.fresh("blockDim.z");
-                let tx = Lanes::Each(Rc::new(
-                    (0..WARP_SIZE)
-                        .map(|l| {
-                            Value::Affine(Affine {
-                                constant: l as i64,
-                                terms: vec![(w, 32)],
-                            })
-                        })
-                        .collect(),
-                ));
+                let tx = Lanes::spread(
+                    Affine {
+                        constant: 0,
+                        terms: vec![(w, 32)],
+                    },
+                    (0..WARP_SIZE as i64).collect(),
+                );
                 let bx = Value::Affine(Affine {
                     constant: 0,
                     terms: vec![(m, 32)],
@@ -875,12 +885,26 @@ fn base_name(e: &Node<Expression>) -> Option<String> {
     }
 }
 
+/// Per-thread values as lanes: one value if they all agree, a spread form if they differ in
+/// their constants only.
 fn compress(values: Vec<Value>) -> Lanes {
-    match values.first() {
-        Some(first @ Value::Affine(_)) if values.iter().all(|v| v == first) => {
-            Lanes::Same(first.clone())
-        }
-        _ => Lanes::Each(Rc::new(values)),
+    let Some(Value::Affine(first)) = values.first() else {
+        return Lanes::Each(Rc::new(values));
+    };
+    if values.iter().all(|v| v.as_affine() == Some(first)) {
+        return Lanes::Same(Value::Affine(first.clone()));
+    }
+    let offsets: Option<Vec<i64>> = values
+        .iter()
+        .map(|v| {
+            v.as_affine()
+                .filter(|a| a.terms == first.terms)
+                .map(|a| a.constant.wrapping_sub(first.constant))
+        })
+        .collect();
+    match offsets {
+        Some(offsets) => Lanes::spread(first.clone(), offsets),
+        None => Lanes::Each(Rc::new(values)),
     }
 }
 
@@ -897,11 +921,13 @@ fn recompressed(v: &Lanes, n: usize) -> Option<Lanes> {
             }
             _ => None,
         },
+        Lanes::Spread(s) => match s.offsets.first() {
+            Some(&first) if s.offsets.iter().all(|&o| o == first) => {
+                Some(Lanes::Same(v.get(0).into_owned()))
+            }
+            _ => None,
+        },
     }
-}
-
-fn lanes_equal(a: &Lanes, b: &Lanes, n: usize) -> bool {
-    (0..n).all(|t| a.get(t) == b.get(t))
 }
 
 /// Adds the sites of a finished loop into the enclosing table.
@@ -985,11 +1011,13 @@ mod tests {
                 a.clone(),
             ])),
             Lanes::Each(Rc::new(vec![u.clone(); n])),
+            Lanes::ints(vec![3; n]),
+            Lanes::ints(vec![3, 4, 3, 3]),
         ];
         for v in cases {
-            let expected = compress((0..n).map(|t| v.get(t).clone()).collect());
+            let expected = compress((0..n).map(|t| v.get(t).into_owned()).collect());
             let got = recompressed(&v, n).unwrap_or_else(|| v.clone());
-            assert!(lanes_equal(&got, &expected, n), "{v:?}");
+            assert!(got.same_in(&expected, n), "{v:?}");
             assert_eq!(got.is_uniform(), expected.is_uniform(), "{v:?}");
         }
     }

@@ -437,12 +437,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         (0..self.n).filter(|&t| mask[t]).any(|t| {
             let d = crate::analysis::value::binary(
                 BinOp::Sub,
-                at.get(t),
-                anchor.get(t),
+                &at.get(t),
+                &anchor.get(t),
                 false,
                 &mut self.syms,
             );
-            match (d.as_const(), column(anchor.get(t), row)) {
+            match (d.as_const(), column(&anchor.get(t), row)) {
                 (Some(0), _) => false,
                 (Some(d), Some(col)) => col + d < 0 || col + d + width > row,
                 _ => true,

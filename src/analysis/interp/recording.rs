@@ -162,8 +162,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .filter(|l| l.dims.len() >= 2)
             .and_then(|l| l.dims.last().copied().flatten());
         if let (Some(len), Some(inner)) = (row, indices.last())
-            && (0..self.n)
-                .any(|t| mask[t] && inner.get(t).as_const().is_some_and(|i| i < 0 || i >= len))
+            && (0..self.n).any(|t| mask[t] && inner.const_at(t).is_some_and(|i| i < 0 || i >= len))
         {
             self.block_padding(array, LEAVES_ROW);
         }
@@ -252,15 +251,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     continue;
                 }
                 for (d, idx) in indices.iter().enumerate() {
-                    match idx.get(t) {
-                        Value::Affine(a) => {
-                            pattern.indices[l * rank + d] = a.constant;
+                    match idx.affine_at(t) {
+                        Some((constant, terms)) => {
+                            pattern.indices[l * rank + d] = constant;
                             pattern.uniform_shift[d] =
-                                a.terms.iter().fold(pattern.uniform_shift[d], |g, (_, c)| {
+                                terms.iter().fold(pattern.uniform_shift[d], |g, (_, c)| {
                                     crate::bank::layout::gcd(g, *c)
                                 });
                         }
-                        Value::Unknown(r) => {
+                        None => {
+                            let r = match &*idx.get(t) {
+                                Value::Unknown(r) => r.clone(),
+                                Value::Affine(_) => Rc::from(""),
+                            };
                             problem = Some(format!(
                                 "the index {} cannot be resolved: {r}",
                                 index_texts.get(d).map_or("", String::as_str)
@@ -269,9 +272,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         }
                     }
                 }
-                let terms = |thread: usize, d: usize| match indices[d].get(thread) {
-                    Value::Affine(a) => a.terms.as_slice(),
-                    Value::Unknown(_) => &[],
+                let terms = |thread: usize, d: usize| {
+                    indices[d]
+                        .affine_at(thread)
+                        .map_or(&[][..], |(_, terms)| terms)
                 };
                 match first_thread {
                     None => first_thread = Some(t),

@@ -3,7 +3,8 @@
 //! thread, for the `shift-overflow` rule.
 
 use super::Analyzer;
-use crate::analysis::value::{Lanes, Value};
+use crate::analysis::lanes::Lanes;
+use crate::analysis::value::Value;
 use crate::arith::BinOp;
 use lang_c::ast::{BinaryOperator, BinaryOperatorExpression, Constant, Expression, IntegerSize};
 use lang_c::span::Node;
@@ -84,7 +85,7 @@ impl Analyzer<'_, '_> {
         let counts = || {
             (0..self.n)
                 .filter(|&t| mask[t])
-                .filter_map(|t| r.get(t).as_const())
+                .filter_map(|t| r.const_at(t))
         };
         if !counts().any(|q| !(0..32).contains(&q)) {
             return (value, None);
@@ -105,9 +106,9 @@ impl Analyzer<'_, '_> {
         // A 32-bit left shift by 32 or more is 0 (64-bit arithmetic kept the bits).
         let clamped = Lanes::Each(Rc::new(
             (0..self.n)
-                .map(|t| match r.get(t).as_const() {
+                .map(|t| match r.const_at(t) {
                     Some(q) if out_of_range(q) => Value::int(0),
-                    _ => value.get(t).clone(),
+                    _ => value.get(t).into_owned(),
                 })
                 .collect(),
         ));

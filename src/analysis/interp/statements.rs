@@ -38,10 +38,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Statement::Switch(sw) => {
                 self.eval(&sw.node.expression, &mask);
                 self.uncertain += 1;
-                self.loops.push(LoopCtl {
-                    brk: vec![false; self.n],
-                    cont: vec![false; self.n],
-                });
+                self.loops.push(LoopCtl::new(self.n));
                 self.exec(&sw.node.statement, &mask);
                 self.loops.pop();
                 self.uncertain -= 1;
@@ -89,10 +86,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
             Statement::Break => {
-                if self.uncertain == 0
-                    && let Some(l) = self.loops.last_mut()
-                {
-                    l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                if let Some(l) = self.loops.last_mut() {
+                    if self.uncertain == 0 {
+                        l.brk.iter_mut().zip(&mask).for_each(|(c, m)| *c |= m);
+                    } else if mask.iter().any(|&m| m) {
+                        l.maybe_left = true;
+                    }
                 }
             }
             Statement::Return(e) => {
@@ -127,6 +126,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 if self.uncertain == 0 {
                     self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                } else if mask.iter().any(|&m| m) {
+                    self.loops.iter_mut().for_each(|l| l.maybe_left = true);
                 }
             }
         }
@@ -261,7 +262,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let v = lanes.as_const();
                     if v.is_none() {
                         // Say what stands in the way, as an index's reason does.
-                        let why = match lanes.get(0) {
+                        let why = match &*lanes.get(0) {
                             Value::Unknown(r) => format!(": {r}"),
                             Value::Affine(a) if lanes.is_uniform() => {
                                 format!(": it is `{}`", self.syms.describe(a))
@@ -332,7 +333,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     if !mask[t] {
                         continue;
                     }
-                    match c.get(t).as_const() {
+                    match c.const_at(t) {
                         Some(0) => else_mask[t] = true,
                         Some(_) => then_mask[t] = true,
                         None => {
@@ -503,6 +504,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 else {
                     continue;
                 };
+                if then_v.is_same_as(else_v) {
+                    // Both sides left it as it was: every thread keeps its value.
+                    if let Some(v) = recompressed(else_v, n) {
+                        *binding = Binding::Value(v);
+                    }
+                    continue;
+                }
+                if let Some(v) = Lanes::choose(then_v, else_v, then_mask, else_mask) {
+                    *binding = Binding::Value(v);
+                    continue;
+                }
                 let joined: Vec<Value> = (0..n)
                     .map(|t| {
                         let (a, b) = (then_v.get(t), else_v.get(t));
@@ -510,8 +522,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             (true, true) if a != b => Value::unknown(format!(
                                 "`{name}` depends on which side of the branch at line {line} a thread takes"
                             )),
-                            (true, false) => a.clone(),
-                            _ => b.clone(),
+                            (true, false) => a.into_owned(),
+                            _ => b.into_owned(),
                         }
                     })
                     .collect();
