@@ -80,7 +80,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.data_value(&a, "a value chosen by a condition")
                     };
                 }
-                compress(
+                Lanes::from_values(
                     (0..self.n)
                         .map(|t| match cond.const_at(t) {
                             Some(0) => b.get(t).into_owned(),

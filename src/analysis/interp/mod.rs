@@ -885,51 +885,6 @@ fn base_name(e: &Node<Expression>) -> Option<String> {
     }
 }
 
-/// Per-thread values as lanes: one value if they all agree, a spread form if they differ in
-/// their constants only.
-fn compress(values: Vec<Value>) -> Lanes {
-    let Some(Value::Affine(first)) = values.first() else {
-        return Lanes::Each(Rc::new(values));
-    };
-    if values.iter().all(|v| v.as_affine() == Some(first)) {
-        return Lanes::Same(Value::Affine(first.clone()));
-    }
-    let offsets: Option<Vec<i64>> = values
-        .iter()
-        .map(|v| {
-            v.as_affine()
-                .filter(|a| a.terms == first.terms)
-                .map(|a| a.constant.wrapping_sub(first.constant))
-        })
-        .collect();
-    match offsets {
-        Some(offsets) => Lanes::spread(first.clone(), offsets),
-        None => Lanes::Each(Rc::new(values)),
-    }
-}
-
-/// What [`compress`] gives for `v`'s own `n` threads' values, where that differs from `v`:
-/// a branch join of a variable neither side wrote, without building the per-thread vector.
-/// One unknown held once becomes one per thread; per-thread values that all agree become one.
-fn recompressed(v: &Lanes, n: usize) -> Option<Lanes> {
-    match v {
-        Lanes::Same(Value::Affine(_)) => None,
-        Lanes::Same(u @ Value::Unknown(_)) => Some(Lanes::Each(Rc::new(vec![u.clone(); n]))),
-        Lanes::Each(vs) => match vs.first() {
-            Some(first @ Value::Affine(_)) if vs.iter().all(|x| x == first) => {
-                Some(Lanes::Same(first.clone()))
-            }
-            _ => None,
-        },
-        Lanes::Spread(s) => match s.offsets.first() {
-            Some(&first) if s.offsets.iter().all(|&o| o == first) => {
-                Some(Lanes::Same(v.get(0).into_owned()))
-            }
-            _ => None,
-        },
-    }
-}
-
 /// Adds the sites of a finished loop into the enclosing table.
 fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) {
     for (key, site) in from {
@@ -990,35 +945,3 @@ static ONE_EXPR: std::sync::LazyLock<Node<Expression>> = std::sync::LazyLock::ne
         Span::none(),
     )
 });
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recompressed_is_compress_of_the_threads_own_values() {
-        let n = 4;
-        let a = Value::int(7);
-        let u = Value::unknown("why");
-        let cases = [
-            Lanes::Same(a.clone()),
-            Lanes::Same(u.clone()),
-            Lanes::Each(Rc::new(vec![a.clone(); n])),
-            Lanes::Each(Rc::new(vec![
-                a.clone(),
-                Value::int(8),
-                a.clone(),
-                a.clone(),
-            ])),
-            Lanes::Each(Rc::new(vec![u.clone(); n])),
-            Lanes::ints(vec![3; n]),
-            Lanes::ints(vec![3, 4, 3, 3]),
-        ];
-        for v in cases {
-            let expected = compress((0..n).map(|t| v.get(t).into_owned()).collect());
-            let got = recompressed(&v, n).unwrap_or_else(|| v.clone());
-            assert!(got.same_in(&expected, n), "{v:?}");
-            assert_eq!(got.is_uniform(), expected.is_uniform(), "{v:?}");
-        }
-    }
-}

@@ -486,7 +486,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let changed: Vec<(String, Lanes)> = scope
                     .iter()
                     .filter_map(|(name, b)| match b {
-                        Binding::Value(v) => Some((name.clone(), recompressed(v, n)?)),
+                        Binding::Value(v) => Some((name.clone(), v.recompressed(n)?)),
                         _ => None,
                     })
                     .collect();
@@ -506,7 +506,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 };
                 if then_v.is_same_as(else_v) {
                     // Both sides left it as it was: every thread keeps its value.
-                    if let Some(v) = recompressed(else_v, n) {
+                    if let Some(v) = else_v.recompressed(n) {
                         *binding = Binding::Value(v);
                     }
                     continue;
@@ -527,7 +527,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         }
                     })
                     .collect();
-                *binding = Binding::Value(compress(joined));
+                *binding = Binding::Value(Lanes::from_values(joined));
             }
         }
     }
