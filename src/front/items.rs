@@ -558,10 +558,24 @@ fn error_at_top(l: &mut Lowering<'_>, n: Node<'_>) {
     }
     let t = text(n, l.src);
     if t.contains("__global__") || t.contains("__device__") || t.contains("__shared__") {
-        l.out.skipped.push(Skipped {
-            span: first_line(l.src, n),
-            reason: "this code does not parse as CUDA C++ (a syntax error, or a construct banklint's grammar does not know)".into(),
-        });
+        // A bracket left open or closed by the wrong one is named where it stands.
+        let src = l.src;
+        let error = l
+            .bracket_error
+            .get_or_init(|| crate::front::lex::bracket_error(src))
+            .as_ref()
+            .filter(|e| (n.start_byte()..n.end_byte()).contains(&e.at));
+        let skipped = match error {
+            Some(e) => Skipped {
+                span: e.at..e.at + 1,
+                reason: format!("this code does not parse as CUDA C++: {}", e.reason),
+            },
+            None => Skipped {
+                span: first_line(l.src, n),
+                reason: "this code does not parse as CUDA C++ (a syntax error, or a construct banklint's grammar does not know)".into(),
+            },
+        };
+        l.out.skipped.push(skipped);
     }
 }
 

@@ -173,6 +173,60 @@ fn lex_with(src: &str, directives_allowed: bool) -> Lexed {
     }
 }
 
+/// A syntax error in an item's brackets: where, and what is wrong there.
+pub struct BracketError {
+    pub at: usize,
+    pub reason: String,
+}
+
+/// The first bracket in `text` that is never closed, or a closing one that does not match the
+/// bracket open before it (strings, characters and comments are not brackets).
+pub fn bracket_error(text: &str) -> Option<BracketError> {
+    let mut open: Vec<(usize, u8)> = Vec::new();
+    for t in tokenize(text) {
+        if t.kind != TokenKind::Punct || t.end != t.start + 1 {
+            continue;
+        }
+        let c = text.as_bytes()[t.start];
+        match c {
+            b'(' | b'[' | b'{' => open.push((t.start, c)),
+            b')' | b']' | b'}' => {
+                let want = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                match open.pop() {
+                    Some((_, o)) if o == want => {}
+                    Some((at, o)) => {
+                        return Some(BracketError {
+                            at,
+                            reason: format!(
+                                "this `{}` is closed by a `{}` (a syntax error)",
+                                o as char, c as char
+                            ),
+                        });
+                    }
+                    None => {
+                        return Some(BracketError {
+                            at: t.start,
+                            reason: format!(
+                                "this `{}` closes no bracket (a syntax error)",
+                                c as char
+                            ),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    open.first().map(|&(at, c)| BracketError {
+        at,
+        reason: format!("this `{}` is never closed (a syntax error)", c as char),
+    })
+}
+
 pub fn memchr_or_end(b: &[u8], from: usize, needle: u8) -> usize {
     b[from..]
         .iter()
@@ -365,6 +419,24 @@ pub fn matching_angle(src: &str, tokens: &[Token], open: usize) -> Option<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bracket_errors_ignore_strings_characters_and_comments() {
+        assert!(bracket_error("f(\"{\", '(', /* [ */ a[1]) { }").is_none());
+        let e = bracket_error("k() { if (x { } ").expect("open");
+        assert_eq!(
+            (e.at, e.reason.as_str()),
+            (4, "this `{` is never closed (a syntax error)")
+        );
+        let e = bracket_error("k(a } ").expect("mismatch");
+        assert_eq!(e.at, 1);
+        assert!(e.reason.contains("`(` is closed by a `}`"), "{}", e.reason);
+        let e = bracket_error("a ) b").expect("stray");
+        assert_eq!(
+            (e.at, e.reason.as_str()),
+            (2, "this `)` closes no bracket (a syntax error)")
+        );
+    }
 
     #[test]
     fn int_literals() {

@@ -32,6 +32,8 @@ pub struct Lowering<'p> {
     pub host_reader: HostReader<'p>,
     /// The namespace of the item being lowered, `a__b` for `namespace a::b` (empty: global).
     pub namespace: String,
+    /// The source's first bracket error, found when a region that does not parse asks.
+    pub bracket_error: std::cell::OnceCell<Option<crate::front::lex::BracketError>>,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -53,6 +55,7 @@ impl<'p> Lowering<'p> {
             host: false,
             host_reader: HostReader::new(src),
             namespace: String::new(),
+            bracket_error: std::cell::OnceCell::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! function body) or its own declaration, never the file.
 
 use crate::front::cuda::{Chunk, ChunkKind, Prepared, Skipped};
+use crate::front::lex::{BracketError, bracket_error};
 use lang_c::ast::ExternalDeclaration;
 use lang_c::driver::{Config, Flavor, parse_preprocessed};
 use lang_c::span::Node;
@@ -43,6 +44,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         partly_parsed: 0,
         unparsed: 0,
     };
+    let file_bracket_error = std::cell::OnceCell::new();
     for chunk in &prepared.chunks {
         if chunk.kind == ChunkKind::HostFunction || is_host_data(prepared, chunk) {
             continue;
@@ -74,9 +76,17 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
                     else {
                         break;
                     };
+                    let here = base + region.start..base + region.end;
+                    let reason = match file_error(prepared, &file_bracket_error, &here) {
+                        Some(e) => format!(
+                            "lang-c could not parse this statement: {}",
+                            e.reason.replacen("this `", "its `", 1)
+                        ),
+                        None => describe_error(&text, err_offset),
+                    };
                     dropped.push(Skipped {
                         span: base + region.start..base + region.end,
-                        reason: describe_error(&text, err_offset),
+                        reason,
                     });
                     blank(&mut text, region);
                 }
@@ -107,23 +117,45 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
                 outcome.unparsed += 1;
                 if is_relevant(prepared, chunk) {
                     let text = &prepared.text[chunk.span.clone()];
-                    let first_line_end = text.find('\n').unwrap_or(text.len());
-                    outcome.skipped.push(Skipped {
-                        span: chunk.span.start..chunk.span.start + first_line_end,
-                        reason: format!(
-                            "could not parse this {} (C++ that banklint's C front end does not read yet)",
-                            match chunk.kind {
-                                ChunkKind::DeviceFunction { kernel: true } => "kernel",
-                                ChunkKind::DeviceFunction { kernel: false } => "device function",
-                                _ => "declaration",
-                            }
-                        ),
-                    });
+                    let what = match chunk.kind {
+                        ChunkKind::DeviceFunction { kernel: true } => "kernel",
+                        ChunkKind::DeviceFunction { kernel: false } => "device function",
+                        _ => "declaration",
+                    };
+                    // A bracket left open or closed by the wrong one is a syntax error, and
+                    // says where; anything else is C++ lang-c does not read.
+                    let skipped = match file_error(prepared, &file_bracket_error, &chunk.span) {
+                        Some(BracketError { at, reason }) => Skipped {
+                            span: *at..at + 1,
+                            reason: format!("could not parse this {what}: {reason}"),
+                        },
+                        None => Skipped {
+                            span: chunk.span.start
+                                ..chunk.span.start + text.find('\n').unwrap_or(text.len()),
+                            reason: format!(
+                                "could not parse this {what} (C++ that banklint's C front end does not read yet)"
+                            ),
+                        },
+                    };
+                    outcome.skipped.push(skipped);
                 }
             }
         }
     }
     outcome
+}
+
+/// The file's first bracket error (found once, when first asked), if it lies in `within`.
+/// Only the whole file's brackets tell a syntax error apart: a part of valid code, such as a
+/// statement lang-c stopped in, need not be balanced on its own.
+fn file_error<'c>(
+    prepared: &Prepared,
+    cell: &'c std::cell::OnceCell<Option<BracketError>>,
+    within: &std::ops::Range<usize>,
+) -> Option<&'c BracketError> {
+    cell.get_or_init(|| bracket_error(&prepared.text))
+        .as_ref()
+        .filter(|e| within.contains(&e.at))
 }
 
 /// The C type name for a C++ cast's type as written (`const cute::half_t *` ->

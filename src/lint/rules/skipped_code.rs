@@ -6,7 +6,8 @@ rule! {
     /// ## Why is this bad?
     /// A conflict inside skipped code goes unreported. Most C++ around kernels is read
     /// (templates, casts, namespaces); constructs that are not cost only their smallest
-    /// enclosing statement.
+    /// enclosing statement. A syntax error in brackets (a `{` never closed, a `(` closed by
+    /// a `}`) is said as such, at the bracket.
     ///
     /// ## Example
     /// ```cuda
