@@ -138,7 +138,7 @@ fn a_uniform_unknown_rebuilt_in_a_loop_keeps_memory_bounded() {
 
 /// Runs `check` on `src` (as `name` in a fresh directory) in the short format, under
 /// [`QUICK`]: the directory and the run.
-fn check_quickly(dir_name: &str, name: &str, src: &str) -> (std::path::PathBuf, common::Out) {
+fn check_quickly(dir_name: &str, name: &str, src: &str) -> (common::TempDir, common::Out) {
     let dir = temp_dir(dir_name);
     write(&dir, name, src.as_bytes());
     let started = Instant::now();

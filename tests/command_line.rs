@@ -27,7 +27,7 @@ fn codes(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-fn mixed_dir(name: &str) -> std::path::PathBuf {
+fn mixed_dir(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     write(&dir, "k.cu", MIXED.as_bytes());
     dir
@@ -277,7 +277,7 @@ fn no_path_checks_the_current_directory() {
 /// `root/banklint.toml` targets sm_90, `root/old/banklint.toml` sm_10 (16 banks, half-warp
 /// requests): the tile column is 32-way on sm_90 and 16-way on sm_10 (each half-warp's 16
 /// lanes in bank 0).
-fn two_projects(name: &str) -> std::path::PathBuf {
+fn two_projects(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     std::fs::create_dir_all(dir.join("root/old")).expect("mkdir");
     std::fs::create_dir_all(dir.join("elsewhere")).expect("mkdir");

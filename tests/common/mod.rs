@@ -29,19 +29,46 @@ impl Out {
     }
 }
 
-pub fn temp_dir(name: &str) -> PathBuf {
+/// A test's own directory under the system's temporary one, removed when the test passes
+/// (kept when it fails, to look at): left behind, thousands of them slow every later check of
+/// a file there, as banklint lists a checked file's ancestor directories.
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            remove(&self.0);
+        }
+    }
+}
+
+/// Removes a directory tree, read-only parts included (the tests make some).
+fn remove(dir: &Path) {
+    let _ = Command::new("chmod").arg("-R").arg("u+w").arg(dir).status();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+pub fn temp_dir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("banklint-robust-{}-{name}", std::process::id()));
     if dir.exists() {
-        // A previous failed run may have left read-only directories behind.
-        let _ = Command::new("chmod")
-            .arg("-R")
-            .arg("u+w")
-            .arg(&dir)
-            .status();
-        let _ = std::fs::remove_dir_all(&dir);
+        // A previous failed run may have left it behind.
+        remove(&dir);
     }
     std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    TempDir(dir)
 }
 
 pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
