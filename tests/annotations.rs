@@ -6,8 +6,11 @@
 //! reads column k, 32 words 128 bytes apart, all in one bank: a 32-way conflict (fixture 01),
 //! while `t[0][threadIdx.x]` reads one row: conflict-free.
 
+mod common;
+
+use common::temp_dir;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn banklint(args: &[&str]) -> Output {
@@ -20,16 +23,6 @@ fn banklint(args: &[&str]) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "banklint-annotations-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

@@ -2,7 +2,10 @@
 //! (or is analyzed), the exit status is 2 when any input failed, and every other file is
 //! still analyzed. Each case is built in a temporary directory.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::temp_dir;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn banklint(dir: &Path, args: &[&str]) -> Output {
@@ -11,13 +14,6 @@ fn banklint(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .expect("banklint runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banklint-bad-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 const GOOD: &str = "__global__ void k(float *o) {\n    __shared__ float t[32][32];\n    t[threadIdx.x][0] = o[threadIdx.x];\n}\n";

@@ -1,8 +1,11 @@
 //! The command line, end to end: output formats, exit statuses, the JSON schema, and bad
 //! input that must produce a clear error (never a panic) while other files are analyzed.
 
+mod common;
+
+use common::temp_dir;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn banklint(args: &[&str]) -> Output {
@@ -19,13 +22,6 @@ fn stdout(o: &Output) -> String {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banklint-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 const COLUMN: &str = "__global__ void k(int *out) {\n    __shared__ int matrix[32][32];\n    matrix[threadIdx.x][4] = 0;\n    out[threadIdx.x] = matrix[4][threadIdx.x];\n}\nvoid launch(int *o) { k<<<1, 32>>>(o); }\n";
@@ -721,7 +717,7 @@ fn banklint_in(dir: &Path, args: &[&str]) -> Output {
         .expect("banklint runs")
 }
 
-fn config_project(name: &str) -> PathBuf {
+fn config_project(name: &str) -> common::TempDir {
     let dir = temp_dir(name);
     for sub in ["src", "third_party", "build"] {
         std::fs::create_dir_all(dir.join(sub)).expect("mkdir");

@@ -2,7 +2,10 @@
 //! either wholly old or wholly new, never half written. The test kills `banklint --fix` at
 //! staggered moments over a directory of files that all need a fix.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::temp_dir;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -15,13 +18,6 @@ fn original(i: usize) -> String {
     format!(
         "__global__ void k{i}(float *o) {{\n    __shared__ float t[32][{n}];\n    t[threadIdx.x][0] = o[threadIdx.x];\n}}\nstatic const int table_{i}[] = {{{table}}};\n"
     )
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("banklint-kill-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn write_originals(dir: &Path) {
