@@ -3,7 +3,7 @@
 //! Macros are expanded first; an expression that cannot be evaluated says why.
 
 use crate::front::lex::{TokenKind, lex, parse_int_literal};
-use crate::front::macros::{Expander, ExpansionError, MacroTable, PpToken};
+use crate::front::macros::{Expander, MacroTable, PpToken};
 use crate::limits;
 
 /// `expr` with `defined NAME` / `defined(NAME)` answered and the macros in force at `at`
@@ -34,16 +34,7 @@ fn expand_expression(expr: &str, macros: &MacroTable, at: usize) -> Result<Vec<P
     }
     Expander::new(macros, at)
         .expand_tokens(pre)
-        .map_err(|e| match e {
-            ExpansionError::TooLong { name } => format!(
-                "a macro in it expands to more than {} tokens (through `{name}`) and is left unexpanded",
-                limits::MAX_EXPANSION_TOKENS
-            ),
-            ExpansionError::TooDeep { name } => format!(
-                "a macro in it nests more than {} expansions deep (through `{name}`) and is left unexpanded",
-                limits::MAX_MACRO_DEPTH
-            ),
-        })
+        .map_err(|e| format!("a macro in it {} and is left unexpanded", e.limit()))
 }
 
 /// Evaluates an `#if` expression with the macros in force at `at`: `defined NAME` and

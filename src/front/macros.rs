@@ -261,18 +261,26 @@ pub enum ExpansionError {
 }
 
 impl ExpansionError {
-    /// Says why the invocation of `invoked` was left unexpanded.
-    pub fn describe(&self, invoked: &str) -> String {
+    /// The limit reached: "expands to more than N tokens (through `NAME`)".
+    pub fn limit(&self) -> String {
         match self {
             ExpansionError::TooLong { name } => format!(
-                "the macro `{invoked}` expands to more than {} tokens (through `{name}`); it is left unexpanded",
+                "expands to more than {} tokens (through `{name}`)",
                 limits::MAX_EXPANSION_TOKENS
             ),
             ExpansionError::TooDeep { name } => format!(
-                "the macro `{invoked}` nests more than {} expansions deep (through `{name}`); it is left unexpanded",
+                "nests more than {} expansions deep (through `{name}`)",
                 limits::MAX_MACRO_DEPTH
             ),
         }
+    }
+
+    /// Says why the invocation of `invoked` was left unexpanded.
+    pub fn describe(&self, invoked: &str) -> String {
+        format!(
+            "the macro `{invoked}` {}; it is left unexpanded",
+            self.limit()
+        )
     }
 }
 
