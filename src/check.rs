@@ -200,6 +200,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         macros: &prepared.macros,
     };
     let suggestions = suggest(&runs, &findings, options.target, &file.text, facts);
+    let (tma, tma_fixes) = crate::lint::tma::check(&runs, &file.text, options.target);
     skipped.sort_by_key(|s| s.span.start);
     let (annotations, annotation_errors) =
         crate::lint::annotations::parse(&file, &prepared.comments);
@@ -224,6 +225,8 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         context,
         inactive: prepared.inactive.clone(),
         shift_overflows,
+        tma,
+        tma_fixes,
         file,
     }
 }
@@ -235,6 +238,9 @@ fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
     for run in &mut runs.runs {
         for (span, _) in run.not_followed.iter_mut() {
             *span = prepared.source_span(span.clone());
+        }
+        for c in run.tma_copies.iter_mut() {
+            c.span = prepared.source_span(c.span.clone());
         }
         for o in run.shift_overflows.iter_mut() {
             o.span = prepared.source_span(o.span.clone());

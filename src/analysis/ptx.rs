@@ -4,8 +4,10 @@
 //!
 //! Modeled: `ld.shared`/`st.shared` (scalar and `.v2`/`.v4`), `ldmatrix`/`stmatrix`
 //! (`.m8n8`, `.x1/.x2/.x4`, `.trans`), `cp.async.ca/.cg` (4, 8, 16 bytes), and `atom.shared`
-//! (what the CUDA atomic functions compile to). Recognized but not priced, so reported as
-//! such: `red.shared`, `mbarrier`, bulk (TMA) copies, distributed shared memory
+//! (what the CUDA atomic functions compile to). TMA tile copies (`cp.async.bulk.tensor`) are
+//! found with their shared-memory and tensor-map operands: they cost no bank wavefronts but
+//! lay out the tiles other instructions read. Recognized but not priced, so reported as
+//! such: `red.shared`, `mbarrier`, other bulk copies, distributed shared memory
 //! (`::cluster`), and `ldmatrix`/`stmatrix` shapes other than `m8n8`.
 
 use crate::bank::engine::Op;
@@ -43,6 +45,10 @@ pub enum Kind {
         bypass_l1: bool,
         bytes: Bytes,
     },
+    /// A TMA tile copy, into shared memory or out of it.
+    TensorCopy {
+        to_shared: bool,
+    },
     /// Touches shared memory in a way banklint does not price: why, for the report.
     NotModeled(String),
 }
@@ -56,6 +62,8 @@ pub struct PtxAccess {
     pub offset: i64,
     /// The instruction's name (`ldmatrix.sync.aligned.m8n8.x4.shared.b16`).
     pub instruction: String,
+    /// For a TMA copy, the operand holding the tensor map's address.
+    pub map: Option<Operand>,
 }
 
 /// A shared-memory instruction whose address is not an operand (a PTX register of the
@@ -106,6 +114,7 @@ pub fn shared_instructions(template: &str) -> (Vec<PtxAccess>, Vec<Unresolved>) 
         let address_at = match &kind {
             Kind::Access { op: Op::Store, .. } | Kind::Matrix(Op::Stmatrix { .. }) => 0,
             Kind::CpAsync { .. } => 0,
+            Kind::TensorCopy { to_shared } => usize::from(!to_shared),
             Kind::Atomic { .. } => 1,
             _ => operands
                 .iter()
@@ -122,12 +131,21 @@ pub fn shared_instructions(template: &str) -> (Vec<PtxAccess>, Vec<Unresolved>) 
             },
             other => other,
         };
+        // `[%1, {%2, %3}]`: the tensor map is the first operand in the brackets.
+        let map = match kind {
+            Kind::TensorCopy { to_shared } => operands
+                .get(usize::from(to_shared))
+                .and_then(|o| o.trim().strip_prefix('['))
+                .and_then(|o| operand_of(o.split([',', ']']).next()?)),
+            _ => None,
+        };
         match operands.get(address_at).and_then(|a| address_of(a)) {
             Some((address, offset)) => found.push(PtxAccess {
                 kind,
                 address,
                 offset,
                 instruction: name.to_string(),
+                map,
             }),
             None => unresolved.push(name.to_string()),
         }
@@ -264,6 +282,14 @@ fn classify(name: &str) -> Option<Kind> {
             }))
         }
         "cp" if parts.get(1) == Some(&"async") => {
+            if has("bulk") && has("tensor") {
+                // `.shared::cluster.global` copies in, `.global.shared::cta` out.
+                let at = |p: &str| parts.iter().position(|x| x.starts_with(p));
+                return match (at("shared"), at("global")) {
+                    (Some(s), Some(g)) => Some(Kind::TensorCopy { to_shared: s < g }),
+                    _ => not_modeled("a bulk tensor copy without a shared and a global side"),
+                };
+            }
             if has("bulk") {
                 return not_modeled(
                     "a bulk copy (the TMA engine) writes shared memory in its own order, not per lane; it is not modeled",
@@ -464,7 +490,22 @@ mod tests {
         let b = one(
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];",
         );
-        assert!(matches!(b.kind, Kind::NotModeled(_)), "{b:?}");
+        assert_eq!(b.kind, Kind::TensorCopy { to_shared: true });
+        assert_eq!(
+            (b.address, b.map),
+            (Operand::Index(0), Some(Operand::Index(1)))
+        );
+        let s = one("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];");
+        assert_eq!(s.kind, Kind::TensorCopy { to_shared: false });
+        assert_eq!(
+            (s.address, s.map),
+            (Operand::Index(3), Some(Operand::Index(0)))
+        );
+        // A bulk copy that is not a tensor copy is not modeled.
+        let c = one(
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];",
+        );
+        assert!(matches!(c.kind, Kind::NotModeled(_)), "{c:?}");
         // An address in a register of the template's own cannot be followed.
         let (found, unresolved) = shared_instructions(
             "{ .reg .u32 a; cvta.to.shared.u32 a, %1; ld.shared.u32 %0, [a]; }",

@@ -31,6 +31,13 @@ impl ShapeSource {
     }
 }
 
+/// A launch's tensor-map arguments: parameter name, and the map's swizzle or why not known.
+/// A known swizzle comes with the line of the host code that made the map.
+pub type TensorMapArguments = Vec<(
+    String,
+    Result<(crate::bank::tma::TmaSwizzle, usize), String>,
+)>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BlockShape {
     /// `None`: unknown, analyzed as one warp of a block whose x extent is a multiple of 32.
@@ -40,6 +47,9 @@ pub struct BlockShape {
     pub template_args: Vec<(String, String)>,
     /// Integer kernel arguments that are compile-time constants at the launch, by parameter.
     pub arguments: Vec<(String, i64)>,
+    /// Tensor maps the launch passes, by parameter: the swizzle the host code gives each, or
+    /// why it is not known (see `front::host_tensor_maps`).
+    pub tensor_maps: TensorMapArguments,
     /// Values a `// banklint: args(n = 1024)` annotation gives the kernel's parameters that
     /// the launch does not fix.
     pub assumed: Vec<(String, i64)>,

@@ -7,3 +7,4 @@ pub mod capacity;
 pub mod engine;
 pub mod layout;
 pub mod ops;
+pub mod tma;

@@ -12,11 +12,13 @@ use crate::front::syntax::{children, named_children, text};
 use std::collections::HashMap;
 use tree_sitter::Node;
 
-/// A host value: an integer, a `dim3`, or unknown with the reason why.
+/// A host value: an integer, a `dim3`, a tensor map (its swizzle or why that is not known,
+/// and the line that made it), or unknown with the reason why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostValue {
     Int(i64),
     Dim3([i64; 3]),
+    TensorMap(Result<crate::bank::tma::TmaSwizzle, String>, usize),
     Unknown(String),
 }
 
@@ -34,6 +36,7 @@ impl HostValue {
             HostValue::Int(v) => Ok([*v, 1, 1]),
             HostValue::Dim3(d) => Ok(*d),
             HostValue::Unknown(why) => Err(why.clone()),
+            HostValue::TensorMap(..) => Err("a tensor map is not a shape".into()),
         }
     }
 }
@@ -85,7 +88,7 @@ impl<'s> HostReader<'s> {
         }
     }
 
-    fn t(&self, n: Node<'_>) -> &'s str {
+    pub(super) fn t(&self, n: Node<'_>) -> &'s str {
         text(n, self.src)
     }
 
@@ -484,6 +487,8 @@ impl<'s> HostReader<'s> {
             }
             "call_expression" => {
                 // A name whose address a function receives may be changed by it.
+                let made = crate::front::host_tensor_maps::tensor_map_call(self, e, env)
+                    .and_then(|m| Some((m.target?, m.value)));
                 if let Some(args) = e.child_by_field_name("arguments") {
                     let callee = e.child_by_field_name("function").map_or("", |f| self.t(f));
                     for a in named_children(args) {
@@ -501,6 +506,9 @@ impl<'s> HostReader<'s> {
                             );
                         }
                     }
+                }
+                if let Some((name, map)) = made {
+                    env.insert(name, map);
                 }
             }
             "comma_expression" | "parenthesized_expression" => {
@@ -581,6 +589,10 @@ impl<'s> HostReader<'s> {
         env.get(name)
             .or_else(|| self.globals.get(name))
             .cloned()
+            .or_else(|| {
+                crate::bank::tma::TmaSwizzle::from_enumerator(name)
+                    .map(|s| HostValue::Int(s as i64))
+            })
             .unwrap_or_else(|| HostValue::Unknown(format!("`{name}` is not known to banklint")))
     }
 
@@ -680,7 +692,9 @@ impl<'s> HostReader<'s> {
                 match self.eval(base, env) {
                     HostValue::Dim3(d) => HostValue::Int(d[k]),
                     HostValue::Unknown(w) => HostValue::Unknown(w),
-                    HostValue::Int(_) => unknown(format!("`{}` is not a dim3", self.t(base))),
+                    HostValue::Int(_) | HostValue::TensorMap(..) => {
+                        unknown(format!("`{}` is not a dim3", self.t(base)))
+                    }
                 }
             }
             "call_expression" => self.call(n, env),
@@ -699,6 +713,11 @@ impl<'s> HostReader<'s> {
     }
 
     fn call(&self, n: Node<'_>, env: &Env) -> HostValue {
+        if let Some(made) = crate::front::host_tensor_maps::tensor_map_call(self, n, env)
+            && made.target.is_none()
+        {
+            return made.value;
+        }
         let f = n.child_by_field_name("function");
         let args: Vec<Node<'_>> = n
             .child_by_field_name("arguments")
@@ -780,6 +799,7 @@ fn dim3(parts: &[HostValue]) -> HostValue {
             HostValue::Unknown(w) => return HostValue::Unknown(w.clone()),
             HostValue::Dim3(x) if parts.len() == 1 => return HostValue::Dim3(*x),
             HostValue::Dim3(_) => return HostValue::Unknown("a dim3 inside a dim3".into()),
+            HostValue::TensorMap(..) => return HostValue::Unknown("a tensor map in a dim3".into()),
         }
     }
     HostValue::Dim3(d)

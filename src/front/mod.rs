@@ -19,6 +19,7 @@ pub mod cuda;
 pub mod header_cache;
 pub mod host_code;
 pub mod host_templates;
+pub mod host_tensor_maps;
 pub mod includes;
 pub mod items;
 pub mod lex;

@@ -8,10 +8,11 @@
 
 use crate::analysis::extraction::{Function, Unit};
 use crate::analysis::interp::{BlockShape, ShapeSource};
+use crate::analysis::shape::TensorMapArguments;
 use crate::analysis::types::Type;
 use crate::front::annotation_syntax::Directive;
 use crate::front::cuda::Prepared;
-use crate::front::host_code::LaunchValues;
+use crate::front::host_code::{HostValue, LaunchValues};
 
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
@@ -30,6 +31,8 @@ pub struct UnresolvedLaunch {
 /// Template arguments and constant kernel arguments, by parameter name.
 type TemplateArgs = Vec<(String, String)>;
 type Arguments = Vec<(String, i64)>;
+/// What runs with a launch whose block shape is not known.
+type WithoutShape = (TemplateArgs, Arguments, TensorMapArguments);
 /// An annotation's span and the values it gives.
 type AnnotatedArguments = (std::ops::Range<usize>, Arguments);
 
@@ -49,7 +52,7 @@ pub fn shapes_for(
 ) -> Vec<BlockShape> {
     let mut shapes: Vec<BlockShape> = Vec::new();
     // Instantiations and arguments of launches whose block shape is not known.
-    let mut without_shape: Vec<(TemplateArgs, Arguments)> = Vec::new();
+    let mut without_shape: Vec<WithoutShape> = Vec::new();
     if f.kernel {
         launch_shapes(
             unit.prepared,
@@ -82,14 +85,16 @@ pub fn shapes_for(
     // Launches whose shape is unknown get the fallback shape, with what they did say.
     let annotated = kernel_annotation(unit, f);
     let fallback = fallback_shape(annotated.block, cli);
-    for (template_args, arguments) in without_shape {
-        if !shapes
-            .iter()
-            .any(|s| s.template_args == template_args && s.arguments == arguments)
-        {
+    for (template_args, arguments, tensor_maps) in without_shape {
+        if !shapes.iter().any(|s| {
+            s.template_args == template_args
+                && s.arguments == arguments
+                && s.tensor_maps == tensor_maps
+        }) {
             shapes.push(BlockShape {
                 template_args,
                 arguments,
+                tensor_maps,
                 ..fallback.clone()
             });
         }
@@ -240,7 +245,7 @@ fn launch_shapes(
     source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
     unresolved: &mut Vec<UnresolvedLaunch>,
     shapes: &mut Vec<BlockShape>,
-    without_shape: &mut Vec<(TemplateArgs, Arguments)>,
+    without_shape: &mut Vec<WithoutShape>,
 ) {
     for launch in prepared.launches.iter().filter(|l| l.kernel == f.name) {
         let Some(block) = launch.config.get(1) else {
@@ -286,7 +291,7 @@ fn launch_run(
     source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
     unresolved: &mut Vec<UnresolvedLaunch>,
     shapes: &mut Vec<BlockShape>,
-    without_shape: &mut Vec<(TemplateArgs, Arguments)>,
+    without_shape: &mut Vec<WithoutShape>,
 ) {
     let Some(block) = launch.config.get(1) else {
         return;
@@ -324,6 +329,7 @@ fn launch_run(
         }
     }
     let arguments = launch_arguments(f, values);
+    let tensor_maps = launch_tensor_maps(f, values);
     for written in host_instantiations(prepared, launch, values) {
         let template_args = bind_template_args(f, &written);
         match dims_here {
@@ -332,12 +338,14 @@ fn launch_run(
                     s.dims == Some(dims)
                         && s.template_args == template_args
                         && s.arguments == arguments
+                        && s.tensor_maps == tensor_maps
                 }) {
                     shapes.push(BlockShape {
                         dims: Some(dims),
                         source: source(launch),
                         template_args,
                         arguments: arguments.clone(),
+                        tensor_maps: tensor_maps.clone(),
                         assumed: Vec::new(),
                         assumed_types: Vec::new(),
                         path: Vec::new(),
@@ -347,8 +355,10 @@ fn launch_run(
             Some(_) => {}
             None => {
                 // Its template and kernel arguments still say what runs.
-                let key = (template_args, arguments.clone());
-                if (!key.0.is_empty() || !key.1.is_empty()) && !without_shape.contains(&key) {
+                let key = (template_args, arguments.clone(), tensor_maps.clone());
+                if (!key.0.is_empty() || !key.1.is_empty() || !key.2.is_empty())
+                    && !without_shape.contains(&key)
+                {
                     without_shape.push(key);
                 }
             }
@@ -370,6 +380,20 @@ fn launch_arguments(f: &Function, values: &LaunchValues) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// The tensor maps a launch passes (`k<<<g, b>>>(map, out)` with `map` encoded in the same
+/// host function), by the kernel's parameter names: their swizzle, or why it is not known.
+fn launch_tensor_maps(f: &Function, values: &LaunchValues) -> TensorMapArguments {
+    f.params
+        .iter()
+        .filter_map(|p| match values.arguments.get(p.index)? {
+            HostValue::TensorMap(mode, line) => {
+                Some((p.name.clone(), mode.clone().map(|m| (m, *line))))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The shape for a kernel without a usable launch: its annotation, else --block-dim, else one
 /// warp of a block whose x extent is a multiple of 32.
 fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockShape {
@@ -383,6 +407,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         source,
         template_args: Vec::new(),
         arguments: Vec::new(),
+        tensor_maps: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
         path: Vec::new(),

@@ -411,6 +411,11 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             fix: None,
         });
     }
+    for t in &report.tma {
+        let name = &report.arrays[t.copy.array].decl.name;
+        let line = report.file.line_col(t.copy.span.start).0;
+        out.push(crate::lint::rules::tma_swizzle::finding(t, name, line));
+    }
     for o in &report.shift_overflows {
         let one_line = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         let in_macro =
@@ -524,13 +529,16 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         }
         notes.push(help);
     }
+    let base = crate::analysis::interp::viewed_array(&report.arrays, f.array);
+    let elem = report.arrays[base]
+        .layout
+        .as_ref()
+        .map_or(1, |l| l.elem_size);
     if let Some(swizzle) = report.swizzle_for(f.array) {
-        let base = crate::analysis::interp::viewed_array(&report.arrays, f.array);
-        let elem = report.arrays[base]
-            .layout
-            .as_ref()
-            .map_or(1, |l| l.elem_size);
         notes.push(swizzle.help(name, elem));
+    }
+    if let Some(fix) = report.tma_fixes.iter().find(|t| t.array == base) {
+        notes.push(fix.help(name, elem));
     }
     notes.push(format!(
         "for more, run `banklint explain {}`",

@@ -55,6 +55,15 @@ pub fn suggest(
         .collect();
     arrays.sort_unstable();
     arrays.dedup();
+    // A tile a TMA copy fills is written densely: no padding or free swizzle fits it (the
+    // tensor map's swizzle does, see `lint::tma`).
+    let tma_tiles: std::collections::BTreeSet<usize> = runs
+        .runs
+        .iter()
+        .flat_map(|r| &r.tma_copies)
+        .map(|c| c.array)
+        .collect();
+    arrays.retain(|a| !tma_tiles.contains(a));
     // Looked up once for every array: sites, unanalyzed findings and layouts per declaration.
     let mut index = ArrayIndex::default();
     for s in runs.runs.iter().flat_map(|r| r.sites.values()) {

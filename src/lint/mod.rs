@@ -12,3 +12,4 @@ pub mod op_notes;
 pub mod report;
 pub mod rules;
 pub mod swizzle;
+pub mod tma;

@@ -44,6 +44,11 @@ pub struct FileReport {
     pub inactive: Vec<std::ops::Range<usize>>,
     /// Shifts whose count reaches the operand's width, once each (the largest count seen).
     pub shift_overflows: Vec<crate::analysis::interp::shifts::ShiftOverflow>,
+    /// Accesses that address a TMA tile under another layout than its copy's, and copies whose
+    /// layout is not known.
+    pub tma: Vec<crate::lint::tma::TmaFinding>,
+    /// Tensor-map swizzles that make a TMA tile's accesses conflict-free (padding cannot).
+    pub tma_fixes: Vec<crate::lint::tma::TmaFix>,
 }
 
 impl FileReport {

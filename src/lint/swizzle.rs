@@ -146,7 +146,7 @@ fn worst(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, u32) {
 }
 
 /// A site of the array itself, its index tuples turned into byte offsets.
-fn as_bytes(site: &Site, strides: &[i64]) -> Option<Site> {
+pub(crate) fn as_bytes(site: &Site, strides: &[i64]) -> Option<Site> {
     let mut out = site.clone();
     out.patterns = site
         .patterns

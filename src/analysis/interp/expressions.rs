@@ -383,6 +383,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Lanes::binary(BinOp::Eq, &v, &Lanes::int(0), n, &mut self.syms)
             }
             UnaryOperator::Address => {
+                if let Some(p) = self.parameter_address(&u.operand) {
+                    return p;
+                }
                 // `&s[i]` takes an address; no shared-memory access happens here.
                 self.eval_subscripts_only(&u.operand, mask);
                 Lanes::unknown("an address")

@@ -70,17 +70,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let (found, unresolved) = ptx::shared_instructions(&text);
         let operands: Vec<&Node<GnuAsmOperand>> = g.outputs.iter().chain(&g.inputs).collect();
         let at = self.span(stmt.span);
+        let find = |which: &Operand| match which {
+            Operand::Index(i) => operands.get(*i).copied(),
+            Operand::Name(n) => operands.iter().copied().find(|o| {
+                o.node
+                    .symbolic_name
+                    .as_ref()
+                    .is_some_and(|s| s.node.name == *n)
+            }),
+        };
         for access in found {
-            let operand = match &access.address {
-                Operand::Index(i) => operands.get(*i).copied(),
-                Operand::Name(n) => operands.iter().copied().find(|o| {
-                    o.node
-                        .symbolic_name
-                        .as_ref()
-                        .is_some_and(|s| s.node.name == *n)
-                }),
-            };
+            let operand = find(&access.address);
             let instruction = &access.instruction;
+            if let (Kind::TensorCopy { to_shared }, Some(operand)) = (&access.kind, operand) {
+                let map = access
+                    .map
+                    .as_ref()
+                    .and_then(find)
+                    .map(|o| &o.node.variable_name);
+                self.tma_copy(&operand.node.variable_name, map, *to_shared, mask);
+                continue;
+            }
             let Some(operand) = operand else {
                 self.note_unfollowed(
                     at.clone(),
@@ -210,6 +220,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
             Kind::NotModeled(why) => (Op::Load, 4, Some(why.clone())),
+            Kind::TensorCopy { .. } => {
+                (Op::Load, 16, Some("a TMA copy is not a lane access".into()))
+            }
         }
     }
 

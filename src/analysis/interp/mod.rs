@@ -33,6 +33,7 @@ mod recording;
 mod references;
 pub mod shifts;
 mod statements;
+pub mod tma;
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
 fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
@@ -152,6 +153,8 @@ pub struct ShapeRun {
     pub not_followed: Vec<(Range<usize>, String)>,
     /// Shifts whose count reaches the operand's width in some thread.
     pub shift_overflows: Vec<shifts::ShiftOverflow>,
+    /// TMA tile copies to or from shared memory: they lay out the tiles other accesses read.
+    pub tma_copies: Vec<tma::TmaCopy>,
 }
 
 /// Functions reached by inlining from kernels (not analyzed again on their own).
@@ -331,6 +334,10 @@ struct Analyzer<'a, 'p> {
     last_returned_pointer: Option<Result<SharedPointer, String>>,
     /// See `ShapeRun::shift_overflows`.
     shift_overflows: Vec<shifts::ShiftOverflow>,
+    /// See `ShapeRun::tma_copies`.
+    tma_copies: Vec<tma::TmaCopy>,
+    /// Tensor maps the launch passes (see `BlockShape::tensor_maps`).
+    tensor_maps: crate::analysis::shape::TensorMapArguments,
     /// Integer variables of the function being run by their declared width in bits (32 or
     /// 64): the width their shifts clamp at. A name not here has no width banklint knows.
     int_widths: HashMap<String, u32>,
@@ -449,6 +456,7 @@ pub fn analyze<'p>(
                 footprint: a.footprint,
                 not_followed: a.not_followed,
                 shift_overflows: a.shift_overflows,
+                tma_copies: a.tma_copies,
             };
             if points.is_empty() {
                 runs.push(first);
@@ -481,6 +489,7 @@ pub fn analyze<'p>(
                     footprint: a.footprint,
                     not_followed: a.not_followed,
                     shift_overflows: a.shift_overflows,
+                    tma_copies: a.tma_copies,
                 });
             }
         }
@@ -500,6 +509,7 @@ fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Optio
         source: ShapeSource::Default,
         template_args: Vec::new(),
         arguments: Vec::new(),
+        tensor_maps: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
         path: Vec::new(),
@@ -673,6 +683,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             inlined_calls: 0,
             not_followed: Vec::new(),
             shift_overflows: Vec::new(),
+            tma_copies: Vec::new(),
+            tensor_maps: shape.tensor_maps.clone(),
             int_widths: Default::default(),
             returned_pointers: Vec::new(),
             accessors: Default::default(),

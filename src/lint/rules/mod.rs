@@ -22,6 +22,7 @@ mod shared_capacity;
 pub mod shift_overflow;
 mod skipped_code;
 mod source_encoding;
+pub mod tma_swizzle;
 mod unanalyzed_access;
 mod unused_allow;
 
@@ -34,6 +35,7 @@ pub use shared_capacity::SharedCapacity;
 pub use shift_overflow::ShiftOverflow;
 pub use skipped_code::SkippedCode;
 pub use source_encoding::SourceEncoding;
+pub use tma_swizzle::TmaSwizzle;
 pub use unanalyzed_access::UnanalyzedAccess;
 pub use unused_allow::UnusedAllow;
 
@@ -51,11 +53,12 @@ pub enum Rule {
     InvalidAnnotation,
     SourceEncoding,
     ShiftOverflow,
+    TmaSwizzle,
 }
 
 impl Rule {
     /// Every rule, in the order `banklint explain` lists them.
-    pub const ALL: [Rule; 11] = [
+    pub const ALL: [Rule; 12] = [
         Rule::BankConflict,
         Rule::SharedCapacity,
         Rule::UnanalyzedAccess,
@@ -67,6 +70,7 @@ impl Rule {
         Rule::InvalidAnnotation,
         Rule::SourceEncoding,
         Rule::ShiftOverflow,
+        Rule::TmaSwizzle,
     ];
 
     pub fn code(self) -> &'static str {
@@ -82,6 +86,7 @@ impl Rule {
             Rule::InvalidAnnotation => InvalidAnnotation::CODE,
             Rule::SourceEncoding => SourceEncoding::CODE,
             Rule::ShiftOverflow => ShiftOverflow::CODE,
+            Rule::TmaSwizzle => TmaSwizzle::CODE,
         }
     }
 
@@ -99,6 +104,7 @@ impl Rule {
             Rule::InvalidAnnotation => InvalidAnnotation::EXPLANATION,
             Rule::SourceEncoding => SourceEncoding::EXPLANATION,
             Rule::ShiftOverflow => ShiftOverflow::EXPLANATION,
+            Rule::TmaSwizzle => TmaSwizzle::EXPLANATION,
         }
     }
 
