@@ -71,9 +71,9 @@ impl TmaSwizzle {
         (self.span() * 8).max(16)
     }
 
-    /// The shared-memory address of logical byte `b` of the box: `b` as the box's rows are
-    /// laid out (pitch [`Self::pitch`]) from `dst`, then swizzled. Also its own inverse on the
-    /// address: `swizzle(swizzle(a)) == a`.
+    /// Where the copy stores the byte it would store at address `a` without a swizzle: the
+    /// 16-byte chunk XORed with the 128-byte line's low bits. Its own inverse:
+    /// `swizzle(swizzle(a)) == a`, so it also gives what an address holds.
     pub fn swizzle(self, address: i64) -> i64 {
         address ^ (((address >> 7) & self.mask()) << 4)
     }

@@ -66,11 +66,7 @@ pub fn suggest(
         return None;
     }
     let chunks = row_bytes / CHUNK;
-    let bytes = ArrayLayout {
-        elem_size: 1,
-        dims: vec![None],
-        pad: 0,
-    };
+    let bytes = byte_layout();
     // Every access as byte offsets into the array.
     let mut all: Vec<Site> = Vec::new();
     for s in sites {
@@ -134,8 +130,17 @@ fn cute_form(elem_size: i64, row_bytes: i64, shift: u32, bits: u32) -> Option<(u
     Some((bits, m, s))
 }
 
+/// One-byte elements, no dimensions: the layout of accesses given as byte offsets.
+pub(crate) fn byte_layout() -> ArrayLayout {
+    ArrayLayout {
+        elem_size: 1,
+        dims: vec![None],
+        pad: 0,
+    }
+}
+
 /// The worst instruction's wavefronts and conflict degree.
-fn worst(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, u32) {
+pub(crate) fn worst(site: &Site, layout: &ArrayLayout, target: Target) -> (u32, u32) {
     let (w, _) = evaluate_site(site, layout, target);
     w.map_or((0, 1), |w| {
         (

@@ -17,9 +17,8 @@
 use crate::analysis::interp::{FileRuns, Site, tma::TmaCopy, viewed_array};
 use crate::bank::arch::Target;
 use crate::bank::engine::Op;
-use crate::bank::layout::ArrayLayout;
 use crate::bank::tma::TmaSwizzle;
-use crate::lint::findings::evaluate_site;
+use crate::lint::swizzle::{byte_layout, worst};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -152,15 +151,9 @@ fn through(site: &Site, mode: TmaSwizzle) -> Site {
     moved
 }
 
+/// The worst conflict degree of a byte-offset access.
 fn ways(site: &Site, target: Target) -> u32 {
-    let bytes = ArrayLayout {
-        elem_size: 1,
-        dims: vec![None],
-        pad: 0,
-    };
-    evaluate_site(site, &bytes, target)
-        .0
-        .map_or(1, |w| w.evaluation.verdict.conflict_ways)
+    worst(site, &byte_layout(), target).1
 }
 
 /// The accesses of a run to the tile of `copy`, as byte-offset sites (uniform shifts left out).
@@ -215,7 +208,8 @@ pub fn check(runs: &FileRuns, text: &str, target: Target) -> (Vec<TmaFinding>, V
             let dst = copy.offset.unwrap_or(0);
             let rows = row_bytes(runs, copy.array);
             let tile = tile_sites(runs, &sites, copy.array);
-            for site in &tile {
+            let as_written: Vec<u32> = tile.iter().map(|s| ways(s, target)).collect();
+            for (site, &written) in tile.iter().zip(&as_written) {
                 if out.iter().any(|f| f.span == site.span) {
                     continue;
                 }
@@ -232,7 +226,7 @@ pub fn check(runs: &FileRuns, text: &str, target: Target) -> (Vec<TmaFinding>, V
                             .find(|m| rows_share_a_column(&pats, n, *m, dst, row_bytes))
                     }
                     _ if swizzle != TmaSwizzle::None
-                        && ways(site, target) > 1
+                        && written > 1
                         && ways(&through(site, swizzle), target) == 1 =>
                     {
                         Some(TmaSwizzle::None)
@@ -252,7 +246,7 @@ pub fn check(runs: &FileRuns, text: &str, target: Target) -> (Vec<TmaFinding>, V
                 }
             }
             // A fix where the tile's accesses conflict as they are.
-            let conflicted = tile.iter().any(|s| ways(s, target) > 1);
+            let conflicted = as_written.iter().any(|&w| w > 1);
             if conflicted && !fixes.iter().any(|f| f.array == copy.array) {
                 let fix = TmaSwizzle::ALL
                     .into_iter()

@@ -82,15 +82,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for access in found {
             let operand = find(&access.address);
             let instruction = &access.instruction;
-            if let (Kind::TensorCopy { to_shared }, Some(operand)) = (&access.kind, operand) {
-                let map = access
-                    .map
-                    .as_ref()
-                    .and_then(find)
-                    .map(|o| &o.node.variable_name);
-                self.tma_copy(&operand.node.variable_name, map, *to_shared, mask);
-                continue;
-            }
             let Some(operand) = operand else {
                 self.note_unfollowed(
                     at.clone(),
@@ -113,6 +104,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 );
                 continue;
             };
+            if let Kind::TensorCopy { .. } = access.kind {
+                let map = access
+                    .map
+                    .as_ref()
+                    .and_then(find)
+                    .map(|o| &o.node.variable_name);
+                self.tma_copy(p, address.span, map, mask);
+                continue;
+            }
             let array_of = p.array;
             let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
             let moved = self
@@ -219,10 +219,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ),
                 }
             }
+            // Never priced: `inline_asm` records a TMA copy as its tile's layout first.
             Kind::NotModeled(why) => (Op::Load, 4, Some(why.clone())),
-            Kind::TensorCopy { .. } => {
-                (Op::Load, 16, Some("a TMA copy is not a lane access".into()))
-            }
+            Kind::TensorCopy { .. } => (Op::Load, 16, Some("a TMA copy".into())),
         }
     }
 

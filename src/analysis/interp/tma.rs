@@ -1,5 +1,4 @@
-//! TMA tile copies (`cp.async.bulk.tensor` in inline PTX, or libcu++'s
-//! `cp_async_bulk_tensor_Nd_global_to_shared`). The copy engine moves the tile, not the lanes,
+//! TMA tile copies (`cp.async.bulk.tensor` in inline PTX). The copy engine moves the tile, not the lanes,
 //! so a copy costs no bank wavefronts (measured: 0 at its line); what it decides is where each
 //! element of the tile lies, by its tensor map's swizzle. Each copy is recorded with its tile,
 //! its byte offset there and that swizzle (from the launch, through the kernel parameter the
@@ -17,7 +16,6 @@ pub struct TmaCopy {
     pub array: usize,
     /// The tile's first byte in the array, where every issuing thread agrees on a constant.
     pub offset: Option<i64>,
-    pub to_shared: bool,
     /// The kernel parameter that is the tensor map, when banklint could follow it.
     pub map: Option<String>,
     /// The map's swizzle, or why it is not known.
@@ -62,34 +60,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// Records a TMA tile copy whose shared side is `address` and whose tensor map is `map`.
+    /// Records a TMA tile copy whose shared side is `p` (written at `span`) and whose tensor
+    /// map is `map`.
     pub(super) fn tma_copy(
         &mut self,
-        address: &Node<Expression>,
+        p: SharedPointer,
+        span: Span,
         map: Option<&Node<Expression>>,
-        to_shared: bool,
         mask: &[bool],
     ) {
-        let at = self.span(address.span);
-        let instruction = if to_shared {
-            "a TMA copy into shared memory"
-        } else {
-            "a TMA copy out of shared memory"
-        };
-        let pointer = self
-            .points_to_shared(address)
-            .then(|| self.eval_pointer(address, mask, ""))
-            .flatten();
-        let Some(p) = pointer else {
-            let written = self.source_text(address.span);
-            self.note_unfollowed(
-                at,
-                format!(
-                    "the address `{written}` of {instruction} is not one banklint can follow to a `__shared__` array"
-                ),
-            );
-            return;
-        };
+        let at = self.span(span);
         let array = viewed_array(&self.arrays.entries, p.array);
         self.footprint.insert(array);
         let offset = self
@@ -129,7 +109,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             span: at,
             array,
             offset,
-            to_shared,
             map: param,
             swizzle,
             map_line,
