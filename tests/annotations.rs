@@ -149,8 +149,8 @@ const INSTANTIATE: &str = "\
 template <int N>
 __global__ void k(float *out)
 {
-    __shared__ float s[N];
-    out[threadIdx.x] = s[threadIdx.x];
+    __shared__ float s[2][N];
+    out[threadIdx.x] = s[1][threadIdx.x];
 }
 // banklint: instantiate(N)
 __global__ void plain(float *out)

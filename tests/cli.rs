@@ -334,6 +334,29 @@ fn static_shared_memory_over_the_limit_is_an_error() {
 }
 
 #[test]
+fn an_array_of_unknown_size_makes_the_capacity_a_lower_bound() {
+    // 128*104*4 = 53248 bytes known, over 49152; `extra`'s extent is a macro never defined.
+    let dir = temp_dir("capacity-unsized");
+    let src = "__global__ void big(float *o) {\n    __shared__ float a[128][104];\n    __shared__ float extra[UNDEFINED_COUNT];\n    a[threadIdx.x][0] = 1; extra[threadIdx.x] = 2;\n}\nvoid h(float *o) { big<<<1, 32>>>(o); }\n";
+    let f = write(&dir, "cap.cu", src);
+    let o = banklint(&["check", &f, "--color", "never"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("kernel `big` needs at least 53248 bytes of static shared memory"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`extra`: not counted, its size is not a constant banklint can evaluate"),
+        "{out}"
+    );
+    // The outermost extent does not place elements: `extra[threadIdx.x]` is analyzed.
+    assert!(
+        !out.contains("could not analyze this store of `extra`"),
+        "{out}"
+    );
+}
+
+#[test]
 fn padding_help_states_its_cost_and_occupancy() {
     let dir = temp_dir("cost");
     let f = write(&dir, "cap.cu", CAPACITY);

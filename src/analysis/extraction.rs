@@ -227,16 +227,19 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                     };
                     let params = function_params(&unit.types, &def.node.declarator.node);
                     let span = item.span(def.span);
-                    let template = prepared
-                        .templates
-                        .iter()
-                        .rfind(|t| {
-                            t.span.end <= item.chunk.span.start
-                                && prepared.text[t.span.end..item.chunk.span.start]
-                                    .trim()
-                                    .is_empty()
-                        })
-                        .cloned();
+                    let name = item.chunk.display_name.clone().unwrap_or(name);
+                    let template = item.chunk.template.clone().or_else(|| {
+                        prepared
+                            .templates
+                            .iter()
+                            .rfind(|t| {
+                                t.span.end <= item.chunk.span.start
+                                    && prepared.text[t.span.end..item.chunk.span.start]
+                                        .trim()
+                                        .is_empty()
+                            })
+                            .cloned()
+                    });
                     unit.functions.push(Function {
                         name,
                         kernel,

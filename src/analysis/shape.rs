@@ -56,6 +56,9 @@ pub struct BlockShape {
     /// Type parameters no launch, call or annotation binds, bound here to a type of each
     /// element size the code could be used with (`T` -> `__half`, `float`, `double`).
     pub assumed_types: Vec<(String, String)>,
+    /// Type arguments a launch wrote that name no type banklint knows (`scalar_t` of a
+    /// dispatch macro), by parameter: those parameters are among `assumed_types`.
+    pub unknown_type_args: Vec<(String, String)>,
     /// The path analyzed: for branches on a warp-uniform unknown whose sides assign variables
     /// differently (`if (n > 0) stride = 32; else stride = 1;`), which side was taken.
     pub path: Vec<Decision>,
@@ -98,6 +101,22 @@ impl BlockShape {
     /// `T = float`, or empty: type parameters bound by assumption.
     pub fn describe_assumed_types(&self) -> String {
         bindings(&self.assumed_types)
+    }
+
+    /// Why the types in `assumed_types` are assumed.
+    pub fn why_types_assumed(&self) -> String {
+        if self.unknown_type_args.is_empty() {
+            return "nothing instantiates the template".to_string();
+        }
+        let written: Vec<String> = self
+            .unknown_type_args
+            .iter()
+            .map(|(_, a)| format!("`{a}`"))
+            .collect();
+        format!(
+            "the launch's type argument {} is not a type banklint knows",
+            written.join(", ")
+        )
     }
 }
 

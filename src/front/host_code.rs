@@ -19,6 +19,8 @@ pub enum HostValue {
     Int(i64),
     Dim3([i64; 3]),
     TensorMap(Result<crate::bank::tma::TmaSwizzle, String>, usize),
+    /// A type alias in scope (`using acc_t = float;`), by the type it names.
+    Type(String),
     Unknown(String),
 }
 
@@ -37,6 +39,7 @@ impl HostValue {
             HostValue::Dim3(d) => Ok(*d),
             HostValue::Unknown(why) => Err(why.clone()),
             HostValue::TensorMap(..) => Err("a tensor map is not a shape".into()),
+            HostValue::Type(t) => Err(format!("`{t}` is a type")),
         }
     }
 }
@@ -46,8 +49,9 @@ impl HostValue {
 pub struct LaunchValues {
     /// The block argument (the second between `<<<` and `>>>`).
     pub block: Option<HostValue>,
-    /// Each explicit template argument: its value when it is an integer constant there.
-    pub template_values: Vec<Option<i64>>,
+    /// Each explicit template argument as the kernel gets it, when the host code says: an
+    /// integer constant's value, or the type a local alias names.
+    pub template_values: Vec<Option<String>>,
     /// Each kernel argument.
     pub arguments: Vec<HostValue>,
     /// The enclosing host function template's arguments in the run that saw this launch, as
@@ -228,6 +232,7 @@ impl<'s> HostReader<'s> {
                     self.effects(e, env);
                 }
             }
+            "alias_declaration" | "type_definition" => self.alias(n, env),
             "if_statement" => self.branch(n, env),
             "for_statement" | "while_statement" | "do_statement" | "for_range_loop" => {
                 self.looping(n, env)
@@ -409,6 +414,30 @@ impl<'s> HostReader<'s> {
         }
     }
 
+    /// `using acc_t = float;` or `typedef float acc_t;` in a host function: what a launch's
+    /// `k<acc_t>` instantiates.
+    fn alias(&mut self, n: Node<'_>, env: &mut Env) {
+        let Some(ty) = n.child_by_field_name("type") else {
+            return;
+        };
+        let written: String = self.t(ty).split_whitespace().collect::<Vec<_>>().join(" ");
+        let ty = match env.get(&written) {
+            Some(HostValue::Type(t)) => t.clone(),
+            _ => written,
+        };
+        let names: Vec<Node<'_>> = if n.kind() == "alias_declaration" {
+            n.child_by_field_name("name").into_iter().collect()
+        } else {
+            named_children(n)
+                .into_iter()
+                .filter(|d| d.kind() == "type_identifier")
+                .collect()
+        };
+        for name in names {
+            env.insert(self.t(name).to_string(), HostValue::Type(ty.clone()));
+        }
+    }
+
     /// What an expression statement does to names: assignments, increments, `&name` handed
     /// to a function.
     fn effects(&mut self, e: Node<'_>, env: &mut Env) {
@@ -529,10 +558,35 @@ impl<'s> HostReader<'s> {
             } else if x.kind() == "template_function" {
                 self.template_call(x, env);
             }
-            if x.kind() != "lambda_expression" {
+            if x.kind() == "lambda_expression" {
+                self.lambda(x, env);
+            } else {
                 stack.extend(named_children(x));
             }
         }
+    }
+
+    /// A lambda's body runs where it is written, with the values in force there: the
+    /// dispatch macros of PyTorch extensions (`AT_DISPATCH_FLOATING_TYPES(t, "f", [&] {
+    /// ... k<<<grid, block>>>(...); })`) call it at once. Its parameters are not known.
+    fn lambda(&mut self, x: Node<'_>, env: &Env) {
+        let Some(body) = x.child_by_field_name("body") else {
+            return;
+        };
+        let mut inner = env.clone();
+        if let Some(d) = x.child_by_field_name("declarator")
+            && let Some(params) = crate::front::syntax::find_descendant(d, &["parameter_list"])
+        {
+            for p in named_children(params) {
+                if let Some(name) = declared_name(p, self.src) {
+                    inner.insert(
+                        name.to_string(),
+                        HostValue::Unknown(format!("`{name}` is a parameter of a lambda")),
+                    );
+                }
+            }
+        }
+        self.statement(body, &mut inner);
     }
 
     /// The launches in a statement's header (a condition), not its body.
@@ -557,7 +611,11 @@ impl<'s> HostReader<'s> {
                 .map(|a| {
                     named_children(a)
                         .iter()
-                        .map(|x| self.eval(*x, env).as_int())
+                        .map(|x| match self.eval(*x, env) {
+                            HostValue::Int(v) => Some(v.to_string()),
+                            HostValue::Type(t) => Some(t),
+                            _ => None,
+                        })
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -692,7 +750,7 @@ impl<'s> HostReader<'s> {
                 match self.eval(base, env) {
                     HostValue::Dim3(d) => HostValue::Int(d[k]),
                     HostValue::Unknown(w) => HostValue::Unknown(w),
-                    HostValue::Int(_) | HostValue::TensorMap(..) => {
+                    HostValue::Int(_) | HostValue::TensorMap(..) | HostValue::Type(_) => {
                         unknown(format!("`{}` is not a dim3", self.t(base)))
                     }
                 }
@@ -800,6 +858,7 @@ fn dim3(parts: &[HostValue]) -> HostValue {
             HostValue::Dim3(x) if parts.len() == 1 => return HostValue::Dim3(*x),
             HostValue::Dim3(_) => return HostValue::Unknown("a dim3 inside a dim3".into()),
             HostValue::TensorMap(..) => return HostValue::Unknown("a tensor map in a dim3".into()),
+            HostValue::Type(t) => return HostValue::Unknown(format!("the type `{t}` in a dim3")),
         }
     }
     HostValue::Dim3(d)
@@ -926,7 +985,10 @@ mod tests {
             matches!(l[1].arguments[0], HostValue::Unknown(_)),
             "a parameter"
         );
-        assert_eq!(l[2].template_values, vec![Some(32), Some(64)]);
+        assert_eq!(
+            l[2].template_values,
+            vec![Some("32".to_string()), Some("64".to_string())]
+        );
     }
 
     #[test]

@@ -140,19 +140,19 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
         return;
     };
     let header = template_header(l, n, params);
-    l.out.templates.push(header);
+    l.out.templates.push(header.clone());
     l.blank.push(n.start_byte()..params.end_byte());
     for inner in named_children(n) {
         if inner.id() == params.id() {
             continue;
         }
         match inner.kind() {
-            "function_definition"
-            | "declaration"
-            | "struct_specifier"
-            | "class_specifier"
-            | "union_specifier"
-            | "type_definition" => item(l, inner, n),
+            "struct_specifier" | "class_specifier" | "union_specifier" => {
+                let outer = l.class_template.replace(header.clone());
+                item(l, inner, n);
+                l.class_template = outer;
+            }
+            "function_definition" | "declaration" | "type_definition" => item(l, inner, n),
             "template_declaration" => template_declaration(l, inner),
             "requires_clause" => l.blank_node(inner),
             _ => l.lower(inner),
@@ -227,7 +227,11 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     }
     l.host = kind == ChunkKind::HostFunction;
     let skipped_before = l.out.skipped.len();
+    let holes_before = l.holes.len();
+    let lifted_before = l.lifted.len();
     l.lower(n);
+    let holes = l.holes.split_off(holes_before);
+    let lifted = l.lifted.split_off(lifted_before);
     l.host = false;
     if quiet {
         l.out.skipped.truncate(skipped_before);
@@ -251,7 +255,11 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         tokens: first..last,
         namespace: l.namespace.clone(),
         quiet,
+        holes,
+        template: None,
+        display_name: None,
     });
+    l.out.chunks.extend(lifted);
 }
 
 /// Kernel, device function or host function, by the qualifiers before its name.
@@ -406,9 +414,81 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
                 l.blank_node(member);
             }
             "field_declaration" => l.lower(member),
+            "function_definition" | "template_declaration" if lift_method(l, member, &class) => {}
             _ => l.blank_node(member),
         }
     }
+}
+
+/// A `__device__` method that declares `__shared__` memory (a functor's `operator()`, a
+/// block-reduce helper): lowered in place and read as a device function of its own, with
+/// its class's template parameters and its own, so its arrays are analyzed like those of
+/// any device function no kernel reaches. The class's parse leaves it out.
+fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
+    let (f, own) = if member.kind() == "template_declaration" {
+        let Some(params) = member.child_by_field_name("parameters") else {
+            return false;
+        };
+        let Some(f) = named_children(member)
+            .into_iter()
+            .find(|c| c.kind() == "function_definition")
+        else {
+            return false;
+        };
+        (f, Some((template_header(l, member, params), params)))
+    } else {
+        (member, None)
+    };
+    if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
+        || !text(f, l.src).contains("__shared__")
+        || depth_exceeds(f, MAX_TREE_DEPTH)
+    {
+        return false;
+    }
+    let mut display_name = None;
+    if let Some(op) = find_descendant(f, &["operator_name"]) {
+        // `operator()` becomes an identifier of the same length; reports name it as written.
+        let written: String = text(op, l.src).split_whitespace().collect();
+        display_name = Some(if class.is_empty() {
+            written
+        } else {
+            format!("{class}::{written}")
+        });
+        let len = op.byte_range().len();
+        l.blank_node(op);
+        l.patches.push((
+            op.start_byte(),
+            format!("operator{}", "_".repeat(len - 8)).into(),
+        ));
+    }
+    let template = match (l.class_template.clone(), own) {
+        (None, None) => None,
+        (Some(c), None) => Some(c),
+        (outer, Some((mut h, params))) => {
+            l.blank.push(member.start_byte()..params.end_byte());
+            if let Some(c) = outer {
+                h.params.splice(0..0, c.params);
+            }
+            Some(h)
+        }
+    };
+    l.lower(f);
+    let span = member.byte_range();
+    let tokens = &l.out.tokens;
+    let first = tokens.partition_point(|t| t.start < span.start);
+    let last = tokens.partition_point(|t| t.start < span.end);
+    l.holes.push(span.clone());
+    l.lifted.push(Chunk {
+        span,
+        kind: ChunkKind::DeviceFunction { kernel: false },
+        tokens: first..last,
+        namespace: l.namespace.clone(),
+        quiet: false,
+        holes: Vec::new(),
+        template,
+        display_name,
+    });
+    true
 }
 
 /// `extern __shared__` arrays declared in the class's member functions.

@@ -34,6 +34,13 @@ pub struct Lowering<'p> {
     pub namespace: String,
     /// The source's first bracket error, found when a region that does not parse asks.
     pub bracket_error: std::cell::OnceCell<Option<crate::front::lex::BracketError>>,
+    /// The template header of the class template being lowered, for its methods.
+    pub class_template: Option<crate::front::prepared::TemplateHeader>,
+    /// Methods read as device functions of their own, recorded while their class is
+    /// lowered and added after its chunk; `holes` are their ranges, left out of the
+    /// class's parse.
+    pub lifted: Vec<crate::front::prepared::Chunk>,
+    pub holes: Vec<Range<usize>>,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -56,6 +63,9 @@ impl<'p> Lowering<'p> {
             host_reader: HostReader::new(src),
             namespace: String::new(),
             bracket_error: std::cell::OnceCell::new(),
+            class_template: None,
+            lifted: Vec::new(),
+            holes: Vec::new(),
         }
     }
 

@@ -51,6 +51,9 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         }
         let base = chunk.span.start;
         let mut text = prepared.text[chunk.span.clone()].to_string();
+        for hole in &chunk.holes {
+            blank(&mut text, hole.start - base..hole.end - base);
+        }
         let prelude = prelude_for(&text, &prepared.typenames);
         let config = Config {
             flavor: Flavor::GnuC11,

@@ -57,6 +57,14 @@ pub struct Chunk {
     /// is not `__device__`): what of it cannot be read is not reported, as it cannot touch
     /// shared memory.
     pub quiet: bool,
+    /// Ranges inside `span` left out of this chunk's parse: the methods of a class that
+    /// are read as chunks of their own.
+    pub holes: Vec<Range<usize>>,
+    /// A method's template parameters (its class's, then its own): the header is not
+    /// right before the method, as it is for a function at file scope.
+    pub template: Option<TemplateHeader>,
+    /// The name reports give a method that C cannot spell (`Functor::operator()`).
+    pub display_name: Option<String>,
 }
 
 /// A region the front end or the parser could not handle.

@@ -103,7 +103,8 @@ pub fn shapes_for(
         shapes.push(fallback);
     }
     let shapes = with_annotated_instantiations(f, shapes, &annotated.instantiations, unresolved);
-    let mut shapes = with_element_sizes(f, shapes);
+    let known_type = |t: &str| crate::analysis::interp::type_from_text(&unit.types, t).is_some();
+    let mut shapes = with_element_sizes(f, shapes, &known_type);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
         for (name, _) in args
@@ -204,18 +205,35 @@ pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
 
 /// Each shape as it is, or, when type parameters of `f` have no argument and no default,
 /// once per element size in `ELEMENT_SIZES` (every such parameter bound to the same size).
-fn with_element_sizes(f: &Function, shapes: Vec<BlockShape>) -> Vec<BlockShape> {
+/// A type argument that names no type banklint knows (`known_type`) binds nothing: a
+/// dispatch macro's `scalar_t` is one of several types, each analyzed.
+fn with_element_sizes(
+    f: &Function,
+    shapes: Vec<BlockShape>,
+    known_type: &dyn Fn(&str) -> bool,
+) -> Vec<BlockShape> {
     let Some(header) = &f.template else {
         return shapes;
     };
     let mut out = Vec::new();
-    for shape in shapes {
+    for mut shape in shapes {
+        let unknown: Vec<(String, String)> = shape
+            .template_args
+            .iter()
+            .filter(|(n, a)| {
+                header.params.iter().any(|p| p.is_type && p.name == *n) && !known_type(a)
+            })
+            .cloned()
+            .collect();
+        shape.template_args.retain(|arg| !unknown.contains(arg));
+        shape.unknown_type_args = unknown;
         let unbound: Vec<&str> = header
             .params
             .iter()
             .filter(|p| {
                 p.is_type
-                    && p.default.is_none()
+                    && (p.default.is_none()
+                        || shape.unknown_type_args.iter().any(|(n, _)| *n == p.name))
                     && !shape.template_args.iter().any(|(n, _)| *n == p.name)
             })
             .map(|p| p.name.as_str())
@@ -348,6 +366,7 @@ fn launch_run(
                         tensor_maps: tensor_maps.clone(),
                         assumed: Vec::new(),
                         assumed_types: Vec::new(),
+                        unknown_type_args: Vec::new(),
                         path: Vec::new(),
                     });
                 }
@@ -410,6 +429,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         tensor_maps: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
+        unknown_type_args: Vec::new(),
         path: Vec::new(),
     }
 }
@@ -431,8 +451,8 @@ fn host_instantiations(
         .iter()
         .enumerate()
         .map(
-            |(k, a)| match values.template_values.get(k).copied().flatten() {
-                Some(v) => v.to_string(),
+            |(k, a)| match values.template_values.get(k).cloned().flatten() {
+                Some(v) => v,
                 None => values
                     .host_args
                     .iter()

@@ -20,6 +20,9 @@ pub struct KernelBudget {
     pub static_bytes: u64,
     /// (array name, bytes), largest first.
     pub arrays: Vec<(String, u64)>,
+    /// Arrays whose outermost extent is not a constant banklint evaluates: not counted, so
+    /// `static_bytes` is a lower bound when this is not empty.
+    pub sizes_unknown: Vec<String>,
     pub config: CacheConfig,
     /// Whether every analyzed launch of the kernel has a known block shape.
     pub shape_known: bool,
@@ -65,6 +68,7 @@ pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Ve
     for f in functions.iter().filter(|f| f.kernel) {
         let mut by_decl: BTreeMap<(usize, usize), (String, u64, usize)> = BTreeMap::new();
         let mut shape_known = true;
+        let mut sizes_unknown = std::collections::BTreeSet::new();
         for run in runs_of.get(f.name.as_str()).into_iter().flatten() {
             shape_known &= run.shape.dims.is_some();
             for &id in &run.footprint {
@@ -73,6 +77,7 @@ pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Ve
                     continue;
                 }
                 let Some(bytes) = entry.layout.as_ref().and_then(|l| l.total_bytes()) else {
+                    sizes_unknown.insert(entry.decl.name.clone());
                     continue;
                 };
                 let key = (entry.decl.decl_span.start, entry.decl.name_span.start);
@@ -96,6 +101,7 @@ pub fn kernel_budgets(runs: &FileRuns, functions: &[Function], text: &str) -> Ve
             span: name_at..name_at + f.name.len(),
             static_bytes: arrays.iter().map(|a| a.1).sum(),
             arrays,
+            sizes_unknown: sizes_unknown.into_iter().collect(),
             config: configs.for_kernel(&f.name),
             shape_known,
             array_ids: by_decl.values().map(|v| v.2).collect(),

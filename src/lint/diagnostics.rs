@@ -323,6 +323,9 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             .take(6)
             .map(|(name, bytes)| format!("`{name}`: {bytes} bytes"))
             .collect();
+        notes.extend(b.sizes_unknown.iter().map(|name| {
+            format!("`{name}`: not counted, its size is not a constant banklint can evaluate")
+        }));
         notes.push(format!(
             "{} allows {} bytes ({} KB) of static shared memory per block; larger buffers must be dynamic (`extern __shared__`) and opted into with cudaFuncSetAttribute",
             target.arch,
@@ -334,8 +337,9 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             severity: Severity::Error,
             span: b.span.clone(),
             message: format!(
-                "kernel `{}` needs {} bytes of static shared memory, over the {}-byte limit of {}",
+                "kernel `{}` needs {}{} bytes of static shared memory, over the {}-byte limit of {}",
                 b.kernel,
+                if b.sizes_unknown.is_empty() { "" } else { "at least " },
                 b.static_bytes,
                 b.limit(target.arch),
                 target.arch
@@ -735,9 +739,10 @@ pub fn element_size_note(f: &AccessFinding) -> Option<String> {
         .collect::<Vec<_>>()
         .join(", ");
     Some(format!(
-        "nothing instantiates the template, so it was analyzed for each element size: {}; \
+        "{}, so it was analyzed for each element size: {}; \
          the worst is reported (pin the type with a launch or `// banklint: instantiate({pin})` \
          above the kernel, or silence with an allow)",
+        f.shape.why_types_assumed(),
         parts.join("; ")
     ))
 }
@@ -807,7 +812,8 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
     let assumed_types = shape.describe_assumed_types();
     if !assumed_types.is_empty() {
         text.push_str(&format!(
-            ", with {assumed_types} assumed (nothing instantiates the template)"
+            ", with {assumed_types} assumed ({})",
+            shape.why_types_assumed()
         ));
     }
     if f.shapes_analyzed > 1 {

@@ -512,6 +512,7 @@ fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Optio
         tensor_maps: Vec::new(),
         assumed: Vec::new(),
         assumed_types: Vec::new(),
+        unknown_type_args: Vec::new(),
         path: Vec::new(),
     };
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());

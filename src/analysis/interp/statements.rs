@@ -260,7 +260,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Some(e) => {
                     let lanes = self.eval(e, &vec![true; self.n]);
                     let v = lanes.as_const();
-                    if v.is_none() {
+                    // The outermost extent never enters an element's address (C's rule
+                    // for `a[i][j]`), so only an inner one leaves the accesses unknown.
+                    if v.is_none() && k > 0 {
                         // Say what stands in the way, as an index's reason does.
                         let why = match &*lanes.get(0) {
                             Value::Unknown(r) => format!(": {r}"),
