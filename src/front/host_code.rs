@@ -209,18 +209,17 @@ impl<'s> HostReader<'s> {
         self.budget -= 1;
         match n.kind() {
             "compound_statement" => {
-                let outer: Vec<String> = env.keys().cloned().collect();
-                let saved = env.clone();
+                let outer: std::collections::HashSet<String> = env.keys().cloned().collect();
+                let shadowed: Vec<(String, HostValue)> = declared_in(n, self.src)
+                    .into_iter()
+                    .filter_map(|d| Some((d.to_string(), env.get(d)?.clone())))
+                    .collect();
                 for s in named_children(n) {
                     self.statement(s, env);
                 }
                 // Names declared inside go out of scope; what they shadowed comes back.
                 env.retain(|k, _| outer.contains(k));
-                for (k, v) in saved {
-                    if shadowed_inside(n, &k, self.src) {
-                        env.insert(k, v);
-                    }
-                }
+                env.extend(shadowed);
             }
             "declaration" => {
                 self.launches_in(n, env);
@@ -937,18 +936,25 @@ fn assigned_names(n: Node<'_>, src: &str) -> Vec<String> {
 }
 
 /// Whether a block declares `name` itself (so that the outer one is back after it).
-fn shadowed_inside(block: Node<'_>, name: &str, src: &str) -> bool {
-    named_children(block).iter().any(|s| {
-        s.kind() == "declaration"
-            && named_children(*s).iter().any(|d| {
-                let n = if d.kind() == "init_declarator" {
-                    d.child_by_field_name("declarator")
-                } else {
-                    Some(*d)
-                };
-                n.is_some_and(|n| n.kind() == "identifier" && text(n, src) == name)
-            })
-    })
+/// The names a block's own declarations declare (what they may shadow).
+fn declared_in<'s>(block: Node<'_>, src: &'s str) -> Vec<&'s str> {
+    let mut out = Vec::new();
+    for s in named_children(block) {
+        if s.kind() != "declaration" {
+            continue;
+        }
+        for d in named_children(s) {
+            let n = if d.kind() == "init_declarator" {
+                d.child_by_field_name("declarator")
+            } else {
+                Some(d)
+            };
+            if let Some(n) = n.filter(|n| n.kind() == "identifier") {
+                out.push(text(n, src));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

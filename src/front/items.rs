@@ -104,7 +104,10 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
     l.host_reader.finish(root);
     let values = std::mem::take(&mut l.host_reader.launches);
     for (at, v) in values {
-        if let Some(launch) = l.out.launches.iter_mut().find(|x| x.span.start == at) {
+        // Runs that see the same values (the two sides of a dispatch switch) are one.
+        if let Some(launch) = l.out.launches.iter_mut().find(|x| x.span.start == at)
+            && !launch.values.contains(&v)
+        {
             launch.values.push(v);
         }
     }

@@ -104,7 +104,11 @@ pub fn shapes_for(
     }
     let shapes = with_annotated_instantiations(f, shapes, &annotated.instantiations, unresolved);
     let known_type = |t: &str| crate::analysis::interp::type_from_text(&unit.types, t).is_some();
-    let mut shapes = with_element_sizes(f, shapes, &known_type);
+    // As written: lowering blanks template argument lists (`f<T>(x)` -> `f(x)`).
+    let p = unit.prepared;
+    let text = p.source.get(p.map.span(f.span.clone())).unwrap_or("");
+    let matters = |p: &str| type_param_matters(text, &f.name, p);
+    let mut shapes = with_element_sizes(f, shapes, &known_type, &matters);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
         for (name, _) in args
@@ -206,11 +210,14 @@ pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
 /// Each shape as it is, or, when type parameters of `f` have no argument and no default,
 /// once per element size in `ELEMENT_SIZES` (every such parameter bound to the same size).
 /// A type argument that names no type banklint knows (`known_type`) binds nothing: a
-/// dispatch macro's `scalar_t` is one of several types, each analyzed.
+/// dispatch macro's `scalar_t` is one of several types, each analyzed. A parameter the
+/// function's text cannot be affected by (`matters`) is left unbound: varying it would
+/// repeat the same analysis.
 fn with_element_sizes(
     f: &Function,
     shapes: Vec<BlockShape>,
     known_type: &dyn Fn(&str) -> bool,
+    matters: &dyn Fn(&str) -> bool,
 ) -> Vec<BlockShape> {
     let Some(header) = &f.template else {
         return shapes;
@@ -226,7 +233,7 @@ fn with_element_sizes(
             .cloned()
             .collect();
         shape.template_args.retain(|arg| !unknown.contains(arg));
-        shape.unknown_type_args = unknown;
+        shape.unknown_type_args = unknown.into_iter().filter(|(n, _)| matters(n)).collect();
         let unbound: Vec<&str> = header
             .params
             .iter()
@@ -235,11 +242,14 @@ fn with_element_sizes(
                     && (p.default.is_none()
                         || shape.unknown_type_args.iter().any(|(n, _)| *n == p.name))
                     && !shape.template_args.iter().any(|(n, _)| *n == p.name)
+                    && matters(&p.name)
             })
             .map(|p| p.name.as_str())
             .collect();
         if unbound.is_empty() {
-            out.push(shape);
+            if !out.contains(&shape) {
+                out.push(shape);
+            }
             continue;
         }
         for ty in ELEMENT_SIZES {
@@ -253,6 +263,65 @@ fn with_element_sizes(
         }
     }
     out
+}
+
+/// Whether the type parameter `name` can change what the function `text` (named `function`)
+/// does: it appears in the body, or in a parameter's type other than inside a template's
+/// argument list (`Tensor<T, 2> t` is an object banklint does not look into; `T *p` is
+/// not). Unsure (the parameter list not found) counts as yes.
+fn type_param_matters(text: &str, function: &str, name: &str) -> bool {
+    let words = |s: &str| -> Vec<(usize, bool)> {
+        // Each occurrence of `name` as a whole word, with whether it is inside `<...>`.
+        let bytes = s.as_bytes();
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut depth = 0i32;
+        let mut out = Vec::new();
+        let mut k = 0;
+        while k < bytes.len() {
+            match bytes[k] {
+                b'<' => depth += 1,
+                b'>' => depth = (depth - 1).max(0),
+                _ => {}
+            }
+            if s[k..].starts_with(name)
+                && (k == 0 || !is_word(bytes[k - 1]))
+                && bytes.get(k + name.len()).is_none_or(|&b| !is_word(b))
+            {
+                out.push((k, depth > 0));
+                k += name.len();
+                continue;
+            }
+            k += 1;
+        }
+        out
+    };
+    let Some(open) = text
+        .find(&format!("{function}("))
+        .or_else(|| text.find(&format!("{function} (")))
+        .and_then(|at| text[at..].find('(').map(|p| at + p))
+    else {
+        return true;
+    };
+    let mut depth = 0;
+    let mut close = None;
+    for (k, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + k);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return true;
+    };
+    !words(&text[close..]).is_empty()
+        || words(&text[open..close]).iter().any(|&(_, inside)| !inside)
 }
 
 /// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
@@ -649,5 +718,30 @@ mod tests {
         assert_eq!(parse_block_dim("256"), Ok([256, 1, 1]));
         assert!(parse_block_dim("64x64").is_err());
         assert!(parse_block_dim("ax2").is_err());
+    }
+
+    #[test]
+    fn a_type_parameter_matters_where_the_code_can_see_it() {
+        let f = "void k(Tensor<C, 2, true> c, float *o) { o[0] = 1; }";
+        assert!(
+            !type_param_matters(f, "k", "C"),
+            "only inside another type's arguments"
+        );
+        assert!(
+            type_param_matters("void k(C *p) { }", "k", "C"),
+            "a pointer to it"
+        );
+        assert!(
+            type_param_matters("void k(int n) { reduce<C>(n); }", "k", "C"),
+            "the body"
+        );
+        assert!(
+            !type_param_matters("void k(int Cx) { Cx++; }", "k", "C"),
+            "whole words"
+        );
+        assert!(
+            type_param_matters("void other(C c) {}", "k", "C"),
+            "unsure: yes"
+        );
     }
 }
