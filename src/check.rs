@@ -36,6 +36,9 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
     types
         .classes
         .extend(unit.prepared.class_names.iter().cloned());
+    types
+        .alignments
+        .extend(unit.prepared.class_alignments.iter().cloned());
     for item in &unit.items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {

@@ -196,6 +196,7 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         items: parsed.items,
         types: TypeTable {
             classes: prepared.class_names.clone(),
+            alignments: prepared.class_alignments.iter().cloned().collect(),
             ..TypeTable::default()
         },
         constants: HashMap::new(),
@@ -499,7 +500,9 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                 tag.as_deref().unwrap_or("<anonymous struct>"),
                 fields,
                 union,
-                1,
+                tag.as_ref()
+                    .and_then(|t| types.alignments.get(t).copied())
+                    .unwrap_or(1),
             ) {
                 Some(r) => Type::Record(Rc::new(r)),
                 None => Type::Unknown(format!("struct {}", tag.unwrap_or_default())),

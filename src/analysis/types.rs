@@ -242,6 +242,8 @@ pub struct TypeTable {
     pub named: HashMap<String, Type>,
     /// C++ `class` aggregates, which the front end spells `union`: lay them out as structs.
     pub classes: Vec<String>,
+    /// Alignments classes declare (`alignas(16)`), by tag.
+    pub alignments: HashMap<String, u32>,
 }
 
 impl TypeTable {

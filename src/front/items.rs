@@ -387,6 +387,14 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
         return;
     }
     for c in children(n) {
+        if c.kind() == "alignas_qualifier"
+            && !class.is_empty()
+            && let Some(align) = alignas_value(text(c, l.src))
+        {
+            l.out
+                .class_alignments
+                .push((class.replace("::", "__"), align));
+        }
         if matches!(
             c.kind(),
             "base_class_clause" | "attribute_specifier" | "alignas_qualifier"
@@ -492,6 +500,13 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
         display_name,
     });
     true
+}
+
+/// The alignment `alignas(16)` asks for, when it is an integer literal (a power of two).
+fn alignas_value(written: &str) -> Option<u32> {
+    let inner = written.split_once('(')?.1.rsplit_once(')')?.0.trim();
+    let v: u32 = inner.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
+    v.is_power_of_two().then_some(v)
 }
 
 /// `extern __shared__` arrays declared in the class's member functions.

@@ -138,6 +138,9 @@ pub struct Prepared {
     pub template_calls: Vec<(usize, Vec<String>)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
+    /// Classes declared with an alignment (`struct alignas(16) P`), by tag: a copy of the
+    /// whole object is one access of up to 16 bytes only when the class is that aligned.
+    pub class_alignments: Vec<(String, u32)>,
     /// Local `#include "..."` lines whose file was not found (file spans).
     pub missing_includes: Vec<(String, Range<usize>)>,
     /// Local headers that were followed, with what their front end found.

@@ -378,11 +378,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 *last = Lanes::binary(BinOp::Add, last, k, n, &mut self.syms);
                 Place::Tuple(t)
             }
-            Place::Bytes(off) => {
-                let size = Lanes::int(i64::from(p.elem.size()?));
-                let delta = Lanes::binary(BinOp::Mul, k, &size, n, &mut self.syms);
-                Place::Bytes(Lanes::binary(BinOp::Add, &off, &delta, n, &mut self.syms))
-            }
+            Place::Bytes(off) => match p.elem.size() {
+                Some(size) => {
+                    let delta =
+                        Lanes::binary(BinOp::Mul, k, &Lanes::int(size.into()), n, &mut self.syms);
+                    Place::Bytes(Lanes::binary(BinOp::Add, &off, &delta, n, &mut self.syms))
+                }
+                // Still an access to report, with why its place is not known.
+                None if k.as_const() == Some(0) => Place::Bytes(off),
+                None => Place::Bytes(Lanes::unknown(format!(
+                    "the size of `{}` is not known",
+                    p.elem.name()
+                ))),
+            },
         };
         Some(SharedPointer { place, ..p })
     }
