@@ -283,7 +283,7 @@ fn type_param_matters(text: &str, function: &str, name: &str) -> bool {
                 b'>' => depth = (depth - 1).max(0),
                 _ => {}
             }
-            if s[k..].starts_with(name)
+            if bytes[k..].starts_with(name.as_bytes())
                 && (k == 0 || !is_word(bytes[k - 1]))
                 && bytes.get(k + name.len()).is_none_or(|&b| !is_word(b))
             {
@@ -743,5 +743,16 @@ mod tests {
             type_param_matters("void other(C c) {}", "k", "C"),
             "unsure: yes"
         );
+        // Bytes past the ASCII range (a comment's `≡`) are stepped over, not split.
+        assert!(!type_param_matters(
+            "void k(int n) { /* a ≡ b */ }",
+            "k",
+            "C"
+        ));
+        assert!(type_param_matters(
+            "void k(int n) { /* ≡ */ C x; }",
+            "k",
+            "C"
+        ));
     }
 }
