@@ -185,24 +185,13 @@ impl<'s> HostReader<'s> {
     /// Runs `f`'s body from `env`.
     pub(super) fn run_function(&mut self, f: Node<'_>, mut env: Env) {
         // Parameters are whatever the caller passes.
-        if let Some(d) = f.child_by_field_name("declarator")
-            && let Some(params) = crate::front::syntax::find_descendant(d, &["parameter_list"])
-        {
-            for p in named_children(params) {
-                if let Some(name) = declared_name(p, self.src) {
-                    env.insert(
-                        name.to_string(),
-                        HostValue::Unknown(format!("`{name}` is a parameter of the host function")),
-                    );
-                }
-            }
-        }
+        self.unknown_parameters(f, "the host function", &mut env);
         if let Some(body) = f.child_by_field_name("body") {
             self.statement(body, &mut env);
         }
     }
 
-    fn statement(&mut self, n: Node<'_>, env: &mut Env) {
+    pub(super) fn statement(&mut self, n: Node<'_>, env: &mut Env) {
         if self.budget == 0 {
             return;
         }
@@ -413,30 +402,6 @@ impl<'s> HostReader<'s> {
         }
     }
 
-    /// `using acc_t = float;` or `typedef float acc_t;` in a host function: what a launch's
-    /// `k<acc_t>` instantiates.
-    fn alias(&mut self, n: Node<'_>, env: &mut Env) {
-        let Some(ty) = n.child_by_field_name("type") else {
-            return;
-        };
-        let written: String = self.t(ty).split_whitespace().collect::<Vec<_>>().join(" ");
-        let ty = match env.get(&written) {
-            Some(HostValue::Type(t)) => t.clone(),
-            _ => written,
-        };
-        let names: Vec<Node<'_>> = if n.kind() == "alias_declaration" {
-            n.child_by_field_name("name").into_iter().collect()
-        } else {
-            named_children(n)
-                .into_iter()
-                .filter(|d| d.kind() == "type_identifier")
-                .collect()
-        };
-        for name in names {
-            env.insert(self.t(name).to_string(), HostValue::Type(ty.clone()));
-        }
-    }
-
     /// What an expression statement does to names: assignments, increments, `&name` handed
     /// to a function.
     fn effects(&mut self, e: Node<'_>, env: &mut Env) {
@@ -563,29 +528,6 @@ impl<'s> HostReader<'s> {
                 stack.extend(named_children(x));
             }
         }
-    }
-
-    /// A lambda's body runs where it is written, with the values in force there: the
-    /// dispatch macros of PyTorch extensions (`AT_DISPATCH_FLOATING_TYPES(t, "f", [&] {
-    /// ... k<<<grid, block>>>(...); })`) call it at once. Its parameters are not known.
-    fn lambda(&mut self, x: Node<'_>, env: &Env) {
-        let Some(body) = x.child_by_field_name("body") else {
-            return;
-        };
-        let mut inner = env.clone();
-        if let Some(d) = x.child_by_field_name("declarator")
-            && let Some(params) = crate::front::syntax::find_descendant(d, &["parameter_list"])
-        {
-            for p in named_children(params) {
-                if let Some(name) = declared_name(p, self.src) {
-                    inner.insert(
-                        name.to_string(),
-                        HostValue::Unknown(format!("`{name}` is a parameter of a lambda")),
-                    );
-                }
-            }
-        }
-        self.statement(body, &mut inner);
     }
 
     /// The launches in a statement's header (a condition), not its body.
@@ -899,7 +841,7 @@ fn find_enum(n: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The name a parameter declares.
-fn declared_name<'s>(p: Node<'_>, src: &'s str) -> Option<&'s str> {
+pub(super) fn declared_name<'s>(p: Node<'_>, src: &'s str) -> Option<&'s str> {
     let d = p.child_by_field_name("declarator")?;
     crate::front::syntax::find_descendant(d, &["identifier"]).map(|i| text(i, src))
 }

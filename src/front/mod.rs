@@ -18,6 +18,7 @@ pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;
 pub mod host_code;
+pub mod host_scopes;
 pub mod host_templates;
 pub mod host_tensor_maps;
 pub mod includes;
