@@ -230,10 +230,8 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     }
     l.host = kind == ChunkKind::HostFunction;
     let skipped_before = l.out.skipped.len();
-    let holes_before = l.holes.len();
     let lifted_before = l.lifted.len();
     l.lower(n);
-    let holes = l.holes.split_off(holes_before);
     let lifted = l.lifted.split_off(lifted_before);
     l.host = false;
     if quiet {
@@ -249,16 +247,14 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     if let Some(semi) = n.next_sibling().filter(|s| s.kind() == ";") {
         span.end = semi.end_byte();
     }
-    let tokens = &l.out.tokens;
-    let first = tokens.partition_point(|t| t.start < span.start);
-    let last = tokens.partition_point(|t| t.start < span.end);
     l.out.chunks.push(Chunk {
+        tokens: token_range(l, &span),
         span,
         kind,
-        tokens: first..last,
         namespace: l.namespace.clone(),
         quiet,
-        holes,
+        // Its methods read as chunks of their own.
+        holes: lifted.iter().map(|c| c.span.clone()).collect(),
         template: None,
         display_name: None,
     });
@@ -485,14 +481,10 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
     };
     l.lower(f);
     let span = member.byte_range();
-    let tokens = &l.out.tokens;
-    let first = tokens.partition_point(|t| t.start < span.start);
-    let last = tokens.partition_point(|t| t.start < span.end);
-    l.holes.push(span.clone());
     l.lifted.push(Chunk {
+        tokens: token_range(l, &span),
         span,
         kind: ChunkKind::DeviceFunction { kernel: false },
-        tokens: first..last,
         namespace: l.namespace.clone(),
         quiet: false,
         holes: Vec::new(),
@@ -502,10 +494,16 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
     true
 }
 
+/// The tokens of `l.out.tokens` that start inside `span`.
+fn token_range(l: &Lowering<'_>, span: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let tokens = &l.out.tokens;
+    tokens.partition_point(|t| t.start < span.start)..tokens.partition_point(|t| t.start < span.end)
+}
+
 /// The alignment `alignas(16)` asks for, when it is an integer literal (a power of two).
 fn alignas_value(written: &str) -> Option<u32> {
     let inner = written.split_once('(')?.1.rsplit_once(')')?.0.trim();
-    let v: u32 = inner.trim_end_matches(['u', 'U', 'l', 'L']).parse().ok()?;
+    let v = u32::try_from(crate::front::lex::parse_int_literal(inner)?).ok()?;
     v.is_power_of_two().then_some(v)
 }
 

@@ -37,10 +37,8 @@ pub struct Lowering<'p> {
     /// The template header of the class template being lowered, for its methods.
     pub class_template: Option<crate::front::prepared::TemplateHeader>,
     /// Methods read as device functions of their own, recorded while their class is
-    /// lowered and added after its chunk; `holes` are their ranges, left out of the
-    /// class's parse.
+    /// lowered and added after its chunk (their ranges are left out of the class's parse).
     pub lifted: Vec<crate::front::prepared::Chunk>,
-    pub holes: Vec<Range<usize>>,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -65,7 +63,6 @@ impl<'p> Lowering<'p> {
             bracket_error: std::cell::OnceCell::new(),
             class_template: None,
             lifted: Vec::new(),
-            holes: Vec::new(),
         }
     }
 

@@ -107,7 +107,15 @@ pub fn shapes_for(
     // As written: lowering blanks template argument lists (`f<T>(x)` -> `f(x)`).
     let p = unit.prepared;
     let text = p.source.get(p.map.span(f.span.clone())).unwrap_or("");
-    let matters = |p: &str| type_param_matters(text, &f.name, p);
+    // Decided once per parameter, not once per shape.
+    let mattering: Vec<&str> = f
+        .template
+        .iter()
+        .flat_map(|t| &t.params)
+        .filter(|p| p.is_type && type_param_matters(text, &f.name, &p.name))
+        .map(|p| p.name.as_str())
+        .collect();
+    let matters = |p: &str| mattering.contains(&p);
     let mut shapes = with_element_sizes(f, shapes, &known_type, &matters);
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
@@ -270,58 +278,34 @@ fn with_element_sizes(
 /// argument list (`Tensor<T, 2> t` is an object banklint does not look into; `T *p` is
 /// not). Unsure (the parameter list not found) counts as yes.
 fn type_param_matters(text: &str, function: &str, name: &str) -> bool {
-    let words = |s: &str| -> Vec<(usize, bool)> {
-        // Each occurrence of `name` as a whole word, with whether it is inside `<...>`.
-        let bytes = s.as_bytes();
-        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-        let mut depth = 0i32;
-        let mut out = Vec::new();
-        let mut k = 0;
-        while k < bytes.len() {
-            match bytes[k] {
-                b'<' => depth += 1,
-                b'>' => depth = (depth - 1).max(0),
-                _ => {}
-            }
-            if bytes[k..].starts_with(name.as_bytes())
-                && (k == 0 || !is_word(bytes[k - 1]))
-                && bytes.get(k + name.len()).is_none_or(|&b| !is_word(b))
-            {
-                out.push((k, depth > 0));
-                k += name.len();
-                continue;
-            }
-            k += 1;
-        }
-        out
-    };
-    let Some(open) = text
-        .find(&format!("{function}("))
-        .or_else(|| text.find(&format!("{function} (")))
-        .and_then(|at| text[at..].find('(').map(|p| at + p))
-    else {
+    use crate::front::lex::{matching, matching_angle, tokenize};
+    let tokens = tokenize(text);
+    let word = |k: usize| tokens[k].text(text);
+    let Some(open) = (1..tokens.len()).find(|&k| word(k) == "(" && word(k - 1) == function) else {
         return true;
     };
-    let mut depth = 0;
-    let mut close = None;
-    for (k, c) in text[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    close = Some(open + k);
-                    break;
+    let Some(close) = matching(text, &tokens, open) else {
+        return true;
+    };
+    if (close..tokens.len()).any(|k| word(k) == name) {
+        return true;
+    }
+    let mut k = open + 1;
+    while k < close {
+        match word(k) {
+            // A template argument list: skipped whole.
+            "<" if tokens[k - 1].kind == crate::front::lex::TokenKind::Ident => {
+                match matching_angle(text, &tokens, k) {
+                    Some(end) => k = end,
+                    None => return true,
                 }
             }
+            w if w == name => return true,
             _ => {}
         }
+        k += 1;
     }
-    let Some(close) = close else {
-        return true;
-    };
-    !words(&text[close..]).is_empty()
-        || words(&text[open..close]).iter().any(|&(_, inside)| !inside)
+    false
 }
 
 /// The shapes of `f`'s launches in `unit`: known shapes into `shapes`, the template and kernel
