@@ -161,6 +161,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     for s in skipped.iter_mut() {
         s.span = prepared.source_span(s.span.clone());
     }
+    let not_parsed = !skipped.is_empty() || parse_stats.unparsed > 0;
     // Calls the analysis did not follow (already at file offsets), once each.
     for run in &runs.runs {
         for (span, reason) in &run.not_followed {
@@ -196,7 +197,13 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let budgets = kernel_budgets(&runs, &functions, &file.text);
     let budget_index = crate::lint::budget::BudgetIndex::new(&budgets);
     let facts = FileFacts {
-        whole_file_read: skipped.is_empty() && parse_stats.unparsed == 0,
+        unread: if not_parsed {
+            Some("parts of the file could not be parsed")
+        } else if !skipped.is_empty() {
+            Some("parts of the file were not analyzed (see the skipped-code notes)")
+        } else {
+            None
+        },
         budgets: &budgets,
         budget_index: &budget_index,
         arch: options.target.arch,

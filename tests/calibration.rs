@@ -252,3 +252,101 @@ fn engine_predicts_every_measured_ldmatrix_stmatrix_and_cp_async_pattern() {
         bad.join("\n")
     );
 }
+
+/// `mbarrier` operations (`hw/probe_mbarrier.cu`): one warp, 64 repetitions per launch, each
+/// active lane on the barrier at `lane / group * stride`; ncu's counters cover the whole
+/// launch, so the setup's (op `none`, same pattern) is subtracted. Plain 8-byte loads and
+/// stores of the same addresses are the control.
+#[test]
+fn engine_predicts_every_measured_mbarrier_launch() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sm90_mbarrier.json");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("data")).expect("JSON");
+    let launches = doc["launches"].as_array().expect("launches");
+    let target = Target::new(Arch::DEFAULT, BankMode::FourByte);
+    let num = |l: &Value, k: &str| l[k].as_u64().unwrap_or_else(|| panic!("{k}: {l}"));
+    let pattern = |l: &Value| (num(l, "stride"), num(l, "group"), num(l, "lanes"));
+    let setup = |l: &Value| {
+        launches
+            .iter()
+            .find(|b| b["op"] == "none" && pattern(b) == pattern(l))
+            .expect("a setup launch for every pattern")
+    };
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for l in launches.iter().filter(|l| l["op"] != "none") {
+        let name = l["op"].as_str().expect("op");
+        let op = match name {
+            "ld.shared.b64" => Op::Load,
+            "st.shared.b64" => Op::Store,
+            "init" => Op::Mbarrier { init: true },
+            _ => Op::Mbarrier { init: false },
+        };
+        let (stride, group, lanes) = pattern(l);
+        let offsets = std::array::from_fn(|lane| {
+            ((lane as u64) < lanes).then_some(lane as u64 / group * stride)
+        });
+        let v = engine::wavefronts(
+            target,
+            &WarpAccess {
+                width: 8,
+                op,
+                offsets,
+            },
+        );
+        let reps = num(l, "reps");
+        // `inval` runs after an `init` of the same barriers in each repetition.
+        let with_init = if name == "inval" {
+            let init = Op::Mbarrier { init: true };
+            engine::wavefronts(
+                target,
+                &WarpAccess {
+                    width: 8,
+                    op: init,
+                    offsets,
+                },
+            )
+            .wavefronts
+        } else {
+            0
+        };
+        let measured = num(l, "shared_wavefronts") - num(setup(l), "shared_wavefronts");
+        let predicted = reps * u64::from(v.wavefronts + with_init);
+        let conflicts = num(l, "bank_conflicts") - num(setup(l), "bank_conflicts");
+        let predicted_conflicts = match op {
+            // ncu counts a conflict per wavefront past the first of each 16-lane phase.
+            Op::Load | Op::Store => reps * u64::from(v.wavefronts - v.ideal),
+            _ => 0,
+        };
+        if measured != predicted || (op.is_plain() && conflicts != predicted_conflicts) {
+            bad.push(format!(
+                "{name} stride {stride} group {group} lanes {lanes}: measured {measured} wavefronts ({conflicts} conflicts), engine {predicted} ({predicted_conflicts})"
+            ));
+        }
+        if !op.is_plain() {
+            assert_eq!(
+                conflicts, 0,
+                "{name}: ncu counts no bank conflict for mbarrier"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 99);
+    assert!(bad.is_empty(), "mispredicted:\n{}", bad.join("\n"));
+    // What the docs claim about time: it follows the barriers, not the banks. 32 barriers 8
+    // bytes apart (32 banks) take as long as 32 barriers 128 bytes apart (one bank), within 2%.
+    for name in ["arrive", "expect_tx", "try_wait.parity", "test_wait.parity"] {
+        let cycles = |stride: u64| {
+            let l = launches
+                .iter()
+                .find(|l| l["op"] == name && pattern(l) == (stride, 1, 32))
+                .expect("launch");
+            num(l, "cycles") as f64
+        };
+        let (spread, one_bank) = (cycles(8), cycles(128));
+        assert!(
+            (one_bank / spread - 1.0).abs() < 0.02,
+            "{name}: {spread} vs {one_bank}"
+        );
+    }
+}

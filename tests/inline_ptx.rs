@@ -13,7 +13,7 @@ const KERNEL: &str = r#"__global__ void k(unsigned base, unsigned *out)
     asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(base + 4 * threadIdx.x));
     asm volatile("{ .reg .u32 a; cvta.to.shared.u32 a, %1; ld.shared.u32 %0, [a]; }" : "=r"(v) : "l"(tile));
     unsigned b = __cvta_generic_to_shared(&bar[0]);
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(b), "r"(32));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(b));
     out[threadIdx.x] = v;
 }
 
@@ -46,7 +46,8 @@ fn addresses_banklint_cannot_follow_are_reported_with_the_reason() {
         ),
         "{notes:?}"
     );
-    // The barrier's address is followed; the operation is recognized and not priced.
+    // The barrier's address is followed; the operation (on another block's barrier) is
+    // recognized and not priced, since it was not measured.
     let barrier = json["accesses"]
         .as_array()
         .unwrap()
@@ -58,8 +59,41 @@ fn addresses_banklint_cannot_follow_are_reported_with_the_reason() {
         barrier["reason"]
             .as_str()
             .unwrap()
-            .contains("mbarrier operation"),
+            .contains("barrier of the cluster (`shared::cluster`) was not measured"),
         "{barrier}"
+    );
+}
+
+/// What a header's function does not follow is reported at the call in the checked file,
+/// naming the function and its line in the header; not at the header's offsets read as the
+/// checked file's.
+#[test]
+fn an_address_not_followed_in_a_header_is_reported_at_the_call() {
+    let dir = temp_dir("inline-ptx-header");
+    let header = r#"struct bar_t { unsigned long long w; };
+__device__ void arrive_on(bar_t &b, unsigned raw)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(raw));
+}
+"#;
+    let main = r#"#include "bar.cuh"
+__global__ void k(unsigned raw)
+{
+    __shared__ bar_t bars[4];
+    arrive_on(bars[threadIdx.x % 4], raw);
+}
+int main() { k<<<1, 32>>>(0); }
+"#;
+    write(&dir, "bar.cuh", header.as_bytes());
+    write(&dir, "k.cu", main.as_bytes());
+    let out = banklint(&dir, &["check", "k.cu", "--format", "json"]);
+    let notes = labels_of(&out.json(), "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let (line, text) = &notes[0];
+    assert_eq!(*line, 5, "{notes:?}");
+    assert!(
+        text.starts_with("in `arrive_on` at bar.cuh:4: the address `raw`"),
+        "{text}"
     );
 }
 

@@ -3,12 +3,13 @@
 //! evaluates that operand (a `__cvta_generic_to_shared` address) lane by lane.
 //!
 //! Modeled: `ld.shared`/`st.shared` (scalar and `.v2`/`.v4`), `ldmatrix`/`stmatrix`
-//! (`.m8n8`, `.x1/.x2/.x4`, `.trans`), `cp.async.ca/.cg` (4, 8, 16 bytes), and `atom.shared`
-//! (what the CUDA atomic functions compile to). TMA tile copies (`cp.async.bulk.tensor`) are
-//! found with their shared-memory and tensor-map operands: they cost no bank wavefronts but
-//! lay out the tiles other instructions read. Recognized but not priced, so reported as
-//! such: `red.shared`, `mbarrier`, other bulk copies, distributed shared memory
-//! (`::cluster`), and `ldmatrix`/`stmatrix` shapes other than `m8n8`.
+//! (`.m8n8`, `.x1/.x2/.x4`, `.trans`), `cp.async.ca/.cg` (4, 8, 16 bytes), `atom.shared`
+//! (what the CUDA atomic functions compile to) and the measured `mbarrier` operations. TMA
+//! tile copies (`cp.async.bulk.tensor`) are found with their shared-memory and tensor-map
+//! operands: they cost no bank wavefronts but lay out the tiles other instructions read.
+//! Recognized but not priced, so reported as such: `red.shared`, other bulk copies,
+//! distributed shared memory (`::cluster`, barriers included), and `ldmatrix`/`stmatrix`
+//! shapes other than `m8n8`.
 
 use crate::bank::engine::Op;
 
@@ -30,7 +31,8 @@ pub enum Bytes {
 /// What one instruction does to shared memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A plain load (`ld`) or store (`st`) of `bytes` per lane.
+    /// A plain load (`ld`) or store (`st`) of `bytes` per lane, or an `mbarrier` operation
+    /// on the 8-byte barrier.
     Access {
         op: Op,
         bytes: u32,
@@ -371,9 +373,21 @@ fn classify(name: &str) -> Option<Kind> {
         "red" if shared => not_modeled(
             "a reduction without a result was not measured (the same operation through atomicAdd was); it is not modeled",
         ),
-        "mbarrier" if shared || !parts.iter().any(|p| p.starts_with("shared")) => {
-            not_modeled("an mbarrier operation updates the barrier object; its cost is not modeled")
-        }
+        "mbarrier" => match parts.get(1).copied() {
+            // Reads a state register, not the barrier.
+            Some("pending_count") => None,
+            _ if cluster => not_modeled(
+                "an mbarrier operation on a barrier of the cluster (`shared::cluster`) was not measured; it is not modeled",
+            ),
+            Some(
+                op @ ("init" | "arrive" | "expect_tx" | "complete_tx" | "test_wait" | "try_wait"
+                | "arrive_drop" | "inval"),
+            ) => Some(Kind::Access {
+                op: Op::Mbarrier { init: op == "init" },
+                bytes: 8,
+            }),
+            _ => not_modeled("this mbarrier operation was not measured; it is not modeled"),
+        },
         _ => None,
     }
 }

@@ -8,7 +8,8 @@ use crate::bank::ops;
 
 /// The `--op` spellings, for help and errors.
 pub const OP_SPELLINGS: &str = "load, store, atomic[.rmw|.count|.cas|.cas-loop], \
-     ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca, cp.async.cg";
+     ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca, cp.async.cg, \
+     mbarrier.init, mbarrier (any other barrier operation)";
 
 /// Parses `--op`.
 pub fn parse_op(text: &str) -> Result<Op, String> {
@@ -22,6 +23,17 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         "atomic.cas-loop" => Some(Op::Atomic(AtomicKind::CasLoop)),
         "cp.async.ca" | "cp.async" => Some(Op::CpAsync { bypass_l1: false }),
         "cp.async.cg" => Some(Op::CpAsync { bypass_l1: true }),
+        "mbarrier.init" => Some(Op::Mbarrier { init: true }),
+        // Every other barrier operation costs the same: nothing in the banks.
+        "mbarrier"
+        | "mbarrier.arrive"
+        | "mbarrier.arrive.expect_tx"
+        | "mbarrier.expect_tx"
+        | "mbarrier.complete_tx"
+        | "mbarrier.test_wait"
+        | "mbarrier.try_wait"
+        | "mbarrier.arrive_drop"
+        | "mbarrier.inval" => Some(Op::Mbarrier { init: false }),
         _ => matrix_op(&t),
     };
     op.ok_or_else(|| format!("invalid --op `{text}` (expected one of: {OP_SPELLINGS})"))
@@ -55,6 +67,7 @@ fn matrix_op(t: &str) -> Option<Op> {
 pub fn default_width(op: Op) -> u32 {
     match op {
         Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::CpAsync { bypass_l1: true } => 16,
+        Op::Mbarrier { .. } => 8,
         _ => 4,
     }
 }
@@ -71,6 +84,7 @@ pub fn check_width(op: Op, width: u32, text: &str) -> Result<(), String> {
         Op::Ldmatrix { .. } | Op::Stmatrix { .. } => "16 (each lane gives one 16-byte row)",
         Op::CpAsync { bypass_l1: true } => "16",
         Op::CpAsync { bypass_l1: false } => "4, 8 or 16",
+        Op::Mbarrier { .. } => "8 (one barrier object)",
     };
     Err(format!(
         "invalid --bytes `{text}` ({} takes {allowed} bytes per lane)",
@@ -83,7 +97,7 @@ fn first_arch(op: Op) -> Option<(u32, u32)> {
     match op {
         Op::Ldmatrix { .. } => Some((7, 5)),
         Op::Stmatrix { .. } => Some((9, 0)),
-        Op::CpAsync { .. } => Some((8, 0)),
+        Op::CpAsync { .. } | Op::Mbarrier { .. } => Some((8, 0)),
         _ => None,
     }
 }
@@ -169,6 +183,17 @@ pub fn notes(op: Op) -> &'static [&'static str] {
             "  aligned block (phase j = global line j). A lane writing the same 16 bytes",
             "  as a lower lane is dropped. The bank table shows where the data lands; its",
             "  ways are not the cost. See hw/ATOMICS_AND_MATRIX_OPS.md. Measured on sm_90.",
+        ],
+        Op::Mbarrier { init: true } => &[
+            "mbarrier.init: one wavefront per distinct 8-byte barrier the lanes address,",
+            "  wherever the barriers lie; lanes on one barrier are one. No layout changes",
+            "  it, so it is never a conflict. See hw/MBARRIER.md. Measured on sm_90.",
+        ],
+        Op::Mbarrier { init: false } => &[
+            "mbarrier (arrive, expect_tx, complete_tx, test_wait, try_wait, arrive_drop,",
+            "  inval): served by the synchronization unit, not the banks: no wavefronts.",
+            "  Its time grows with the distinct barriers a warp touches, not with banks.",
+            "  See hw/MBARRIER.md. Measured on sm_90.",
         ],
     }
 }

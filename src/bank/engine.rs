@@ -39,6 +39,13 @@ pub enum Op {
     CpAsync {
         bypass_l1: bool,
     },
+    /// An `mbarrier` operation on the 8-byte barrier each lane addresses (sm_80+): `init`
+    /// costs one wavefront per distinct barrier, every other operation (arrive, expect_tx,
+    /// complete_tx, test_wait, try_wait, arrive_drop, inval) none; banks play no part
+    /// (measured, `hw/MBARRIER.md`).
+    Mbarrier {
+        init: bool,
+    },
 }
 
 /// The machine code a shared-memory atomic compiles to (measured with nvcc 13.0 for sm_90; see
@@ -71,7 +78,7 @@ impl AtomicKind {
 
 impl Op {
     /// The kind of access, one word: `load`, `store`, `atomic`, `ldmatrix`, `stmatrix`,
-    /// `cp.async`.
+    /// `cp.async`, `mbarrier`.
     pub fn name(self) -> &'static str {
         match self {
             Op::Load => "load",
@@ -80,6 +87,15 @@ impl Op {
             Op::Ldmatrix { .. } => "ldmatrix",
             Op::Stmatrix { .. } => "stmatrix",
             Op::CpAsync { .. } => "cp.async",
+            Op::Mbarrier { .. } => "mbarrier",
+        }
+    }
+
+    /// The access as a noun in messages: `load`, `mbarrier operation`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Op::Mbarrier { .. } => "mbarrier operation",
+            _ => self.name(),
         }
     }
 
@@ -97,6 +113,8 @@ impl Op {
             Op::CpAsync { bypass_l1 } => {
                 format!("cp.async.{}", if bypass_l1 { "cg" } else { "ca" })
             }
+            Op::Mbarrier { init: true } => "mbarrier.init".to_string(),
+            Op::Mbarrier { init: false } => "mbarrier".to_string(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! The bank model of shared-memory operations other than plain loads and stores: atomics,
-//! `ldmatrix` / `stmatrix` and `cp.async`. Each rule was read off Nsight Compute on an H100
+//! `ldmatrix` / `stmatrix`, `cp.async` and `mbarrier` (the last measured with
+//! `hw/probe_mbarrier.cu`, written up in `hw/MBARRIER.md`). Each rule was read off Nsight Compute on an H100
 //! (sm_90) with `hw/probe_ops.cu` and reproduces every measured pattern of
 //! `tests/data/sm90_atomics.json` and `tests/data/sm90_matrix_ops.json`; the same rules in
 //! Python are `hw/check_ops.py`, the write-up `hw/ATOMICS_AND_MATRIX_OPS.md`. They are applied
@@ -37,6 +38,7 @@ pub fn width_is_valid(op: Op, width: u32) -> bool {
         }
         Op::CpAsync { bypass_l1: true } => width == 16,
         Op::CpAsync { bypass_l1: false } => matches!(width, 4 | 8 | 16),
+        Op::Mbarrier { .. } => width == 8,
     }
 }
 
@@ -149,6 +151,7 @@ pub(crate) fn wavefronts(target: Target, access: &WarpAccess) -> Verdict {
     match op {
         Op::Atomic(AtomicKind::CasLoop) => return cas_loop(target, access.width, &offsets),
         Op::CpAsync { bypass_l1: true } => return bypass_verdict(&offsets),
+        Op::Mbarrier { init } => return mbarrier_verdict(init, &offsets),
         _ => {}
     }
     let size = phase_size(op, access.width);
@@ -172,6 +175,28 @@ pub(crate) fn wavefronts(target: Target, access: &WarpAccess) -> Verdict {
         });
     }
     verdict(phases, 0, 1)
+}
+
+/// An mbarrier operation. Measured on sm_90 (`hw/MBARRIER.md`): `init` compiles to a loop that
+/// runs one `SYNCS.EXCH.64` per distinct barrier the active lanes address, one wavefront each,
+/// at any stride (8, 16, 128 or 256 bytes apart: the same count, no bank conflict counted);
+/// the other operations cost no wavefront. No layout changes the count, so it is the ideal.
+fn mbarrier_verdict(init: bool, offsets: &LaneOffsets) -> Verdict {
+    let mut barriers: Vec<u64> = offsets.iter().flatten().map(|o| o / 8).collect();
+    barriers.sort_unstable();
+    barriers.dedup();
+    let cost = if init { barriers.len() as u32 } else { 0 };
+    let phases = if barriers.is_empty() {
+        Vec::new()
+    } else {
+        vec![Phase {
+            lanes: 0..WARP_SIZE,
+            part: 0,
+            wavefronts: cost,
+            ideal: cost,
+        }]
+    };
+    verdict(phases, 0, if init { cost.max(1) } else { 1 })
 }
 
 fn verdict(phases: Vec<Phase>, load_wavefronts: u32, instructions: u32) -> Verdict {

@@ -20,8 +20,9 @@ pub enum Applicability {
 /// What the decision rests on besides the fix itself.
 #[derive(Clone, Copy)]
 pub struct FileFacts<'a> {
-    /// No code was skipped: every access to the array was seen.
-    pub whole_file_read: bool,
+    /// Why not every access to the array may have been seen (code not parsed, or not
+    /// followed); `None` when the whole file was read.
+    pub unread: Option<&'static str>,
     pub budgets: &'a [KernelBudget],
     pub budget_index: &'a BudgetIndex,
     pub arch: Arch,
@@ -35,10 +36,10 @@ pub fn decide(
     ways_after: u32,
     unchecked_accesses: usize,
     costs: &[FixCost],
-    whole_file_read: bool,
+    unread: Option<&'static str>,
 ) -> Applicability {
-    if !whole_file_read {
-        Applicability::Suggestion("parts of the file could not be parsed")
+    if let Some(why) = unread {
+        Applicability::Suggestion(why)
     } else if unchecked_accesses > 0 {
         Applicability::Suggestion("some accesses to the array could not be analyzed")
     } else if ways_after > 1 {

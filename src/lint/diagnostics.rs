@@ -300,7 +300,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
                     code: Rule::UnanalyzedAccess,
                     severity: Severity::Note,
                     span: f.span.clone(),
-                    message: format!("could not analyze this {} of `{array}`", f.op.name()),
+                    message: format!("could not analyze this {} of `{array}`", f.op.noun()),
                     label: reason.clone(),
                     secondary: None,
                     notes: f
@@ -555,7 +555,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
         message,
         label: format!(
             "{} of {} byte{} per lane, {ways}-way conflict",
-            f.op.name(),
+            f.op.noun(),
             f.width,
             if f.width == 1 { "" } else { "s" }
         ),

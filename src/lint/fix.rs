@@ -270,12 +270,7 @@ fn suggest_for_array(
         unchecked_accesses,
         applicability: match entry.padding_blocked.or(as_written.err()) {
             Some(why) => Applicability::Suggestion(why),
-            None => decide(
-                ways_after,
-                unchecked_accesses,
-                &costs,
-                facts.whole_file_read,
-            ),
+            None => decide(ways_after, unchecked_accesses, &costs, facts.unread),
         },
         costs,
     })

@@ -141,7 +141,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .keywords_in(c.function.span.clone())
                     .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
             if could_reach {
-                let at = self.span(whole.span);
+                let at = whole.span;
                 self.note_unfollowed(at, format!("the call of `{name}` is not followed: {why}"));
             }
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
@@ -444,10 +444,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .derived
             .iter()
             .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)));
-        if !returns_pointer {
-            return false;
-        }
         let span = c.function.span.clone();
+        // `uint32_t smem_addr(const void *p) { return __cvta_generic_to_shared(p); }`: an
+        // integer that is a shared-window address, followed like the intrinsic.
+        let returns_window = || {
+            c.unit
+                .prepared
+                .text
+                .get(span.clone())
+                .is_some_and(|t| t.contains("__cvta_generic_to_shared") && t.contains("return"))
+        };
+        if !returns_pointer {
+            return returns_window();
+        }
         c.unit
             .prepared
             .keywords_in(span.clone())

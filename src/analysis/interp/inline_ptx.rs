@@ -32,7 +32,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// `+`/`-` of an integer, or a variable holding one.
     pub(super) fn is_shared_address(&self, e: &Node<Expression>) -> bool {
         match &e.node {
-            Expression::Call(c) => is_shared_window_call(&c.node),
+            Expression::Call(c) => {
+                is_shared_window_call(&c.node) || self.call_returns_shared(&c.node)
+            }
             Expression::Cast(c) => self.is_shared_address(&c.node.expression),
             Expression::Identifier(id) => matches!(
                 self.lookup(&id.node.name),
@@ -69,7 +71,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let text = ptx::template_text(&g.template.node);
         let (found, unresolved) = ptx::shared_instructions(&text);
         let operands: Vec<&Node<GnuAsmOperand>> = g.outputs.iter().chain(&g.inputs).collect();
-        let at = self.span(stmt.span);
+        let at = stmt.span;
         let find = |which: &Operand| match which {
             Operand::Index(i) => operands.get(*i).copied(),
             Operand::Name(n) => operands.iter().copied().find(|o| {
@@ -84,7 +86,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let instruction = &access.instruction;
             let Some(operand) = operand else {
                 self.note_unfollowed(
-                    at.clone(),
+                    at,
                     format!("`{instruction}` names an operand the `asm` statement does not have"),
                 );
                 continue;
@@ -97,7 +99,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             else {
                 let written = self.source_text(address.span);
                 self.note_unfollowed(
-                    at.clone(),
+                    at,
                     format!(
                         "the address `{written}` of `{instruction}` is not one banklint can follow to a `__shared__` array (it follows `__cvta_generic_to_shared(&s[...])` and arithmetic on it)"
                     ),
@@ -122,7 +124,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let Some(p) = moved else {
                 let name = self.arrays[array_of].decl.name.clone();
                 self.note_unfollowed(
-                    at.clone(),
+                    at,
                     format!(
                         "`{instruction}` addresses `{name}`, whose layout banklint does not know"
                     ),
@@ -145,7 +147,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         for instruction in unresolved {
             self.note_unfollowed(
-                at.clone(),
+                at,
                 format!(
                     "`{instruction}` addresses shared memory through a register of the `asm` template; banklint follows addresses passed as operands"
                 ),
@@ -226,8 +228,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Code whose shared-memory accesses are not analyzed, said once per place.
-    pub(super) fn note_unfollowed(&mut self, at: Range<usize>, why: String) {
-        if self.span_override.is_none() && !self.not_followed.iter().any(|(s, _)| *s == at) {
+    /// Notes code at `at` whose shared-memory accesses are not analyzed. In a header's
+    /// function the note stands at the call in the analyzed file and names where it is.
+    pub(super) fn note_unfollowed(&mut self, at: Span, why: String) {
+        if self.span_override.is_some() {
+            return;
+        }
+        let (at, why) = match self.origin(at) {
+            Some(origin) => {
+                let call = self.home_call.as_ref().expect("origin").0.clone();
+                (call, format!("in {origin}: {why}"))
+            }
+            None => (self.span(at), why),
+        };
+        if !self.not_followed.iter().any(|(s, _)| *s == at) {
             self.not_followed.push((at, why));
         }
     }

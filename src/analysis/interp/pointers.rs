@@ -106,7 +106,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 base_name(&u.node.operand).is_some_and(|n| {
                     matches!(
                         self.lookup(&n),
-                        Some(Binding::Pointer(_)) | Some(Binding::Shared(_))
+                        Some(Binding::Pointer(_) | Binding::Shared(_) | Binding::Reference(_))
                     ) || self.unit.file_shared.iter().any(|a| a.name == n)
                 })
             }
@@ -203,6 +203,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             },
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                // `&r` of a `T &r` bound to an element: the element's address.
+                if let Expression::Identifier(id) = &u.node.operand.node
+                    && let Some(Binding::Reference(r)) = self.lookup(&id.node.name)
+                {
+                    return Some(r.target.clone());
+                }
                 if let Some((array, index_exprs, members)) =
                     self.shared_ref_indexed(&u.node.operand, true)
                 {
@@ -272,7 +278,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 match self.last_returned_pointer.take() {
                     Some(Ok(p)) => Some(p),
                     Some(Err(why)) => {
-                        let at = self.span(e.span);
+                        let at = e.span;
                         self.note_unfollowed(
                             at,
                             format!(

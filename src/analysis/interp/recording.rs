@@ -100,6 +100,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         )
     }
 
+    /// Where code at `at` of a header's function stands (`` `f` at h.cuh:12 ``), when the
+    /// analysis is inside one; such code is reported at the call in the analyzed file.
+    pub(super) fn origin(&self, at: Span) -> Option<String> {
+        let (_, header) = self.home_call.as_ref()?;
+        let function = &self.function;
+        let line = self.unit.line_of(self.span(at).start);
+        Some(if header.is_empty() {
+            format!("`{function}` at line {line}")
+        } else {
+            format!("`{function}` at {header}:{line}")
+        })
+    }
+
     /// Where a site at `at` is reported, and its ordinal among sites reported there.
     fn site_place(&self, at: Span) -> (Range<usize>, usize) {
         match &self.home_call {
@@ -190,14 +203,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let assumptions: Vec<String> = self.assumptions.clone();
         let trips_unknown = self.symbolic_loops > 0;
         let layout_problem = self.arrays[array].layout_problem.clone();
-        let origin = self.home_call.as_ref().map(|(_, header)| {
-            let line = self.unit.line_of(self.span(at).start);
-            if header.is_empty() {
-                format!("`{function}` at line {line}")
-            } else {
-                format!("`{function}` at {header}:{line}")
-            }
-        });
+        let origin = self.origin(at);
         let site = self.sites.entry(key.clone()).or_insert_with(|| Site {
             span: span.clone(),
             op,

@@ -209,7 +209,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // rather than run it again or lose the accesses through it silently.
                     None if matches!(&e.node, Expression::Call(c) if self.call_returns_shared(&c.node)) =>
                     {
-                        let at = self.span(e.span);
+                        let at = e.span;
                         self.note_unfollowed(
                             at,
                             format!("the shared-memory pointer `{name}` is given is not one banklint can follow (the function returns different arrays or offsets it does not know)"),

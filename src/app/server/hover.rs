@@ -49,7 +49,7 @@ pub fn hover(analysis: &Analysis, offset: usize) -> Option<(String, Range<usize>
 fn describe(analysis: &Analysis, f: &AccessFinding, out: &mut String) {
     let report = &analysis.report;
     let name = &report.arrays[f.array].decl.name;
-    let what = format!("{} of {} byte{}", f.op.name(), f.width, plural(f.width));
+    let what = format!("{} of {} byte{}", f.op.noun(), f.width, plural(f.width));
     let worst = match (&f.status, &f.worst) {
         (Status::Unknown(reason), _) => {
             let _ = writeln!(out, "**`{name}`: {what}, not analyzed**\n\n{reason}");
