@@ -697,6 +697,26 @@ fn fix_rewrites_keeping_line_endings_and_permissions_then_is_idempotent() {
     );
 }
 
+/// Host code cannot declare shared memory, so a `__shared__` in a function banklint read as
+/// host code means a word before the kernel hid what it is; that is said, never dropped.
+#[test]
+fn shared_memory_in_a_function_read_as_host_code_is_reported() {
+    let dir = temp_dir("misread");
+    let text = "template <typename C>\nKERNEL_ATTRS(C::X) __global__ void k(int *o)\n{\n    __shared__ float q[32];\n    q[threadIdx.x] = 0;\n}\n";
+    let f = write(&dir, "k.cu", text);
+    let o = banklint(&["check", &f, "--color", "never"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("k.cu:4:5")
+            && out.contains("`__shared__` in a function banklint reads as host code"),
+        "{out}"
+    );
+    // Told what the word is, banklint reads the kernel.
+    let o = banklint(&["check", &f, "-DKERNEL_ATTRS(x)=", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(json["accesses"][0]["status"], "analyzed", "{json}");
+}
+
 #[test]
 fn fix_leaves_files_it_could_not_fully_analyze() {
     let dir = temp_dir("nofix");

@@ -323,10 +323,16 @@ pub fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
         target: Target::new(arch, bank_mode),
         block_dim,
         defines: {
-            // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch. User
-            // -D/-U come after and win.
+            // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch, and the
+            // kernel attributes the toolkit's headers define as macros (no toolkit is read),
+            // which say nothing about banks. User -D/-U come after and win.
             let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
-            let builtin = [arch_define.as_str(), "__CUDACC__"];
+            let builtin = [
+                arch_define.as_str(),
+                "__CUDACC__",
+                "__cluster_dims__(...)=",
+                "__maxnreg__(...)=",
+            ];
             config::defines_from(
                 builtin
                     .into_iter()

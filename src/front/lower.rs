@@ -255,6 +255,15 @@ impl<'p> Lowering<'p> {
     fn read_host(&mut self, n: Node<'_>) -> bool {
         match n.kind() {
             "kernel_call_syntax" => self.launch(n),
+            // Host code cannot declare shared memory: the function was misread, most likely
+            // for a word before it that banklint does not know.
+            "type_qualifier" if self.t(n) == "__shared__" => {
+                self.out.skipped.push(Skipped {
+                    span: n.byte_range(),
+                    reason: "`__shared__` in a function banklint reads as host code: nothing it knows marks the function `__global__` or `__device__` (a macro or attribute before its name may be one banklint does not know; define it with `-D`)".into(),
+                });
+                return true;
+            }
             "template_function" => {
                 if let (Some(name), Some(args)) = (
                     n.child_by_field_name("name"),
