@@ -413,7 +413,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     u.operator.node,
                     UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
                 );
-                if self.shared_ref(&u.operand).is_some() || self.is_pointer_access(&u.operand) {
+                if self.shared_ref(&u.operand).is_some()
+                    || self.is_pointer_access(&u.operand)
+                    || self.is_member_array_element(&u.operand)
+                {
                     return self.shared_access_as(&u.operand, &[Op::Load, Op::Store], mask);
                 }
                 if let Expression::Identifier(id) = &u.operand.node
@@ -478,7 +481,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let op = match b.operator.node {
             BinaryOperator::Index => {
-                if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
+                if self.shared_ref(whole).is_some()
+                    || self.is_pointer_access(whole)
+                    || self.is_member_array_element(whole)
+                {
                     return self.shared_access(whole, Op::Load, mask);
                 }
                 let base = self.eval(&b.lhs, mask);
@@ -601,7 +607,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return r;
         }
         let r = self.eval(rhs, mask);
-        if self.shared_ref(lhs).is_some() || self.is_pointer_access(lhs) {
+        if self.shared_ref(lhs).is_some()
+            || self.is_pointer_access(lhs)
+            || self.is_member_array_element(lhs)
+        {
             let ops: &[Op] = if op.is_some() {
                 &[Op::Load, Op::Store]
             } else {

@@ -133,6 +133,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             let text = format!("`{}`", self.source_text(address.span));
             let (array, indices, texts, elem) = self.place_parts(p, text, mask);
+            // A barrier operation other than `init` costs no wavefront wherever the barrier
+            // is, so an address the analysis cannot resolve does not leave it unknown.
+            let indices = match op {
+                Op::Mbarrier { init: false } => vec![Lanes::int(0); indices.len()],
+                _ => indices,
+            };
             let target = AccessTarget {
                 array,
                 indices,

@@ -69,7 +69,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 members,
             });
         }
-        let (ptr, members) = self.pointer_target(e, mask)?;
+        let (ptr, members) = match self.is_member_array_element(e) {
+            true => (self.member_array_element(e, mask)?, Vec::new()),
+            false => self.pointer_target(e, mask)?,
+        };
         let text = format!("`{}`", self.source_text(e.span));
         let (array, indices, texts, elem) = self.place_parts(ptr, text, mask);
         Some(AccessTarget {

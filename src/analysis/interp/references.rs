@@ -175,3 +175,141 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         })
     }
 }
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Whether `e` is `s[i].v[k]` or `p->v[k]`: a subscript of an array member of a struct in
+    /// shared memory. Decided from the text and the bindings, before anything is evaluated.
+    pub(super) fn is_member_array_element(&self, e: &Node<Expression>) -> bool {
+        let Expression::BinaryOperator(b) = &e.node else {
+            return false;
+        };
+        if b.node.operator.node != BinaryOperator::Index
+            || !matches!(b.node.lhs.node, Expression::Member(_))
+        {
+            return false;
+        }
+        let (struct_type, members) = if let Some((array, _, members)) = self.shared_ref(&b.node.lhs)
+        {
+            (self.arrays[array].decl.elem.clone(), members)
+        } else if self.is_pointer_access(&b.node.lhs) {
+            let Some((pointer, members)) = pointer_and_members(&b.node.lhs) else {
+                return false;
+            };
+            match base_name(pointer).map(|n| self.lookup(&n)) {
+                Some(Some(Binding::Pointer(p))) => (p.elem.clone(), members),
+                Some(Some(Binding::Shared(a))) => (self.arrays[*a].decl.elem.clone(), members),
+                _ => return false,
+            }
+        } else {
+            return false;
+        };
+        // An unknown field is still one: the access is reported with why.
+        let mut ty = struct_type;
+        for m in &members {
+            match ty.field(m) {
+                Some(f) if m == members.last().expect("non-empty") => return f.count > 1,
+                Some(f) => ty = f.ty.clone(),
+                None => return true,
+            }
+        }
+        false
+    }
+
+    /// Where `s[i].v[k]` (see `is_member_array_element`) is: a pointer to the element, placed
+    /// in bytes from the struct's own place.
+    pub(super) fn member_array_element(
+        &mut self,
+        e: &Node<Expression>,
+        mask: &[bool],
+    ) -> Option<SharedPointer> {
+        let Expression::BinaryOperator(b) = &e.node else {
+            return None;
+        };
+        let (base, members) = match self.shared_ref(&b.node.lhs) {
+            Some((array, index_exprs, members)) => {
+                let tuple: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+                let base = SharedPointer {
+                    array,
+                    elem: self.arrays[array].decl.elem.clone(),
+                    anchor: tuple.last().cloned().unwrap_or_else(|| Lanes::int(0)),
+                    place: Place::Tuple(tuple),
+                };
+                (base, members)
+            }
+            None => self.pointer_target(&b.node.lhs, mask)?,
+        };
+        let k = self.eval(&b.node.rhs, mask);
+        let array = base.array;
+        let mut ty = base.elem.clone();
+        let mut offset = 0i64;
+        let mut unknown = None;
+        for m in &members {
+            match ty.field(m) {
+                Some(f) => {
+                    offset += i64::from(f.offset);
+                    ty = f.ty.clone();
+                }
+                None => {
+                    unknown = Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    break;
+                }
+            }
+        }
+        let start = self.retype(base, Type::scalar("char", 1, false));
+        let place = match (unknown, start, ty.size()) {
+            (Some(why), _, _) => Lanes::unknown(why),
+            (None, None, _) => Lanes::unknown(format!(
+                "the layout of `{}` is not known",
+                self.arrays[array].decl.name
+            )),
+            (None, Some(_), None) => {
+                Lanes::unknown(format!("the size of `{}` is not known", ty.name()))
+            }
+            (None, Some(start), Some(size)) => {
+                let Place::Bytes(at) = &start.place else {
+                    unreachable!("retype to bytes gives bytes")
+                };
+                let n = self.n;
+                let step =
+                    Lanes::binary(BinOp::Mul, &k, &Lanes::int(size.into()), n, &mut self.syms);
+                let at = Lanes::binary(BinOp::Add, at, &Lanes::int(offset), n, &mut self.syms);
+                return Some(SharedPointer {
+                    array,
+                    elem: ty,
+                    place: Place::Bytes(Lanes::binary(BinOp::Add, &at, &step, n, &mut self.syms)),
+                    anchor: start.anchor,
+                });
+            }
+        };
+        Some(SharedPointer {
+            array,
+            elem: ty,
+            place: Place::Bytes(place),
+            anchor: Lanes::int(0),
+        })
+    }
+}
+
+/// `p[i].a.b` or `p->a.b`: the pointer expression and the member names.
+fn pointer_and_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
+    let mut members = Vec::new();
+    let mut cur = e;
+    while let Expression::Member(m) = &cur.node {
+        members.push(m.node.identifier.node.name.clone());
+        cur = &m.node.expression;
+        if m.node.operator.node == MemberOperator::Indirect {
+            members.reverse();
+            return Some((cur, members));
+        }
+    }
+    members.reverse();
+    match &cur.node {
+        Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+            Some((&b.node.lhs, members))
+        }
+        Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+            Some((&u.node.operand, members))
+        }
+        _ => None,
+    }
+}
