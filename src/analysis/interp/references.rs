@@ -180,19 +180,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Whether `e` is `s[i].v[k]` or `p->v[k]`: a subscript of an array member of a struct in
     /// shared memory. Decided from the text and the bindings, before anything is evaluated.
     pub(super) fn is_member_array_element(&self, e: &Node<Expression>) -> bool {
-        let Expression::BinaryOperator(b) = &e.node else {
+        let Some((member, _)) = member_subscripts(e) else {
             return false;
         };
-        if b.node.operator.node != BinaryOperator::Index
-            || !matches!(b.node.lhs.node, Expression::Member(_))
-        {
-            return false;
-        }
-        let (struct_type, members) = if let Some((array, _, members)) = self.shared_ref(&b.node.lhs)
-        {
+        let (struct_type, members) = if let Some((array, _, members)) = self.shared_ref(member) {
             (self.arrays[array].decl.elem.clone(), members)
-        } else if self.is_pointer_access(&b.node.lhs) {
-            let Some((pointer, members)) = pointer_and_members(&b.node.lhs) else {
+        } else if self.is_pointer_access(member) {
+            let Some((pointer, members)) = pointer_and_members(member) else {
                 return false;
             };
             match base_name(pointer).map(|n| self.lookup(&n)) {
@@ -222,10 +216,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         e: &Node<Expression>,
         mask: &[bool],
     ) -> Option<SharedPointer> {
-        let Expression::BinaryOperator(b) = &e.node else {
-            return None;
-        };
-        let (base, members) = match self.shared_ref(&b.node.lhs) {
+        let (member, subscripts) = member_subscripts(e)?;
+        let (base, members) = match self.shared_ref(member) {
             Some((array, index_exprs, members)) => {
                 let tuple: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
                 let base = SharedPointer {
@@ -236,9 +228,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 };
                 (base, members)
             }
-            None => self.pointer_target(&b.node.lhs, mask)?,
+            None => self.pointer_target(member, mask)?,
         };
-        let k = self.eval(&b.node.rhs, mask);
+        let ks: Vec<Lanes> = subscripts.iter().map(|x| self.eval(x, mask)).collect();
+        let k = ks[0].clone();
         let array = base.array;
         let mut ty = base.elem.clone();
         let mut offset = 0i64;
@@ -254,6 +247,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     break;
                 }
             }
+        }
+        // Only the member's element count is known, not its shape.
+        if ks.len() > 1 && unknown.is_none() {
+            unknown = Some(format!(
+                "`{}` is an element of a member array of more than one dimension, which banklint does not lay out",
+                self.source_text(e.span)
+            ));
         }
         let start = self.retype(base, Type::scalar("char", 1, false));
         let place = match (unknown, start, ty.size()) {
@@ -288,6 +288,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             anchor: Lanes::int(0),
         })
     }
+}
+
+/// `m[i]` or `m[i][j]` where `m` is a member expression: `m` and the subscripts, outermost
+/// (the one written first) first.
+fn member_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
+    let mut subscripts = Vec::new();
+    let mut cur = e;
+    while let Expression::BinaryOperator(b) = &cur.node {
+        if b.node.operator.node != BinaryOperator::Index {
+            return None;
+        }
+        subscripts.push(&*b.node.rhs);
+        cur = &b.node.lhs;
+    }
+    subscripts.reverse();
+    (matches!(cur.node, Expression::Member(_)) && !subscripts.is_empty())
+        .then_some((cur, subscripts))
 }
 
 /// `p[i].a.b` or `p->a.b`: the pointer expression and the member names.
