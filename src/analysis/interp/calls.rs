@@ -446,13 +446,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)));
         let span = c.function.span.clone();
         // `uint32_t smem_addr(const void *p) { return __cvta_generic_to_shared(p); }`: an
-        // integer that is a shared-window address, followed like the intrinsic.
+        // integer that is a shared-window address, followed like the intrinsic. Only when
+        // every `return` returns the conversion: a function that merely uses a window
+        // address returns something else, and is evaluated as a value.
         let returns_window = || {
-            c.unit
-                .prepared
-                .text
-                .get(span.clone())
-                .is_some_and(|t| t.contains("__cvta_generic_to_shared") && t.contains("return"))
+            c.unit.prepared.text.get(span.clone()).is_some_and(|t| {
+                let mut returns = t.split("return").skip(1).peekable();
+                returns.peek().is_some()
+                    && returns.all(|r| {
+                        r.split(';')
+                            .next()
+                            .is_some_and(|e| e.contains("__cvta_generic_to_shared"))
+                    })
+            })
         };
         if !returns_pointer {
             return returns_window();

@@ -16,16 +16,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         e: &'e Node<Expression>,
         partial: bool,
     ) -> Option<SharedRef<'e>> {
-        let (mut cur, members) = direct_members(e)?;
-        let mut indices = Vec::new();
-        while let Expression::BinaryOperator(b) = &cur.node {
-            if b.node.operator.node != BinaryOperator::Index {
-                return None;
-            }
-            indices.push(&*b.node.rhs);
-            cur = &b.node.lhs;
-        }
-        indices.reverse();
+        let (cur, members) = direct_members(e)?;
+        let (cur, indices) = peel_subscripts(cur)?;
         let Expression::Identifier(id) = &cur.node else {
             return None;
         };
@@ -199,9 +191,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         // An unknown field is still one: the access is reported with why.
         let mut ty = struct_type;
-        for m in &members {
+        for (k, m) in members.iter().enumerate() {
             match ty.field(m) {
-                Some(f) if m == members.last().expect("non-empty") => return f.count > 1,
+                Some(f) if k + 1 == members.len() => return f.count > 1,
                 Some(f) => ty = f.ty.clone(),
                 None => return true,
             }
@@ -290,9 +282,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 }
 
-/// `m[i]` or `m[i][j]` where `m` is a member expression: `m` and the subscripts, outermost
-/// (the one written first) first.
-fn member_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
+/// `b[i][j]`: `b` and the subscripts in the order written; `None` when a binary operator
+/// other than a subscript is met on the way.
+fn peel_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
     let mut subscripts = Vec::new();
     let mut cur = e;
     while let Expression::BinaryOperator(b) = &cur.node {
@@ -303,6 +295,12 @@ fn member_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&No
         cur = &b.node.lhs;
     }
     subscripts.reverse();
+    Some((cur, subscripts))
+}
+
+/// `m[i]` or `m[i][j]` where `m` is a member expression: `m` and the subscripts.
+fn member_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
+    let (cur, subscripts) = peel_subscripts(e)?;
     (matches!(cur.node, Expression::Member(_)) && !subscripts.is_empty())
         .then_some((cur, subscripts))
 }
