@@ -463,6 +463,8 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
             .unwrap_or_else(|| Type::Unknown("incomplete struct".into())),
         Some(decls) => {
             let mut fields = Vec::new();
+            // A field whose extent is not a constant here: the struct cannot be laid out.
+            let mut unsized_field = None;
             for sd in decls {
                 let StructDeclaration::Field(f) = &sd.node else {
                     continue;
@@ -476,23 +478,36 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                         continue;
                     };
                     let mut ty = base.clone();
-                    let mut count = 1u32;
+                    let mut dims = Vec::new();
                     for derived in &decl.node.derived {
                         match &derived.node {
                             DerivedDeclarator::Pointer(_) => ty = Type::Pointer(Box::new(ty)),
                             DerivedDeclarator::Array(a) => {
-                                if let ArraySize::VariableExpression(e) = &a.node.size
-                                    && let Expression::Constant(c) = &e.node
-                                    && let Constant::Integer(i) = &c.node
-                                {
-                                    count *= i.number.parse::<u32>().unwrap_or(1);
+                                let extent = match &a.node.size {
+                                    ArraySize::VariableExpression(e)
+                                    | ArraySize::StaticExpression(e) => {
+                                        literal_value(e).and_then(|v| u32::try_from(v).ok())
+                                    }
+                                    _ => None,
+                                };
+                                match extent {
+                                    Some(n) => dims.push(n),
+                                    None => {
+                                        unsized_field.get_or_insert(name.clone());
+                                    }
                                 }
                             }
                             _ => {}
                         }
                     }
-                    fields.push((name, ty, count));
+                    fields.push((name, ty, dims));
                 }
+            }
+            if let Some(field) = unsized_field {
+                return Type::Unknown(format!(
+                    "`struct {}`, whose layout banklint does not know: the extent of its field `{field}` is not a constant it evaluates in a struct",
+                    tag.unwrap_or_default()
+                ));
             }
             let union = matches!(st.kind.node, StructKind::Union)
                 && !tag.as_ref().is_some_and(|t| types.classes.contains(t));
@@ -611,4 +626,35 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
         }
     }
     out
+}
+
+/// An integer constant expression of literals (`BLOCK / 32` once macros are expanded):
+/// `+ - * / % << >> & | ^` and unary minus over integer literals.
+fn literal_value(e: &Node<Expression>) -> Option<i64> {
+    match &e.node {
+        Expression::Constant(c) => match &c.node {
+            Constant::Integer(i) => crate::front::lex::parse_int_literal(&i.number),
+            _ => None,
+        },
+        Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Minus => {
+            literal_value(&u.node.operand)?.checked_neg()
+        }
+        Expression::BinaryOperator(b) => {
+            let (l, r) = (literal_value(&b.node.lhs)?, literal_value(&b.node.rhs)?);
+            match b.node.operator.node {
+                BinaryOperator::Plus => l.checked_add(r),
+                BinaryOperator::Minus => l.checked_sub(r),
+                BinaryOperator::Multiply => l.checked_mul(r),
+                BinaryOperator::Divide => l.checked_div(r),
+                BinaryOperator::Modulo => l.checked_rem(r),
+                BinaryOperator::ShiftLeft => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                BinaryOperator::ShiftRight => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                BinaryOperator::BitwiseAnd => Some(l & r),
+                BinaryOperator::BitwiseOr => Some(l | r),
+                BinaryOperator::BitwiseXor => Some(l ^ r),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

@@ -32,8 +32,28 @@ pub struct Field {
     pub name: String,
     pub offset: u32,
     pub ty: Type,
-    /// Element count of an array field (`float v[3]`), else 1.
-    pub count: u32,
+    /// The extents of an array field (`float v[2][3]`: `[2, 3]`), empty for a scalar one.
+    pub dims: Vec<u32>,
+}
+
+impl Type {
+    /// Why the field `m` of this type cannot be placed.
+    pub fn field_problem(&self, m: &str) -> String {
+        match self {
+            // A struct whose layout failed says why (see `extraction::struct_type`).
+            Type::Unknown(why) if why.contains("whose layout") => {
+                format!("the field `{m}` is in {why}")
+            }
+            _ => format!("the field `{m}` of `{}` is not known", self.name()),
+        }
+    }
+}
+
+impl Field {
+    /// Elements the field holds: the product of its extents.
+    pub fn count(&self) -> u32 {
+        self.dims.iter().product()
+    }
 }
 
 impl Type {
@@ -191,7 +211,7 @@ fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
             name: (*n).to_string(),
             offset: k as u32 * esize,
             ty: elem.clone(),
-            count: 1,
+            dims: Vec::new(),
         })
         .collect();
     let raw = esize * count;
@@ -207,7 +227,7 @@ fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
 /// rounded to the largest alignment). `union` puts every field at 0.
 pub fn layout_record(
     name: &str,
-    fields: Vec<(String, Type, u32)>,
+    fields: Vec<(String, Type, Vec<u32>)>,
     union: bool,
     min_align: u32,
 ) -> Option<Record> {
@@ -215,15 +235,16 @@ pub fn layout_record(
     let mut align = min_align.max(1);
     let mut out = Vec::new();
     let mut size = 0;
-    for (fname, ty, count) in fields {
+    for (fname, ty, dims) in fields {
         let (fs, fa) = (ty.size()?, ty.align()?.max(1));
         align = align.max(fa);
         let at = if union { 0 } else { offset.div_ceil(fa) * fa };
+        let count: u32 = dims.iter().product();
         out.push(Field {
             name: fname,
             offset: at,
             ty,
-            count,
+            dims,
         });
         offset = at + fs * count;
         size = size.max(offset);
@@ -328,16 +349,17 @@ mod tests {
         let r = layout_record(
             "S",
             vec![
-                ("a".into(), Type::scalar("char", 1, false), 1),
-                ("b".into(), Type::scalar("double", 8, true), 1),
-                ("c".into(), Type::scalar("float", 4, true), 1),
+                ("a".into(), Type::scalar("char", 1, false), vec![]),
+                ("b".into(), Type::scalar("double", 8, true), vec![]),
+                ("c".into(), Type::scalar("float", 4, true), vec![2, 3]),
             ],
             false,
             1,
         )
         .unwrap();
-        assert_eq!(r.size, 24);
+        assert_eq!(r.size, 40);
         assert_eq!(r.fields[1].offset, 8);
         assert_eq!(r.fields[2].offset, 16);
+        assert_eq!(r.fields[2].count(), 6);
     }
 }

@@ -194,8 +194,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ty = f.ty.clone();
                 }
                 None => {
-                    member_problem =
-                        Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    member_problem = Some(ty.field_problem(m));
                     break;
                 }
             }

@@ -193,7 +193,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let mut ty = struct_type;
         for (k, m) in members.iter().enumerate() {
             match ty.field(m) {
-                Some(f) if k + 1 == members.len() => return f.count > 1,
+                Some(f) if k + 1 == members.len() => return !f.dims.is_empty(),
                 Some(f) => ty = f.ty.clone(),
                 None => return true,
             }
@@ -223,29 +223,46 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             None => self.pointer_target(member, mask)?,
         };
         let ks: Vec<Lanes> = subscripts.iter().map(|x| self.eval(x, mask)).collect();
-        let k = ks[0].clone();
         let array = base.array;
         let mut ty = base.elem.clone();
         let mut offset = 0i64;
+        let mut dims = Vec::new();
         let mut unknown = None;
         for m in &members {
             match ty.field(m) {
                 Some(f) => {
                     offset += i64::from(f.offset);
+                    dims.clone_from(&f.dims);
                     ty = f.ty.clone();
                 }
                 None => {
-                    unknown = Some(format!("the field `{m}` of `{}` is not known", ty.name()));
+                    unknown = Some(ty.field_problem(m));
                     break;
                 }
             }
         }
-        // Only the member's element count is known, not its shape.
-        if ks.len() > 1 && unknown.is_none() {
+        // One subscript per extent names an element; fewer name a row, which is no access.
+        if ks.len() != dims.len() && unknown.is_none() {
             unknown = Some(format!(
-                "`{}` is an element of a member array of more than one dimension, which banklint does not lay out",
-                self.source_text(e.span)
+                "`{}` gives {} subscripts to a member array of {} dimensions",
+                self.source_text(e.span),
+                ks.len(),
+                dims.len()
             ));
+        }
+        // In elements, row-major: `v[i][j]` of `float v[R][C]` is `i * C + j`.
+        let n = self.n;
+        let mut k = Lanes::int(0);
+        for (i, sub) in ks.iter().enumerate() {
+            let stride: u32 = dims.iter().skip(i + 1).product();
+            let term = Lanes::binary(
+                BinOp::Mul,
+                sub,
+                &Lanes::int(stride.into()),
+                n,
+                &mut self.syms,
+            );
+            k = Lanes::binary(BinOp::Add, &k, &term, n, &mut self.syms);
         }
         let start = self.retype(base, Type::scalar("char", 1, false));
         let place = match (unknown, start, ty.size()) {
@@ -261,7 +278,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let Place::Bytes(at) = &start.place else {
                     unreachable!("retype to bytes gives bytes")
                 };
-                let n = self.n;
                 let step =
                     Lanes::binary(BinOp::Mul, &k, &Lanes::int(size.into()), n, &mut self.syms);
                 let at = Lanes::binary(BinOp::Add, at, &Lanes::int(offset), n, &mut self.syms);
