@@ -504,9 +504,13 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                 }
             }
             if let Some(field) = unsized_field {
+                let word = match st.kind.node {
+                    StructKind::Union => "union",
+                    _ => "struct",
+                };
+                let what = tag.map_or(format!("an unnamed {word}"), |t| format!("`{word} {t}`"));
                 return Type::Unknown(format!(
-                    "`struct {}`, whose layout banklint does not know: the extent of its field `{field}` is not a constant it evaluates in a struct",
-                    tag.unwrap_or_default()
+                    "{what}, whose layout banklint does not know: the extent of its field `{field}` is not a constant it evaluates in a {word}"
                 ));
             }
             let union = matches!(st.kind.node, StructKind::Union)

@@ -47,6 +47,14 @@ impl Type {
             _ => format!("the field `{m}` of `{}` is not known", self.name()),
         }
     }
+
+    /// Why this type cannot be sized.
+    pub fn size_problem(&self) -> String {
+        match self {
+            Type::Unknown(why) if why.contains("whose layout") => format!("it is {why}"),
+            _ => format!("the size of `{}` is not known", self.name()),
+        }
+    }
 }
 
 impl Field {

@@ -223,11 +223,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown("shared data");
         }
         site.assumptions.extend(assumptions);
-        if let Some(p) = member_problem.or(layout_problem).or_else(|| {
-            pieces
-                .is_none()
-                .then(|| format!("the size of `{}` is not known", ty.name()))
-        }) {
+        if let Some(p) = member_problem
+            .or(layout_problem)
+            .or_else(|| pieces.is_none().then(|| ty.size_problem()))
+        {
             site.unknown.get_or_insert(p);
             return Lanes::unknown("shared data");
         }

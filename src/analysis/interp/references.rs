@@ -271,9 +271,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 "the layout of `{}` is not known",
                 self.arrays[array].decl.name
             )),
-            (None, Some(_), None) => {
-                Lanes::unknown(format!("the size of `{}` is not known", ty.name()))
-            }
+            (None, Some(_), None) => Lanes::unknown(ty.size_problem()),
             (None, Some(start), Some(size)) => {
                 let Place::Bytes(at) = &start.place else {
                     unreachable!("retype to bytes gives bytes")
