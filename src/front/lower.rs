@@ -346,6 +346,13 @@ impl<'p> Lowering<'p> {
         }
         self.lower(name);
         self.record_arguments(name.start_byte(), args);
+        // `wt::fill<BM>(s)` reads as `wt__fill(s)`: the call starts at a qualifier. Which
+        // one depends on what was blanked (a leading `::`), so each records the arguments.
+        let mut outer = n.parent();
+        while let Some(q) = outer.filter(|q| q.kind() == "qualified_identifier") {
+            self.record_arguments(q.start_byte(), args);
+            outer = q.parent();
+        }
         self.blank_node(args);
     }
 
