@@ -233,9 +233,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// Code whose shared-memory accesses are not analyzed, said once per place.
-    /// Notes code at `at` whose shared-memory accesses are not analyzed. In a header's
-    /// function the note stands at the call in the analyzed file and names where it is.
+    /// Notes code at `at` whose shared-memory accesses are not analyzed, once per place. In a
+    /// header's function the note stands at the call in the analyzed file and names where it
+    /// is.
     pub(super) fn note_unfollowed(&mut self, at: Span, why: String) {
         if self.span_override.is_some() {
             return;
