@@ -70,3 +70,7 @@ pub const MAX_CALL_DEPTH: usize = 8;
 /// Device-function calls inlined in all, per function analyzed under one shape: a call tree
 /// that fans out (ten calls each calling ten) stays linear in this, not exponential.
 pub const MAX_INLINED_CALLS: usize = 20_000;
+
+/// Rounds of substituting a class's static members into one another's values
+/// (`MMA_PIPE_DEPTH = OVERLAP ? 2 : 1` reads `OVERLAP`): deeper chains stay unresolved.
+pub const MAX_STATIC_MEMBER_NESTING: usize = 8;

@@ -57,7 +57,8 @@ pub struct BlockShape {
     /// element size the code could be used with (`T` -> `__half`, `float`, `double`).
     pub assumed_types: Vec<(String, String)>,
     /// Type arguments a launch wrote that name no type banklint knows (`scalar_t` of a
-    /// dispatch macro), by parameter: those parameters are among `assumed_types`.
+    /// dispatch macro, `config<256, 4>`), by parameter. Those whose size can matter are among
+    /// `assumed_types`; every one still names its class for `C::MEMBER`.
     pub unknown_type_args: Vec<(String, String)>,
     /// The path analyzed: for branches on a warp-uniform unknown whose sides assign variables
     /// differently (`if (n > 0) stride = 32; else stride = 1;`), which side was taken.
@@ -105,14 +106,15 @@ impl BlockShape {
 
     /// Why the types in `assumed_types` are assumed.
     pub fn why_types_assumed(&self) -> String {
-        if self.unknown_type_args.is_empty() {
-            return "nothing instantiates the template".to_string();
-        }
         let written: Vec<String> = self
             .unknown_type_args
             .iter()
+            .filter(|(n, _)| self.assumed_types.iter().any(|(p, _)| p == n))
             .map(|(_, a)| format!("`{a}`"))
             .collect();
+        if written.is_empty() {
+            return "nothing instantiates the template".to_string();
+        }
         format!(
             "the launch's type argument {} is not a type banklint knows",
             written.join(", ")

@@ -241,7 +241,7 @@ fn with_element_sizes(
             .cloned()
             .collect();
         shape.template_args.retain(|arg| !unknown.contains(arg));
-        shape.unknown_type_args = unknown.into_iter().filter(|(n, _)| matters(n)).collect();
+        shape.unknown_type_args = unknown;
         let unbound: Vec<&str> = header
             .params
             .iter()
@@ -287,7 +287,9 @@ fn type_param_matters(text: &str, function: &str, name: &str) -> bool {
     let Some(close) = matching(text, &tokens, open) else {
         return true;
     };
-    if (close..tokens.len()).any(|k| word(k) == name) {
+    // `C::DEPTH` names a member of the class, not a value of type `C`: its size is no matter.
+    let used = |k: usize| word(k) == name && (k + 1 >= tokens.len() || word(k + 1) != "::");
+    if (close..tokens.len()).any(used) {
         return true;
     }
     let mut k = open + 1;
@@ -300,7 +302,7 @@ fn type_param_matters(text: &str, function: &str, name: &str) -> bool {
                     None => return true,
                 }
             }
-            w if w == name => return true,
+            _ if used(k) => return true,
             _ => {}
         }
         k += 1;

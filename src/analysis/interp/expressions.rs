@@ -231,6 +231,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     pub(super) fn named_constant(&mut self, name: &str) -> Option<i64> {
+        // `C__DEPTH` of a type parameter `C` depends on what `C` is bound to at this call.
+        if name
+            .split_once("__")
+            .is_some_and(|(class, _)| self.type_args.contains_key(class))
+        {
+            return self.static_member(name);
+        }
         if let Some(v) = self.constant_cache.get(name) {
             return *v;
         }
@@ -264,8 +271,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// `x128::size` (written `x128__size` for lang-c): a class's static constant member,
-    /// also through an alias of a class template (`typedef Packed128<floatX> x128;`), its
-    /// value read with the alias's template arguments for the class's parameters.
+    /// also through an alias of a class template (`typedef Packed128<floatX> x128;`) or a
+    /// type parameter bound to one (`C::DEPTH` with `C = config<256, 4>`), its value read with
+    /// the template arguments for the class's parameters and the class's other static members
+    /// for their names.
     pub(super) fn static_member(&mut self, name: &str) -> Option<i64> {
         let prepared = self.unit.prepared;
         let preparations =
@@ -281,23 +290,54 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .filter_map(|(k, _)| find(&name[..k], &name[k + 2..]))
             .last();
         let (class, member) = name.rsplit_once("__")?;
-        let value = match direct {
-            Some(m) => m.value.clone(),
+        let (m, args) = match direct {
+            Some(m) => (m, Vec::new()),
             None => {
-                let (_, target) = preparations()
-                    .flat_map(|p| p.aliases.iter())
-                    .find(|(alias, _)| alias == class)?;
-                let (template, args) = crate::front::names::split_template_args(target)?;
-                let m = find(template.rsplit("::").next().unwrap_or(template), member)?;
-                let bindings: Vec<(&str, &str)> = m
-                    .params
-                    .iter()
-                    .map(String::as_str)
-                    .zip(args.iter().map(String::as_str))
-                    .collect();
-                crate::front::names::replace_words(&m.value, &bindings)
+                let target = match self.type_args.get(class) {
+                    Some(bound) => bound.clone(),
+                    None => preparations()
+                        .flat_map(|p| p.aliases.iter())
+                        .find(|(alias, _)| alias == class)?
+                        .1
+                        .clone(),
+                };
+                let (template, args) = match crate::front::names::split_template_args(&target) {
+                    Some((template, args)) => (template.to_string(), args),
+                    None => (target.trim().to_string(), Vec::new()),
+                };
+                let template = template
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or(&template)
+                    .to_string();
+                (find(&template, member)?, args)
             }
         };
+        // The class's other static members, by name, as many rounds as they nest.
+        let mut value = m.value.clone();
+        for _ in 0..crate::limits::MAX_STATIC_MEMBER_NESTING {
+            let siblings: Vec<(String, String)> = preparations()
+                .flat_map(|p| p.static_members.iter())
+                .filter(|s| s.class == m.class && s.member != m.member)
+                .map(|s| (s.member.clone(), format!("({})", s.value)))
+                .collect();
+            let bindings: Vec<(&str, &str)> = siblings
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            let next = crate::front::names::replace_words(&value, &bindings);
+            if next == value {
+                break;
+            }
+            value = next;
+        }
+        let bindings: Vec<(&str, &str)> = m
+            .params
+            .iter()
+            .map(String::as_str)
+            .zip(args.iter().map(String::as_str))
+            .collect();
+        let value = crate::front::names::replace_words(&value, &bindings);
         let expr = parse_expression_text(self.unit, &value)?;
         eval_constant(self.unit, &expr, 0)
     }

@@ -678,7 +678,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .chain(&shape.assumed)
                 .cloned()
                 .collect(),
-            type_args: Rc::default(),
+            // A type argument banklint cannot lay out (`config<256, 4>`) still names its
+            // class: `C::DEPTH` reads the class's static member (see `static_member`).
+            type_args: Rc::new(shape.unknown_type_args.iter().cloned().collect()),
             footprint: BTreeSet::new(),
             call_stack: Vec::new(),
             inlined_calls: 0,
@@ -724,7 +726,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         .named
                         .insert(param.name.clone(), ty);
                 }
-                if let Some(t) = given {
+                if let Some(t) = given
+                    && !self.type_args.contains_key(&param.name)
+                {
                     Rc::make_mut(&mut self.type_args).insert(param.name.clone(), t);
                 }
                 continue;
