@@ -519,6 +519,17 @@ impl<'s> HostReader<'s> {
         while let Some(x) = stack.pop() {
             if x.kind() == "kernel_call_syntax" {
                 self.launch(x, env);
+            } else if x.kind() == "call_expression"
+                && let Some(api) = crate::front::syntax::api_launch(x, self.src)
+            {
+                let key = api.kernel.start_byte();
+                let values = LaunchValues {
+                    block: api.config.get(1).map(|b| self.eval(*b, env)),
+                    template_values: self.template_values(api.kernel, env),
+                    arguments: api.arguments.iter().map(|a| self.eval(*a, env)).collect(),
+                    host_args: self.instance.clone(),
+                };
+                self.launches.push((key, values));
             } else if x.kind() == "template_function" {
                 self.template_call(x, env);
             }
@@ -546,22 +557,7 @@ impl<'s> HostReader<'s> {
         };
         let config: Vec<Node<'_>> = named_children(syntax);
         let block = config.get(1).map(|b| self.eval(*b, env));
-        let template_values = match f.kind() {
-            "template_function" => f
-                .child_by_field_name("arguments")
-                .map(|a| {
-                    named_children(a)
-                        .iter()
-                        .map(|x| match self.eval(*x, env) {
-                            HostValue::Int(v) => Some(v.to_string()),
-                            HostValue::Type(t) => Some(t),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        let template_values = self.template_values(f, env);
         let arguments = call
             .child_by_field_name("arguments")
             .map(|a| {
@@ -580,6 +576,30 @@ impl<'s> HostReader<'s> {
                 host_args: self.instance.clone(),
             },
         ));
+    }
+
+    /// The template arguments of a launched kernel (`k<BM, T>`, `ns::k<BM>`) as their values
+    /// here: a number, a type, or `None` where unknown.
+    fn template_values(&self, f: Node<'_>, env: &Env) -> Vec<Option<String>> {
+        let f = match f.kind() {
+            "qualified_identifier" => f.child_by_field_name("name").unwrap_or(f),
+            _ => f,
+        };
+        if f.kind() != "template_function" {
+            return Vec::new();
+        }
+        f.child_by_field_name("arguments")
+            .map(|a| {
+                named_children(a)
+                    .iter()
+                    .map(|x| match self.eval(*x, env) {
+                        HostValue::Int(v) => Some(v.to_string()),
+                        HostValue::Type(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The value of a name written as text.

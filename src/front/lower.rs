@@ -255,6 +255,12 @@ impl<'p> Lowering<'p> {
     fn read_host(&mut self, n: Node<'_>) -> bool {
         match n.kind() {
             "kernel_call_syntax" => self.launch(n),
+            "call_expression" => {
+                if let Some(api) = crate::front::syntax::api_launch(n, self.src) {
+                    self.api_launch(&api, n);
+                }
+                return true;
+            }
             // Host code cannot declare shared memory: the function was misread, most likely
             // for a word before it that banklint does not know.
             "type_qualifier" if self.t(n) == "__shared__" => {
@@ -528,21 +534,7 @@ impl<'p> Lowering<'p> {
         let Some(f) = call.child_by_field_name("function") else {
             return;
         };
-        let (name_node, template_args) = match f.kind() {
-            "template_function" => {
-                let args = f
-                    .child_by_field_name("arguments")
-                    .map(|a| {
-                        named_children(a)
-                            .iter()
-                            .map(|x| self.t(*x).split_whitespace().collect::<Vec<_>>().join(" "))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (f.child_by_field_name("name").unwrap_or(f), args)
-            }
-            _ => (f, Vec::new()),
-        };
+        let (name_node, template_args) = self.kernel_name(f);
         let name = self.t(name_node);
         let kernel = name.rsplit("::").next().unwrap_or(name).trim().to_string();
         let parts = children(syntax);
@@ -567,6 +559,44 @@ impl<'p> Lowering<'p> {
         }
         for c in parts.iter().filter(|c| c.is_named()) {
             self.lower(*c);
+        }
+    }
+
+    /// A launch through the runtime API (see `syntax::api_launch`), recorded as `<<<...>>>`
+    /// would be: the configuration it gives, at the kernel's name.
+    fn api_launch(&mut self, api: &crate::front::syntax::ApiLaunch<'_>, call: Node<'_>) {
+        let (name_node, template_args) = self.kernel_name(api.kernel);
+        let name = self.t(name_node);
+        self.out.launches.push(Launch {
+            kernel: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
+            template_args,
+            config: api.config.iter().map(|c| c.byte_range()).collect(),
+            span: api.kernel.start_byte()..call.end_byte(),
+            values: Default::default(),
+        });
+    }
+
+    /// The name and the explicit template arguments of a launched kernel (`k<16, float>`).
+    fn kernel_name<'t>(&self, f: Node<'t>) -> (Node<'t>, Vec<String>) {
+        let f = match f.kind() {
+            // `ns::k<T>`: the template function inside.
+            "qualified_identifier" => f.child_by_field_name("name").unwrap_or(f),
+            _ => f,
+        };
+        match f.kind() {
+            "template_function" => {
+                let args = f
+                    .child_by_field_name("arguments")
+                    .map(|a| {
+                        named_children(a)
+                            .iter()
+                            .map(|x| self.t(*x).split_whitespace().collect::<Vec<_>>().join(" "))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (f.child_by_field_name("name").unwrap_or(f), args)
+            }
+            _ => (f, Vec::new()),
         }
     }
 

@@ -101,6 +101,75 @@ pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
     Some((name, is_type))
 }
 
+/// A launch through the runtime API rather than `<<<...>>>`.
+pub struct ApiLaunch<'t> {
+    /// The kernel as named (`k`, `k<T>`, `ns::k<T>`), under any cast or `&`.
+    pub kernel: Node<'t>,
+    /// Grid and block, where the call gives them (`cudaLaunchKernel`); `cudaLaunchKernelEx`
+    /// takes them in a `cudaLaunchConfig_t`.
+    pub config: Vec<Node<'t>>,
+    /// The kernel's arguments, where the call passes them one by one (`cudaLaunchKernelEx`);
+    /// `cudaLaunchKernel` passes an array of pointers.
+    pub arguments: Vec<Node<'t>>,
+}
+
+/// `cudaLaunchKernel((void *)k<T>, grid, block, args, smem, stream)`,
+/// `cudaLaunchCooperativeKernel(...)` (the same arguments) and
+/// `cudaLaunchKernelEx(&config, k<T>, a, b)`.
+pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
+    let function = call.child_by_field_name("function")?;
+    let args = named_children(call.child_by_field_name("arguments")?);
+    let name = text(function, src);
+    let name = name.rsplit("::").next().unwrap_or(name).trim();
+    let (kernel, config, arguments) = match name {
+        "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => (
+            args.first()?,
+            args.get(1..3).unwrap_or_default().to_vec(),
+            Vec::new(),
+        ),
+        "cudaLaunchKernelEx" => (
+            args.get(1)?,
+            Vec::new(),
+            args.get(2..).unwrap_or_default().to_vec(),
+        ),
+        _ => return None,
+    };
+    let mut kernel = *kernel;
+    // `(void *)k`, `&k`, `(k)`, `reinterpret_cast<void *>(k)`.
+    loop {
+        kernel = match kernel.kind() {
+            "cast_expression" => kernel.child_by_field_name("value")?,
+            "pointer_expression" | "parenthesized_expression" => *named_children(kernel).last()?,
+            "call_expression" if function_is_cast(kernel, src) => {
+                *named_children(kernel.child_by_field_name("arguments")?).first()?
+            }
+            _ => break,
+        };
+    }
+    matches!(
+        kernel.kind(),
+        "identifier" | "template_function" | "qualified_identifier"
+    )
+    .then_some(ApiLaunch {
+        kernel,
+        config,
+        arguments,
+    })
+}
+
+/// `reinterpret_cast<void *>(...)` and the other named casts, as a call.
+fn function_is_cast(call: Node<'_>, src: &str) -> bool {
+    call.child_by_field_name("function")
+        .filter(|f| f.kind() == "template_function")
+        .and_then(|f| f.child_by_field_name("name"))
+        .is_some_and(|n| {
+            matches!(
+                text(n, src),
+                "reinterpret_cast" | "static_cast" | "const_cast"
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

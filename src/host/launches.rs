@@ -321,15 +321,19 @@ fn launch_shapes(
     without_shape: &mut Vec<WithoutShape>,
 ) {
     for launch in prepared.launches.iter().filter(|l| l.kernel == f.name) {
-        let Some(block) = launch.config.get(1) else {
+        // `cudaLaunchKernelEx` gives no configuration in the call; `<<<grid>>>` is malformed.
+        let block = launch.config.get(1);
+        if block.is_none() && !launch.config.is_empty() {
             unresolved.push(UnresolvedLaunch {
                 span: prepared.source_span(launch.span.clone()),
                 reason: "the launch has no block argument".into(),
                 annotation: None,
             });
             continue;
-        };
-        let text = prepared.written(block.clone());
+        }
+        let text = block
+            .map(|b| prepared.written(b.clone()))
+            .unwrap_or_default();
         // A launch in device code has no host run: one with nothing known.
         let device_code = [LaunchValues::default()];
         let runs = if launch.values.is_empty() {
@@ -366,13 +370,12 @@ fn launch_run(
     shapes: &mut Vec<BlockShape>,
     without_shape: &mut Vec<WithoutShape>,
 ) {
-    let Some(block) = launch.config.get(1) else {
-        return;
-    };
+    let block = launch.config.get(1);
     let dims_here = values.block.as_ref().map(|b| b.as_dims());
     let dims_here = match dims_here {
             Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
             Some(Err(why)) => Err(why),
+            None if block.is_none() => Err("`cudaLaunchKernelEx` takes it in a `cudaLaunchConfig_t`, which banklint does not read".to_string()),
             None => Err("the launch is in device code (dynamic parallelism), whose values banklint does not follow".to_string()),
         };
     // A problem with the block is the launch's, reported once whatever it instantiates.
@@ -382,13 +385,14 @@ fn launch_run(
             "block ({}, {}, {}) has more than {MAX_THREADS} threads or a zero extent",
             dims[0], dims[1], dims[2]
         )),
+        Err(why) if text.is_empty() => Some(format!("the block shape is not known: {why}")),
         Err(why) => Some(format!(
             "the block shape `{text}` is not a compile-time constant: {why}"
         )),
     };
     let dims_here = dims_here.ok();
     if let Some(reason) = problem {
-        let span = prepared.source_span(block.clone());
+        let span = prepared.source_span(block.unwrap_or(&launch.span).clone());
         // Said once, whichever instantiation it is in.
         if !unresolved
             .iter()
