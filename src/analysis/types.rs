@@ -48,6 +48,27 @@ impl Type {
         }
     }
 
+    /// Where `.a.b` (the `members`, in order) of a value of this type lies, and what it is.
+    pub fn field_path(&self, members: &[String]) -> FieldPath {
+        let mut path = FieldPath {
+            offset: 0,
+            ty: self.clone(),
+            dims: Vec::new(),
+            problem: None,
+        };
+        for m in members {
+            let Some(f) = path.ty.field(m) else {
+                path.problem = Some(path.ty.field_problem(m));
+                break;
+            };
+            let (offset, dims, ty) = (f.offset, f.dims.clone(), f.ty.clone());
+            path.offset += i64::from(offset);
+            path.dims = dims;
+            path.ty = ty;
+        }
+        path
+    }
+
     /// Why this type cannot be sized.
     pub fn size_problem(&self) -> String {
         match self {
@@ -55,6 +76,20 @@ impl Type {
             _ => format!("the size of `{}` is not known", self.name()),
         }
     }
+}
+
+/// The result of [`Type::field_path`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldPath {
+    /// Bytes from the start of the value.
+    pub offset: i64,
+    /// The last member's type (its element type, for an array member); where a member is not
+    /// found, the type that lacks it.
+    pub ty: Type,
+    /// The last member's extents (empty unless it is an array).
+    pub dims: Vec<u32>,
+    /// Why a member could not be found.
+    pub problem: Option<String>,
 }
 
 impl Field {

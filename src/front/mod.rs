@@ -8,7 +8,8 @@
 //! header prepared once per run for the definitions it sees); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
 //! [`includes`] finds the files that include a file and reads headers ([`project_headers`]
 //! finds those no `-I` names); [`host_code`] reads host
-//! functions as programs to give each launch its values; [`annotation_syntax`] reads the
+//! functions as programs to give each launch its values ([`host_launch_sites`]: what it
+//! records at a launch, `<<<...>>>` or a runtime-API call); [`annotation_syntax`] reads the
 //! `banklint:` annotations in comments.
 //! [`limits_scan`] defuses input too deep to parse, before anything recurses into it.
 
@@ -18,6 +19,7 @@ pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;
 pub mod host_code;
+pub mod host_launch_sites;
 pub mod host_scopes;
 pub mod host_templates;
 pub mod host_tensor_maps;

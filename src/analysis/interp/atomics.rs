@@ -61,10 +61,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             adds_one: values.len() == 1 && values[0].as_const() == Some(1),
             result_unused,
         };
-        let mut elem = Some(target.elem.clone());
-        for m in &target.members {
-            elem = elem.and_then(|t| t.field(m).map(|f| f.ty.clone()));
-        }
+        let path = target.elem.field_path(&target.members);
+        let elem = path.problem.is_none().then_some(path.ty);
         // A member that does not exist is reported by the recording itself.
         let kind = elem.map_or(Ok(AtomicKind::Rmw), |t| atomic_kind(function, &t, usage));
         let op = Op::Atomic(*kind.as_ref().unwrap_or(&AtomicKind::Rmw));

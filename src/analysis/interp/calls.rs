@@ -450,15 +450,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // every `return` returns the conversion: a function that merely uses a window
         // address returns something else, and is evaluated as a value.
         let returns_window = || {
-            c.unit.prepared.text.get(span.clone()).is_some_and(|t| {
-                let mut returns = t.split("return").skip(1).peekable();
-                returns.peek().is_some()
-                    && returns.all(|r| {
-                        r.split(';')
-                            .next()
-                            .is_some_and(|e| e.contains("__cvta_generic_to_shared"))
-                    })
-            })
+            let Some(t) = c.unit.prepared.text.get(span.clone()) else {
+                return false;
+            };
+            let tokens = crate::front::lex::tokenize(t);
+            let words: Vec<&str> = tokens.iter().map(|k| k.text(t)).collect();
+            let returns: Vec<usize> = (0..words.len()).filter(|&k| words[k] == "return").collect();
+            !returns.is_empty()
+                && returns.iter().all(|&k| {
+                    words[k..]
+                        .iter()
+                        .take_while(|w| **w != ";")
+                        .any(|w| *w == "__cvta_generic_to_shared")
+                })
         };
         if !returns_pointer {
             return returns_window();

@@ -231,17 +231,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     pub(super) fn named_constant(&mut self, name: &str) -> Option<i64> {
-        // `C__DEPTH` of a type parameter `C` depends on what `C` is bound to at this call.
-        if name
+        // `C__DEPTH` of a type parameter `C` depends on what `C` is bound to here: cached
+        // under that binding.
+        let key: std::borrow::Cow<str> = match name
             .split_once("__")
-            .is_some_and(|(class, _)| self.type_args.contains_key(class))
+            .and_then(|(class, _)| self.type_args.get(class))
         {
-            return self.static_member(name);
-        }
-        if let Some(v) = self.constant_cache.get(name) {
+            Some(bound) => format!("{name} with {bound}").into(),
+            None => name.into(),
+        };
+        if let Some(v) = self.constant_cache.get(key.as_ref()) {
             return *v;
         }
-        self.constant_cache.insert(name.to_string(), None);
+        let key = key.into_owned();
+        self.constant_cache.insert(key.clone(), None);
         let v = match self.unit.constants.get(name) {
             Some(NamedConstant::Value(v)) => Some(*v),
             Some(NamedConstant::Expr { expr, item }) => self.constant_in(expr, *item),
@@ -252,7 +255,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .header_constant(name)
                 .or_else(|| self.static_member(name)),
         };
-        self.constant_cache.insert(name.to_string(), v);
+        self.constant_cache.insert(key, v);
         v
     }
 
@@ -314,18 +317,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         };
         // The class's other static members, by name, as many rounds as they nest.
+        let siblings: Vec<(String, String)> = preparations()
+            .flat_map(|p| p.static_members.iter())
+            .filter(|s| s.class == m.class && s.member != m.member)
+            .map(|s| (s.member.clone(), format!("({})", s.value)))
+            .collect();
+        let siblings: Vec<(&str, &str)> = siblings
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
         let mut value = m.value.clone();
         for _ in 0..crate::limits::MAX_STATIC_MEMBER_NESTING {
-            let siblings: Vec<(String, String)> = preparations()
-                .flat_map(|p| p.static_members.iter())
-                .filter(|s| s.class == m.class && s.member != m.member)
-                .map(|s| (s.member.clone(), format!("({})", s.value)))
-                .collect();
-            let bindings: Vec<(&str, &str)> = siblings
-                .iter()
-                .map(|(n, v)| (n.as_str(), v.as_str()))
-                .collect();
-            let next = crate::front::names::replace_words(&value, &bindings);
+            let next = crate::front::names::replace_words(&value, &siblings);
             if next == value {
                 break;
             }

@@ -184,21 +184,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let (span, key) = self.site_key(at, op);
         // Element type after member selection.
-        let mut ty = elem;
-        let mut member_offset = 0i64;
-        let mut member_problem = None;
-        for m in members {
-            match ty.field(m) {
-                Some(f) => {
-                    member_offset += i64::from(f.offset);
-                    ty = f.ty.clone();
-                }
-                None => {
-                    member_problem = Some(ty.field_problem(m));
-                    break;
-                }
-            }
-        }
+        let crate::analysis::types::FieldPath {
+            offset: member_offset,
+            ty,
+            problem: member_problem,
+            ..
+        } = elem.field_path(members);
         let pieces = ty.pieces();
         let width = pieces.as_ref().map_or(4, |p| p.0);
         let function = self.function.clone();

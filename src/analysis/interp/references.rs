@@ -190,15 +190,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return false;
         };
         // An unknown field is still one: the access is reported with why.
-        let mut ty = struct_type;
-        for (k, m) in members.iter().enumerate() {
-            match ty.field(m) {
-                Some(f) if k + 1 == members.len() => return !f.dims.is_empty(),
-                Some(f) => ty = f.ty.clone(),
-                None => return true,
-            }
-        }
-        false
+        let path = struct_type.field_path(&members);
+        path.problem.is_some() || !path.dims.is_empty()
     }
 
     /// Where `s[i].v[k]` (see `is_member_array_element`) is: a pointer to the element, placed
@@ -224,23 +217,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         let ks: Vec<Lanes> = subscripts.iter().map(|x| self.eval(x, mask)).collect();
         let array = base.array;
-        let mut ty = base.elem.clone();
-        let mut offset = 0i64;
-        let mut dims = Vec::new();
-        let mut unknown = None;
-        for m in &members {
-            match ty.field(m) {
-                Some(f) => {
-                    offset += i64::from(f.offset);
-                    dims.clone_from(&f.dims);
-                    ty = f.ty.clone();
-                }
-                None => {
-                    unknown = Some(ty.field_problem(m));
-                    break;
-                }
-            }
-        }
+        let crate::analysis::types::FieldPath {
+            offset,
+            ty,
+            dims,
+            problem: mut unknown,
+        } = base.elem.field_path(&members);
         // One subscript per extent names an element; fewer name a row, which is no access.
         if ks.len() != dims.len() && unknown.is_none() {
             unknown = Some(format!(
