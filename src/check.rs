@@ -5,10 +5,10 @@ use crate::analysis::extraction::Unit;
 use crate::analysis::extraction::extract;
 use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
-use crate::front::cuda::{Defines, Prepared, prepare_in_context};
+use crate::front::cuda::{Defines, Prepared, prepare_to_check};
 use crate::front::includes::{HeaderLog, IncluderIndex, header_loader, include_problems};
 use crate::front::limits_scan;
-use crate::front::parse::parse_chunks;
+use crate::front::parse::{ParseOutcome, parse_chunks};
 use crate::front::source::SourceFile;
 use crate::host::launches::{IncluderLaunches, shapes_for};
 use crate::lint::applicability::FileFacts;
@@ -88,14 +88,19 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     // Too-deep code is blanked before anything recurses into it, offsets unchanged.
     let deep = limits_scan::scan(&file.text);
     let header_log = HeaderLog::default();
-    let prepared = prepare_in_context(
+    let prepared = prepare_to_check(
         &deep.apply(&file.text),
         &options.defines,
         &mut header_loader(&file.path, &options.include_dirs, &header_log),
         context_prepared,
     );
     let include_problems = include_problems(&prepared, &header_log);
-    let parsed = parse_chunks(&prepared);
+    // Without device code there is nothing to analyze (and its headers were not lowered).
+    let parsed = if prepared.device_code {
+        parse_chunks(&prepared)
+    } else {
+        ParseOutcome::default()
+    };
     let parse_stats = ParseStats {
         items: parsed.items.len() + parsed.unparsed,
         partly_parsed: parsed.partly_parsed,

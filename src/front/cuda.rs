@@ -7,14 +7,14 @@
 
 use crate::front::header_cache;
 use crate::front::items::lower_items;
-use crate::front::lex::lex;
+use crate::front::lex::{Token, TokenKind, lex};
 use crate::front::lower::Lowering;
 pub use crate::front::macros::Defines;
 use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
 use crate::front::preprocess::{Included, initial_macros, preprocess};
 use crate::front::syntax::parse;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     prepare_with_includes(src, defines, &mut |_: &HeaderRequest| None)
@@ -98,28 +98,95 @@ pub fn prepare_in_context(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
 ) -> Prepared {
+    prepare_top(src, defines, load, context, Headers::Always)
+}
+
+/// Like [`prepare_in_context`], for a file to check: when its own expanded text has no device
+/// code there is nothing in it to analyze, and its headers are only preprocessed (for their
+/// macros, inactive regions and missing includes), not parsed and lowered. In a library whose
+/// sources are mostly host code over device headers (raft, flash-attention), that is most of
+/// the time a run spends.
+pub fn prepare_to_check(
+    src: &str,
+    defines: &Defines,
+    load: &mut dyn IncludeLoader,
+    context: Option<(String, Prepared)>,
+) -> Prepared {
+    prepare_top(src, defines, load, context, Headers::IfDeviceCode)
+}
+
+/// When a file's headers are lowered for their declarations.
+#[derive(Clone, Copy, PartialEq)]
+enum Headers {
+    Always,
+    IfDeviceCode,
+}
+
+fn prepare_top(
+    src: &str,
+    defines: &Defines,
+    load: &mut dyn IncludeLoader,
+    context: Option<(String, Prepared)>,
+    headers: Headers,
+) -> Prepared {
     let mut macros = initial_macros(defines);
     if let Some((_, ctx)) = &context {
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         macros.absorb(&ctx.macros, 0);
     }
-    prepare_from(src, macros, load, context, None)
+    let mut out = preprocess_stage(src, macros, load, None);
+    let tree = parse(&out.text);
+    out.device_code = tree
+        .as_ref()
+        .is_none_or(|t| analyzed_on_its_own(&out.tokens, &out.text, t.root_node()));
+    let lower_headers = headers == Headers::Always || out.device_code;
+    lower_stage(&mut out, context, lower_headers, tree);
+    out
 }
 
-/// Preprocesses and lowers `src`, starting from `macros`.
-fn prepare_from(
+/// A header preprocessed where it is included (its macros are what its includer needs
+/// there), parsed and lowered the first time a file needs its declarations; shared by every
+/// file of a run that includes it under the same definitions (see `header_cache`).
+#[derive(Debug)]
+pub struct PendingHeader {
+    preprocessed: Prepared,
+    lowered: OnceLock<Arc<Prepared>>,
+}
+
+impl PendingHeader {
+    pub fn new(preprocessed: Prepared) -> PendingHeader {
+        PendingHeader {
+            preprocessed,
+            lowered: OnceLock::new(),
+        }
+    }
+
+    /// What preprocessing found: macros, inactive regions, missing includes, nested headers.
+    pub fn preprocessed(&self) -> &Prepared {
+        &self.preprocessed
+    }
+
+    /// The header parsed and lowered, its own headers first.
+    pub fn lowered(&self) -> Arc<Prepared> {
+        self.lowered
+            .get_or_init(|| {
+                let mut out = self.preprocessed.preprocessing_copy();
+                lower_stage(&mut out, None, true, None);
+                Arc::new(out)
+            })
+            .clone()
+    }
+}
+
+/// Preprocesses `src` from `macros`, following headers (each preprocessed once per run for
+/// each set of definitions it sees); `text` is the expanded text, not yet lowered.
+fn preprocess_stage(
     src: &str,
     macros: MacroTable,
     load: &mut dyn IncludeLoader,
-    context: Option<(String, Prepared)>,
     path: Option<&str>,
 ) -> Prepared {
     let mut out = Prepared::default();
-    if let Some((includer, ctx)) = &context {
-        out.absorb_declarations(ctx, includer);
-    }
-    // Headers as found: the name written, the path read, what their front end found.
-    let mut headers: Vec<(String, String, Arc<Prepared>)> = Vec::new();
     let pre = preprocess(src, macros, &mut |name, angled, in_force, span| {
         let request = HeaderRequest {
             name,
@@ -128,13 +195,12 @@ fn prepare_from(
         };
         match load.load(&request) {
             Some((found, text)) => {
-                // The header sees every macro in force at the `#include` line; prepared once
-                // per run for each set of the definitions it can see.
+                // The header sees every macro in force at the `#include` line.
                 let header = header_cache::prepared_header(&found, &text, in_force, load, |l| {
-                    prepare_from(&text, in_force.clone(), l, None, Some(&found))
+                    preprocess_stage(&text, in_force.clone(), l, Some(&found))
                 });
-                let defined = header.macros.clone();
-                headers.push((name.to_string(), found, header));
+                let defined = header.preprocessed().macros.clone();
+                out.pending.push((name.to_string(), found, header));
                 Included::Found(defined)
             }
             // A `<header>` outside the project is the system's or a library's: not reported.
@@ -145,12 +211,6 @@ fn prepare_from(
             }
         }
     });
-    for (name, path, header) in headers {
-        out.absorb_declarations(&header, &path);
-        out.headers.push((name, header));
-    }
-    out.headers
-        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
     out.source = src.to_string();
     out.source_lines = std::iter::once(0)
         .chain(src.match_indices('\n').map(|(i, _)| i + 1))
@@ -164,15 +224,57 @@ fn prepare_from(
         span: n.span,
         reason: n.message,
     }));
-    lower(&pre.text, &mut out);
+    out.tokens = lex(&pre.text).tokens;
+    out.text = pre.text;
     out
 }
 
+/// Whether the expanded text has code banklint analyzes by itself: a kernel, shared memory,
+/// or a device function or variable outside any class or function body (after expansion:
+/// `RAFT_KERNEL` has become `__global__`). A `__device__` lambda or member function is
+/// analyzed only where a kernel calls it, so it does not count.
+fn analyzed_on_its_own(tokens: &[Token], text: &str, root: tree_sitter::Node<'_>) -> bool {
+    tokens.iter().any(|t| {
+        t.kind == TokenKind::Ident
+            && match t.text(text) {
+                "__global__" | "__shared__" => true,
+                "__device__" | "__constant__" | "__managed__" => {
+                    !crate::front::syntax::inside_body(root, t.start)
+                }
+                _ => false,
+            }
+    })
+}
+
+/// Lowers a preprocessed `out`: the context's and (when `lower_headers`) the headers'
+/// declarations first, then its own text.
+fn lower_stage(
+    out: &mut Prepared,
+    context: Option<(String, Prepared)>,
+    lower_headers: bool,
+    tree: Option<tree_sitter::Tree>,
+) {
+    if let Some((includer, ctx)) = &context {
+        out.absorb_declarations(ctx, includer);
+    }
+    if lower_headers {
+        let pending = out.pending.clone();
+        for (name, path, header) in pending {
+            let header = header.lowered();
+            out.absorb_declarations(&header, &path);
+            out.headers.push((name, header));
+        }
+    }
+    out.headers
+        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
+    let text = std::mem::take(&mut out.text);
+    lower(&text, out, tree.or_else(|| parse(&text)));
+}
+
 /// Lowers the expanded text into `out`: items, rewrites, type names, launches.
-fn lower(text: &str, out: &mut Prepared) {
-    out.tokens = lex(text).tokens;
+fn lower(text: &str, out: &mut Prepared, tree: Option<tree_sitter::Tree>) {
     let mut bytes = text.as_bytes().to_vec();
-    if let Some(tree) = parse(text) {
+    if let Some(tree) = tree {
         // Constants of the headers (absorbed before lowering) are visible to host code.
         let imported = std::mem::take(&mut out.host_constants);
         let mut l = Lowering::new(text, out);

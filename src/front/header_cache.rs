@@ -18,11 +18,14 @@
 //! The macros a cached result exports keep only the names above, so what it hands its
 //! includer does not depend on the file that first included it.
 
-use crate::front::cuda::{HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest};
+use crate::front::cuda::{
+    HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest, PendingHeader,
+};
 use crate::front::macros::{MacroDef, MacroTable};
 use crate::front::prepared::Prepared;
 use crate::limits::{MAX_CACHED_HEADER_BYTES, MAX_CACHED_VARIANTS};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet as HashSet;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -53,7 +56,7 @@ struct Entry {
     sees: Vec<(Box<str>, Option<Signature>)>,
     /// The loader's requests while the header was prepared, and its answers.
     loads: Vec<(OwnedHeaderRequest, Answer)>,
-    prepared: Arc<Prepared>,
+    prepared: Arc<PendingHeader>,
     bytes: usize,
 }
 
@@ -135,7 +138,7 @@ fn names_seen(mut names: HashSet<Box<str>>, in_force: &MacroTable) -> HashSet<Bo
     let mut work: Vec<Box<str>> = names.iter().cloned().collect();
     while let Some(name) = work.pop() {
         if let Some(def) = in_force.lookup(&name, usize::MAX) {
-            let mut body = HashSet::new();
+            let mut body = HashSet::default();
             add_identifiers(&def.body, &mut body);
             for n in body {
                 if !names.contains(&n) {
@@ -187,7 +190,7 @@ pub fn prepared_header(
     in_force: &MacroTable,
     load: &mut dyn IncludeLoader,
     prepare: impl FnOnce(&mut dyn IncludeLoader) -> Prepared,
-) -> Arc<Prepared> {
+) -> Arc<PendingHeader> {
     let hash = text_hash(text);
     let candidates: Vec<Arc<Entry>> = cache()
         .lock()
@@ -203,7 +206,7 @@ pub fn prepared_header(
     let mut recording = Recording {
         inner: load,
         loads: Vec::new(),
-        names: HashSet::new(),
+        names: HashSet::default(),
     };
     let mut prepared = prepare(&mut recording);
     let Recording {
@@ -212,7 +215,7 @@ pub fn prepared_header(
     add_identifiers(text, &mut names);
     let names = names_seen(names, in_force);
     prepared.macros = prepared.macros.restricted_to(&names);
-    let prepared = Arc::new(prepared);
+    let prepared = Arc::new(PendingHeader::new(prepared));
     let mut sees: Vec<(Box<str>, Option<Signature>)> = names
         .into_iter()
         .map(|n| {
@@ -252,7 +255,7 @@ mod tests {
 
     #[test]
     fn identifiers_skip_numbers_and_keep_words() {
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         add_identifiers(
             "#define TILE 0x20 /* rows */\nfloat t[TILE][1e3];",
             &mut names,
@@ -329,6 +332,42 @@ mod tests {
         assert_eq!(files.loads, before + 2);
         assert!(!Arc::ptr_eq(header_of(&first), header_of(&changed)));
         assert!(changed.text.contains(" 8 ;"), "{}", changed.text);
+    }
+
+    #[test]
+    fn headers_are_lowered_only_for_a_file_with_device_code() {
+        use crate::front::cuda::{Defines, prepare_to_check};
+        let mut files = Files {
+            texts: HashMap::from([(
+                "k.cuh",
+                "#define KERNEL __global__ void\n#define N 7\nstruct Pair { int a, b; };\n"
+                    .to_string(),
+            )]),
+            loads: 0,
+        };
+        let d = Defines::default();
+        let host = "#include \"k.cuh\"\nint main() { return N; }\n";
+        let p = prepare_to_check(host, &d, &mut files, None);
+        assert!(!p.device_code);
+        assert!(p.headers.is_empty() && p.typenames.is_empty());
+        assert_eq!(p.pending.len(), 1);
+        // Its macros still apply.
+        assert!(p.text.contains("return  7 ;"), "{}", p.text);
+        // A device lambda or member function is analyzed only where a kernel calls it.
+        let members = "#include \"k.cuh\"\nstruct Op { __device__ int operator()(int i) const { return i; } };\nvoid h() { auto f = [] __device__ (int i) { return i; }; }\n";
+        assert!(!prepare_to_check(members, &d, &mut files, None).device_code);
+        // A device function at namespace scope is analyzed on its own.
+        let function =
+            "#include \"k.cuh\"\nnamespace a { __device__ int twice(int i) { return 2 * i; } }\n";
+        assert!(prepare_to_check(function, &d, &mut files, None).device_code);
+        // A kernel spelled through the header's macro is device code: the header is lowered,
+        // once, and its declarations reach the file.
+        let device = "#include \"k.cuh\"\nKERNEL k(struct Pair *p) {}\n";
+        let p = prepare_to_check(device, &d, &mut files, None);
+        assert!(p.device_code);
+        assert_eq!(p.headers.len(), 1);
+        assert!(Arc::ptr_eq(&p.headers[0].1, &p.pending[0].2.lowered()));
+        assert!(p.typenames.iter().any(|t| t == "Pair"), "{:?}", p.typenames);
     }
 
     #[test]

@@ -449,16 +449,16 @@ pub fn include_problems(prepared: &Prepared, log: &HeaderLog) -> Vec<IncludeProb
         for (name, _) in &p.missing_includes {
             out.push(name);
         }
-        for (_, h) in &p.headers {
-            nested_missing(h, out);
+        for (_, _, h) in &p.pending {
+            nested_missing(h.preprocessed(), out);
         }
     }
-    for (header, prepared_header) in &prepared.headers {
+    for (header, _, pending) in &prepared.pending {
         let Some((_, directive)) = prepared.includes.iter().find(|(n, _)| n == header) else {
             continue;
         };
         let mut names = Vec::new();
-        nested_missing(prepared_header, &mut names);
+        nested_missing(pending.preprocessed(), &mut names);
         for name in names {
             if let Some((_, why, input_error)) = reason(name) {
                 out.push(IncludeProblem {

@@ -76,7 +76,7 @@ impl MacroDef {
 /// position on).
 #[derive(Clone, Debug, Default)]
 pub struct MacroTable {
-    entries: HashMap<String, Vec<Definition>>,
+    entries: rustc_hash::FxHashMap<String, Vec<Definition>>,
 }
 
 /// From this file offset on, the macro has this definition (`None`: `#undef`).
@@ -161,7 +161,7 @@ impl MacroTable {
 
     /// The entries of the names in `names` only (what a header's cached result keeps: the
     /// names its text can look up or define).
-    pub fn restricted_to(&self, names: &std::collections::HashSet<Box<str>>) -> MacroTable {
+    pub fn restricted_to(&self, names: &rustc_hash::FxHashSet<Box<str>>) -> MacroTable {
         MacroTable {
             entries: self
                 .entries

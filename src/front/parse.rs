@@ -27,6 +27,7 @@ impl ParsedItem {
     }
 }
 
+#[derive(Default)]
 pub struct ParseOutcome {
     pub items: Vec<ParsedItem>,
     pub skipped: Vec<Skipped>,

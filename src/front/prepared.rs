@@ -143,8 +143,18 @@ pub struct Prepared {
     pub class_alignments: Vec<(String, u32)>,
     /// Local `#include "..."` lines whose file was not found (file spans).
     pub missing_includes: Vec<(String, Range<usize>)>,
-    /// Local headers that were followed, with what their front end found.
+    /// Local headers that were followed, with what their front end found (lowered only when
+    /// the file has device code, see `device_code`).
     pub headers: Vec<(String, std::sync::Arc<Prepared>)>,
+    /// Every local header followed, preprocessed, by the name written and the path read.
+    pub pending: Vec<(
+        String,
+        String,
+        std::sync::Arc<crate::front::cuda::PendingHeader>,
+    )>,
+    /// Whether the file's own expanded text has device code. A file without any has nothing
+    /// to analyze, and its headers are read for their macros only.
+    pub device_code: bool,
     /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
     pub shared_memory_classes: Vec<String>,
@@ -268,6 +278,26 @@ impl Prepared {
     /// What a header (or the includer's text before its `#include`), read from `path`,
     /// declares for this file: type names, member typedefs and shared-memory wrapper classes
     /// with their arrays. (Its macros take effect through the preprocessor.)
+    /// A copy of what preprocessing found (the expanded text not yet lowered), to lower.
+    pub fn preprocessing_copy(&self) -> Prepared {
+        Prepared {
+            source: self.source.clone(),
+            text: self.text.clone(),
+            map: self.map.clone(),
+            source_lines: self.source_lines.clone(),
+            tokens: self.tokens.clone(),
+            comments: self.comments.clone(),
+            macros: self.macros.clone(),
+            includes: self.includes.clone(),
+            missing_includes: self.missing_includes.clone(),
+            pending: self.pending.clone(),
+            skipped: self.skipped.clone(),
+            inactive: self.inactive.clone(),
+            device_code: self.device_code,
+            ..Prepared::default()
+        }
+    }
+
     pub fn absorb_declarations(&mut self, other: &Prepared, path: &str) {
         self.typenames.extend(other.typenames.iter().cloned());
         self.member_typedefs

@@ -64,6 +64,28 @@ pub fn depth_exceeds(n: Node<'_>, limit: usize) -> bool {
     }
 }
 
+/// Whether the byte at `at` surely lies in a class body, a function body or a lambda. Below
+/// an error node only a lambda is sure (the grammar reads `[] __device__ (int i)` as a lambda
+/// with an error in it); a body around an error may be a misread.
+pub fn inside_body(root: Node<'_>, at: usize) -> bool {
+    let Some(mut n) = root.descendant_for_byte_range(at, at + 1) else {
+        return false;
+    };
+    let mut error = false;
+    loop {
+        match n.kind() {
+            "lambda_expression" => return true,
+            "field_declaration_list" | "compound_statement" if !error => return true,
+            "ERROR" => error = true,
+            _ => {}
+        }
+        match n.parent() {
+            Some(p) => n = p,
+            None => return false,
+        }
+    }
+}
+
 /// The first descendant (or `n` itself) of one of `kinds`, searched without recursion.
 pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     let mut stack = vec![n];
