@@ -53,7 +53,7 @@ impl Signature {
 struct Entry {
     text_hash: u64,
     /// Each name the header could look up, with its definition where it was included.
-    sees: Vec<(Box<str>, Option<Signature>)>,
+    sees: Vec<(Name, Option<Signature>)>,
     /// The loader's requests while the header was prepared, and its answers.
     loads: Vec<(OwnedHeaderRequest, Answer)>,
     prepared: Arc<PendingHeader>,
@@ -77,9 +77,30 @@ fn text_hash(text: &str) -> u64 {
     h.finish()
 }
 
+/// A name a header can look up; shared by the sets of every header that reaches it.
+type Name = Arc<str>;
+type NameSet = HashSet<Name>;
+
+/// The identifiers of a text, by the text's hash: a header's are needed again by every header
+/// that includes it, directly or not, and by every file of the run.
+fn identifiers_of(text: &str, hash: u64) -> Arc<NameSet> {
+    static MEMO: OnceLock<Mutex<HashMap<u64, Arc<NameSet>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(found) = memo.lock().ok().and_then(|m| m.get(&hash).cloned()) {
+        return found;
+    }
+    let mut names = NameSet::default();
+    add_identifiers(text, &mut names);
+    let names = Arc::new(names);
+    if let Ok(mut m) = memo.lock() {
+        m.insert(hash, names.clone());
+    }
+    names
+}
+
 /// Adds each identifier of `text` (comments and strings included: more names only make a
 /// reuse rarer, never wrong).
-fn add_identifiers(text: &str, out: &mut HashSet<Box<str>>) {
+fn add_identifiers(text: &str, out: &mut NameSet) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -102,18 +123,17 @@ fn add_identifiers(text: &str, out: &mut HashSet<Box<str>>) {
 struct Recording<'l> {
     inner: &'l mut dyn IncludeLoader,
     loads: Vec<(OwnedHeaderRequest, Answer)>,
-    names: HashSet<Box<str>>,
+    names: Vec<Arc<NameSet>>,
 }
 
 impl IncludeLoader for Recording<'_> {
     fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
         let answer = self.inner.load(request);
-        if let Some((_, text)) = &answer {
-            add_identifiers(text, &mut self.names);
-        }
-        let kept = answer
-            .as_ref()
-            .map(|(path, text)| (path.clone(), text_hash(text)));
+        let kept = answer.as_ref().map(|(path, text)| {
+            let hash = text_hash(text);
+            self.names.push(identifiers_of(text, hash));
+            (path.clone(), hash)
+        });
         self.loads.push((request.to_owned(), kept));
         answer
     }
@@ -134,8 +154,8 @@ impl IncludeLoader for Recording<'_> {
 
 /// The names a header can look up: those of its text and of what it reaches, and, through
 /// the macros in force, those their bodies name.
-fn names_seen(mut names: HashSet<Box<str>>, in_force: &MacroTable) -> HashSet<Box<str>> {
-    let mut work: Vec<Box<str>> = names.iter().cloned().collect();
+fn names_seen(mut names: NameSet, in_force: &MacroTable) -> NameSet {
+    let mut work: Vec<Name> = names.iter().cloned().collect();
     while let Some(name) = work.pop() {
         if let Some(def) = in_force.lookup(&name, usize::MAX) {
             let mut body = HashSet::default();
@@ -206,17 +226,26 @@ pub fn prepared_header(
     let mut recording = Recording {
         inner: load,
         loads: Vec::new(),
-        names: HashSet::default(),
+        names: Vec::new(),
     };
     let mut prepared = prepare(&mut recording);
-    let Recording {
-        loads, mut names, ..
-    } = recording;
-    add_identifiers(text, &mut names);
-    let names = names_seen(names, in_force);
-    prepared.macros = prepared.macros.restricted_to(&names);
+    let Recording { loads, names, .. } = recording;
+    // Its own names and those of each text it reached (once each, however often reached).
+    let mut own = NameSet::clone(&identifiers_of(text, hash));
+    let mut merged = HashSet::<*const NameSet>::default();
+    for set in names {
+        if merged.insert(Arc::as_ptr(&set)) {
+            for n in set.iter() {
+                if !own.contains(n) {
+                    own.insert(n.clone());
+                }
+            }
+        }
+    }
+    let names = names_seen(own, in_force);
+    prepared.macros = prepared.macros.restricted_to(|n| names.contains(n));
     let prepared = Arc::new(PendingHeader::new(prepared));
-    let mut sees: Vec<(Box<str>, Option<Signature>)> = names
+    let mut sees: Vec<(Name, Option<Signature>)> = names
         .into_iter()
         .map(|n| {
             let seen = in_force.lookup(&n, usize::MAX).map(Signature::of);
@@ -376,7 +405,7 @@ mod tests {
         for (d, at) in [("A B + 1", 0), ("B C", 0), ("C 4", 0), ("D 5", 0)] {
             table.define(MacroDef::parse(d, at).unwrap());
         }
-        let start: HashSet<Box<str>> = ["A".into()].into_iter().collect();
+        let start: NameSet = ["A".into()].into_iter().collect();
         let mut got: Vec<String> = names_seen(start, &table)
             .into_iter()
             .map(|n| n.to_string())

@@ -9,7 +9,7 @@
 use crate::front::cuda::{
     Defines, HeaderRequest, IncludeLoader, LoaderMark, Prepared, prepare_in_context,
 };
-use crate::front::project_headers::{HeaderIndex, index_for, project_root};
+use crate::front::project_headers::{HeaderIndex, canonical, index_for, project_root};
 use crate::front::source::{Reached, SourceFile, read_capped};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -260,7 +260,7 @@ fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<Path
     here.into_iter()
         .chain(include_dirs.iter().map(|d| d.join(name)))
         .find(|p| p.is_file())
-        .and_then(|p| std::fs::canonicalize(p).ok())
+        .map(|p| canonical(&p))
 }
 
 use crate::limits::MAX_HEADERS as MAX_HEADER_LOADS;
@@ -287,22 +287,6 @@ pub fn header_loader<'a>(
         project: None,
         once: Vec::new(),
     }
-}
-
-/// `path` with links resolved, remembered for the run: each file of a library reads the
-/// same headers, and resolving costs a system call per path component.
-fn canonical(path: &Path) -> PathBuf {
-    static KNOWN: std::sync::OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> =
-        std::sync::OnceLock::new();
-    let known = KNOWN.get_or_init(Default::default);
-    if let Some(c) = known.lock().ok().and_then(|m| m.get(path).cloned()) {
-        return c;
-    }
-    let c = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if let Ok(mut m) = known.lock() {
-        m.insert(path.to_path_buf(), c.clone());
-    }
-    c
 }
 
 /// The loader [`header_loader`] makes: where a file's headers are found and how many are read.

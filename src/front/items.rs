@@ -510,6 +510,10 @@ fn alignas_value(written: &str) -> Option<u32> {
 /// `extern __shared__` arrays declared in the class's member functions.
 fn wrapper_arrays(l: &Lowering<'_>, body: Node<'_>) -> Vec<(String, usize)> {
     let mut out = Vec::new();
+    // Most classes have none: not worth a walk of every method.
+    if !text(body, l.src).contains("__shared__") {
+        return out;
+    }
     for member in named_children(body) {
         let f = match member.kind() {
             "function_definition" => Some(member),

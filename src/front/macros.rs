@@ -76,7 +76,7 @@ impl MacroDef {
 /// position on).
 #[derive(Clone, Debug, Default)]
 pub struct MacroTable {
-    entries: rustc_hash::FxHashMap<String, Vec<Definition>>,
+    entries: rustc_hash::FxHashMap<Arc<str>, Vec<Definition>>,
 }
 
 /// From this file offset on, the macro has this definition (`None`: `#undef`).
@@ -96,14 +96,14 @@ impl MacroTable {
     pub fn define(&mut self, def: MacroDef) {
         let at = def.defined_at;
         self.entries
-            .entry(def.name.clone())
+            .entry(def.name.as_str().into())
             .or_default()
             .push((at, Some(Arc::new(def))));
     }
 
     pub fn undefine(&mut self, name: &str, at: usize) {
         self.entries
-            .entry(name.to_string())
+            .entry(name.into())
             .or_default()
             .push((at, None));
     }
@@ -126,20 +126,17 @@ impl MacroTable {
     }
 
     /// Adds every definition of `other` (as it stands at its end) as if made at offset `at`.
+    /// Definitions are shared, not copied: a header's table holds every macro in force where
+    /// it is included, and a library includes hundreds of headers.
     pub fn absorb(&mut self, other: &MacroTable, at: usize) {
         for (name, defs) in &other.entries {
             if let Some((_, def)) = defs.last() {
                 let entry = self.entries.entry(name.clone()).or_default();
-                entry.push((
-                    at,
-                    def.as_ref().map(|d| {
-                        Arc::new(MacroDef {
-                            defined_at: at,
-                            ..(**d).clone()
-                        })
-                    }),
-                ));
-                entry.sort_by_key(|(pos, _)| *pos);
+                let in_order = entry.last().is_none_or(|(pos, _)| *pos <= at);
+                entry.push((at, def.clone()));
+                if !in_order {
+                    entry.sort_by_key(|(pos, _)| *pos);
+                }
             }
         }
     }
@@ -147,26 +144,25 @@ impl MacroTable {
     /// The definitions in force at `at`, as a table of their own from offset 0 (what a header
     /// included there sees).
     pub fn in_force_at(&self, at: usize) -> MacroTable {
-        let mut out = MacroTable::default();
-        for name in self.entries.keys() {
-            if let Some(def) = self.lookup(name, at) {
-                out.define(MacroDef {
-                    defined_at: 0,
-                    ..def.clone()
-                });
-            }
-        }
-        out
+        let entries = self
+            .entries
+            .keys()
+            .filter_map(|name| {
+                let def = self.lookup_rc(name, at)?;
+                Some((name.clone(), vec![(0, Some(def))]))
+            })
+            .collect();
+        MacroTable { entries }
     }
 
     /// The entries of the names in `names` only (what a header's cached result keeps: the
     /// names its text can look up or define).
-    pub fn restricted_to(&self, names: &rustc_hash::FxHashSet<Box<str>>) -> MacroTable {
+    pub fn restricted_to(&self, keep: impl Fn(&str) -> bool) -> MacroTable {
         MacroTable {
             entries: self
                 .entries
                 .iter()
-                .filter(|(name, _)| names.contains(name.as_str()))
+                .filter(|(name, _)| keep(name))
                 .map(|(name, defs)| (name.clone(), defs.clone()))
                 .collect(),
         }

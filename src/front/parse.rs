@@ -46,6 +46,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         unparsed: 0,
     };
     let file_bracket_error = std::cell::OnceCell::new();
+    let known = known_types(&prepared.typenames);
     for chunk in &prepared.chunks {
         if chunk.kind == ChunkKind::HostFunction || is_host_data(prepared, chunk) {
             continue;
@@ -55,7 +56,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
         for hole in &chunk.holes {
             blank(&mut text, hole.start - base..hole.end - base);
         }
-        let prelude = prelude_for(&text, &prepared.typenames);
+        let prelude = prelude_for(&text, &known);
         let config = Config {
             flavor: Flavor::GnuC11,
             ..Config::default()
@@ -105,7 +106,7 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
                 let at = |pos: usize| (pos + chunk.span.start).saturating_sub(prelude.len());
                 crate::front::casts::desugar(&mut decls, &|pos| {
                     let (_, ty) = prepared.casts.iter().find(|(o, _)| *o == at(pos))?;
-                    cast_type(ty, &prepared.typenames)
+                    cast_type(ty, &known)
                 });
                 if !chunk.quiet {
                     outcome.skipped.extend(dropped);
@@ -165,7 +166,7 @@ fn file_error<'c>(
 /// The C type name for a C++ cast's type as written (`const cute::half_t *` ->
 /// `const cute__half_t *`; template arguments and `typename` dropped, a reference read as a
 /// pointer), parsed by lang-c.
-fn cast_type(written: &str, typenames: &[String]) -> Option<Node<lang_c::ast::TypeName>> {
+fn cast_type(written: &str, typenames: &KnownTypes<'_>) -> Option<Node<lang_c::ast::TypeName>> {
     let mut text = String::new();
     let mut depth = 0usize;
     for c in written.replace("typename ", "").replace("::", "__").chars() {
@@ -202,26 +203,32 @@ fn cast_type(written: &str, typenames: &[String]) -> Option<Node<lang_c::ast::Ty
     }
 }
 
+/// The builtin type names and the file's, as a set: a tile library has thousands, and every
+/// item looks its words up in them.
+type KnownTypes<'p> = rustc_hash::FxHashSet<&'p str>;
+
+fn known_types(typenames: &[String]) -> KnownTypes<'_> {
+    crate::front::names::BUILTIN_TYPENAMES
+        .iter()
+        .copied()
+        .chain(typenames.iter().map(String::as_str))
+        .collect()
+}
+
 /// `typedef int NAME;` for each known type name the item mentions, so lang-c reads
 /// `float4 v;` and C++-style `Point p;` as declarations.
-fn prelude_for(text: &str, typenames: &[String]) -> String {
+fn prelude_for(text: &str, known: &KnownTypes<'_>) -> String {
     let mut words: Vec<&str> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
+        .filter(|w| known.contains(w))
         .collect();
     words.sort_unstable();
     words.dedup();
     let mut prelude = String::new();
-    for name in crate::front::names::BUILTIN_TYPENAMES
-        .iter()
-        .copied()
-        .chain(typenames.iter().map(String::as_str))
-    {
-        if words.binary_search(&name).is_ok() && !prelude.contains(&format!(" {name};")) {
-            prelude.push_str("typedef int ");
-            prelude.push_str(name);
-            prelude.push(';');
-        }
+    for name in words {
+        prelude.push_str("typedef int ");
+        prelude.push_str(name);
+        prelude.push(';');
     }
     prelude
 }

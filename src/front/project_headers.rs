@@ -209,7 +209,23 @@ fn is_toolkit_header(name: &str) -> bool {
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+    canonical(p)
+}
+
+/// `path` with links resolved, remembered for the run: each file of a library reads the
+/// same headers, and resolving costs a system call per path component.
+pub fn canonical(path: &Path) -> PathBuf {
+    static KNOWN: std::sync::OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> =
+        std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(c) = known.lock().ok().and_then(|m| m.get(path).cloned()) {
+        return c;
+    }
+    let c = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(mut m) = known.lock() {
+        m.insert(path.to_path_buf(), c.clone());
+    }
+    c
 }
 
 /// The project root of `file` (see the module comment).
