@@ -60,6 +60,10 @@ pub struct BlockShape {
     /// dispatch macro, `config<256, 4>`), by parameter. Those whose size can matter are among
     /// `assumed_types`; every one still names its class for `C::MEMBER`.
     pub unknown_type_args: Vec<(String, String)>,
+    /// Element types of the kernel's shared arrays that no declaration banklint reads
+    /// introduces (the host defines them when it compiles the kernel at run time): bound in
+    /// `assumed_types` to an opaque type of each size an element can have.
+    pub undeclared_types: Vec<String>,
     /// The path analyzed: for branches on a warp-uniform unknown whose sides assign variables
     /// differently (`if (n > 0) stride = 32; else stride = 1;`), which side was taken.
     pub path: Vec<Decision>,
@@ -112,6 +116,19 @@ impl BlockShape {
             .filter(|(n, _)| self.assumed_types.iter().any(|(p, _)| p == n))
             .map(|(_, a)| format!("`{a}`"))
             .collect();
+        if !self.undeclared_types.is_empty() {
+            let names: Vec<String> = self
+                .undeclared_types
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect();
+            return format!(
+                "{} {} declared nowhere banklint reads (a type the host sets when it compiles \
+                 the kernel?)",
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" }
+            );
+        }
         if written.is_empty() {
             return "nothing instantiates the template".to_string();
         }

@@ -161,6 +161,23 @@ impl Type {
 }
 
 /// Size/alignment of a C scalar type named by its specifier words.
+/// The sizes an element of a type declared nowhere can have: every width one access moves.
+pub const OPAQUE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// How a binding to an opaque element of `size` bytes is written: `8-byte type`.
+pub fn opaque_name(size: u32) -> String {
+    format!("{size}-byte type")
+}
+
+/// The opaque element type [`opaque_name`] wrote: a size and nothing else (its fields are
+/// not known).
+pub fn opaque_element(text: &str) -> Option<Type> {
+    let size: u32 = text.strip_suffix("-byte type")?.parse().ok()?;
+    OPAQUE_SIZES
+        .contains(&size)
+        .then(|| Type::scalar(text, size, false))
+}
+
 pub fn scalar_from_words(words: &[&str]) -> Option<Type> {
     let has = |w: &str| words.contains(&w);
     let longs = words.iter().filter(|w| **w == "long").count();

@@ -121,7 +121,18 @@ fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
         let n = c.node();
         if n.kind() == "type_identifier" {
             let name = text(n, l.src).to_string();
+            if declares_type(n) {
+                l.out.declared_types.push(name.clone());
+            }
             l.add_typename(name);
+        }
+        if n.kind() == "declaration"
+            && let Some(ty) = n.child_by_field_name("type")
+            && ty.kind() == "type_identifier"
+            && children(n).iter().any(|c| text(*c, l.src) == "__shared__")
+        {
+            let name = text(ty, l.src).to_string();
+            l.out.shared_element_types.push((n.start_byte(), name));
         }
         if c.goto_first_child() {
             continue;
@@ -134,6 +145,37 @@ fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
                 return;
             }
         }
+    }
+}
+
+/// Whether a type name is the one a declaration introduces: a class, union or enum (a
+/// specialization's too), a typedef, a `using` alias or a template's type parameter.
+fn declares_type(n: Node<'_>) -> bool {
+    let Some(parent) = n.parent() else {
+        return false;
+    };
+    let names = |p: Node<'_>, field: &str| {
+        p.child_by_field_name(field)
+            .is_some_and(|c| c.id() == n.id())
+    };
+    match parent.kind() {
+        "struct_specifier" | "class_specifier" | "union_specifier" | "enum_specifier" => {
+            names(parent, "name")
+        }
+        "template_type" => parent.parent().is_some_and(|g| {
+            matches!(
+                g.kind(),
+                "struct_specifier" | "class_specifier" | "union_specifier"
+            ) && g
+                .child_by_field_name("name")
+                .is_some_and(|c| c.id() == parent.id())
+        }),
+        "type_definition" => names(parent, "declarator"),
+        "alias_declaration" => names(parent, "name"),
+        "type_parameter_declaration"
+        | "optional_type_parameter_declaration"
+        | "variadic_type_parameter_declaration" => true,
+        _ => false,
     }
 }
 

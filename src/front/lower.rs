@@ -39,6 +39,8 @@ pub struct Lowering<'p> {
     /// Methods read as device functions of their own, recorded while their class is
     /// lowered and added after its chunk (their ranges are left out of the class's parse).
     pub lifted: Vec<crate::front::prepared::Chunk>,
+    /// `out.typenames` as a set (a tile library names thousands of types, each many times).
+    typename_set: rustc_hash::FxHashSet<String>,
 }
 
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
@@ -52,6 +54,7 @@ const NOT_IN_C: &[(&str, &str)] = &[
 
 impl<'p> Lowering<'p> {
     pub fn new(src: &'p str, out: &'p mut Prepared) -> Lowering<'p> {
+        let typename_set = out.typenames.iter().cloned().collect();
         Lowering {
             src,
             out,
@@ -63,6 +66,7 @@ impl<'p> Lowering<'p> {
             bracket_error: std::cell::OnceCell::new(),
             class_template: None,
             lifted: Vec::new(),
+            typename_set,
         }
     }
 
@@ -510,7 +514,7 @@ impl<'p> Lowering<'p> {
     }
 
     pub fn add_typename(&mut self, name: String) {
-        if !name.is_empty() && !self.out.typenames.contains(&name) {
+        if !name.is_empty() && self.typename_set.insert(name.clone()) {
             self.out.typenames.push(name);
         }
     }

@@ -131,6 +131,13 @@ pub struct Prepared {
     pub launches: Vec<Launch>,
     pub chunks: Vec<Chunk>,
     pub typenames: Vec<String>,
+    /// The type names a declaration introduces (classes, typedefs, aliases, template type
+    /// parameters), here and in the headers: a name used as a type and declared nowhere is
+    /// one the host sets when it compiles the kernel (`-DDATA_TYPE=float` at run time).
+    pub declared_types: Vec<String>,
+    /// The element type of each `__shared__` declaration that names a type by one word, by
+    /// the declaration's offset.
+    pub shared_element_types: Vec<(usize, String)>,
     pub templates: Vec<TemplateHeader>,
     /// `#include "x"` directives with their file span.
     pub includes: Vec<(String, Range<usize>)>,
@@ -300,6 +307,8 @@ impl Prepared {
 
     pub fn absorb_declarations(&mut self, other: &Prepared, path: &str) {
         self.typenames.extend(other.typenames.iter().cloned());
+        self.declared_types
+            .extend(other.declared_types.iter().cloned());
         self.member_typedefs
             .extend(other.member_typedefs.iter().cloned());
         self.aliases.extend(other.aliases.iter().cloned());

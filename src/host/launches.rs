@@ -10,6 +10,7 @@ use crate::analysis::extraction::{Function, Unit};
 use crate::analysis::interp::{BlockShape, ShapeSource};
 use crate::analysis::shape::TensorMapArguments;
 use crate::analysis::types::Type;
+use crate::analysis::types::{OPAQUE_SIZES, opaque_name};
 use crate::front::annotation_syntax::Directive;
 use crate::front::cuda::Prepared;
 use crate::front::host_code::{HostValue, LaunchValues};
@@ -117,6 +118,22 @@ pub fn shapes_for(
         .collect();
     let matters = |p: &str| mattering.contains(&p);
     let mut shapes = with_element_sizes(f, shapes, &known_type, &matters);
+    let undeclared = undeclared_element_types(unit, f, &known_type);
+    if !undeclared.is_empty() {
+        shapes = shapes
+            .into_iter()
+            .flat_map(|shape| {
+                let undeclared = &undeclared;
+                OPAQUE_SIZES.iter().map(move |&size| {
+                    let mut s = shape.clone();
+                    s.assumed_types
+                        .extend(undeclared.iter().map(|n| (n.clone(), opaque_name(size))));
+                    s.undeclared_types = undeclared.clone();
+                    s
+                })
+            })
+            .collect();
+    }
     // Annotated arguments fill the parameters a launch leaves open.
     if let Some((span, args)) = annotated.args {
         for (name, _) in args
@@ -268,6 +285,38 @@ fn with_element_sizes(
                     .collect(),
                 ..shape.clone()
             });
+        }
+    }
+    out
+}
+
+/// Element types of `f`'s shared arrays that nothing declares: no class, typedef, alias or
+/// template parameter of that name in the file or its headers, and no type banklint knows.
+/// OpenMM's kernels are compiled at run time with `-DDATA_TYPE=...` from the host; without
+/// the definitions, each element size is analyzed.
+fn undeclared_element_types(
+    unit: &Unit<'_>,
+    f: &Function,
+    known_type: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let p = unit.prepared;
+    let is_param = |n: &str| {
+        f.template
+            .iter()
+            .any(|t| t.params.iter().any(|q| q.name == n))
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (_, name) in p
+        .shared_element_types
+        .iter()
+        .filter(|(at, _)| f.span.contains(at))
+    {
+        if !out.contains(name)
+            && !is_param(name)
+            && !known_type(name)
+            && !p.declared_types.contains(name)
+        {
+            out.push(name.clone());
         }
     }
     out
@@ -426,6 +475,7 @@ fn launch_run(
                         assumed: Vec::new(),
                         assumed_types: Vec::new(),
                         unknown_type_args: Vec::new(),
+                        undeclared_types: Vec::new(),
                         path: Vec::new(),
                     });
                 }
@@ -489,6 +539,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         assumed: Vec::new(),
         assumed_types: Vec::new(),
         unknown_type_args: Vec::new(),
+        undeclared_types: Vec::new(),
         path: Vec::new(),
     }
 }

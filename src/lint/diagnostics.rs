@@ -738,10 +738,21 @@ pub fn element_size_note(f: &AccessFinding) -> Option<String> {
         .map(|p| format!("{p} = float"))
         .collect::<Vec<_>>()
         .join(", ");
+    // A type the host defines is pinned the way the host does it.
+    let pin = if f.shape.undeclared_types.is_empty() {
+        format!("with a launch or `// banklint: instantiate({pin})` above the kernel")
+    } else {
+        let defines: Vec<String> = f
+            .shape
+            .undeclared_types
+            .iter()
+            .map(|n| format!("-D {n}=float"))
+            .collect();
+        format!("as the host does, with `{}`", defines.join(" "))
+    };
     Some(format!(
         "{}, so it was analyzed for each element size: {}; \
-         the worst is reported (pin the type with a launch or `// banklint: instantiate({pin})` \
-         above the kernel, or silence with an allow)",
+         the worst is reported (pin the type {pin}, or silence with an allow)",
         f.shape.why_types_assumed(),
         parts.join("; ")
     ))

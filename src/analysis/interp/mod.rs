@@ -513,6 +513,7 @@ fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Optio
         assumed: Vec::new(),
         assumed_types: Vec::new(),
         unknown_type_args: Vec::new(),
+        undeclared_types: Vec::new(),
         path: Vec::new(),
     };
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
@@ -709,6 +710,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         self.item = f.item;
         self.function = f.name.clone();
+        // Types declared nowhere, each bound to an opaque element of one size per analysis.
+        for (name, ty) in &self.assumed_types {
+            let is_param = f
+                .template
+                .iter()
+                .any(|t| t.params.iter().any(|p| p.name == *name));
+            if !is_param && let Some(t) = crate::analysis::types::opaque_element(ty) {
+                Rc::make_mut(&mut self.types).named.insert(name.clone(), t);
+            }
+        }
         for param in f.template.iter().flat_map(|t| t.params.iter()) {
             let given = self
                 .template_args
@@ -878,6 +889,9 @@ fn run_budget(runs: usize) -> u64 {
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
+    if let Some(t) = crate::analysis::types::opaque_element(text) {
+        return Some(t);
+    }
     if let Some(name) = crate::front::names::dependent_type_name(text) {
         return types.lookup(&name);
     }
