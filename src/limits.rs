@@ -24,6 +24,11 @@ pub const MAX_RECOVERIES: usize = 64;
 /// A tile library's umbrella header (ThunderKittens' `kittens.cuh`) reaches about 150.
 pub const MAX_HEADERS: usize = 256;
 
+/// Stack for each thread that parses or analyzes: the parser and analyzer recurse once per
+/// nesting level. Input is capped before parsing (`front::limits_scan`, `MAX_NESTING`); at
+/// those caps a debug build needs well under this.
+pub const THREAD_STACK: usize = 256 << 20;
+
 /// Headers kept prepared for the rest of a run (see `front::header_cache`), counted as about
 /// eight times their text: a library's headers fit; a run over several libraries stops adding
 /// once this is reached and prepares the rest per file.

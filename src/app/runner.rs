@@ -24,10 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Stack for each worker: the parser and analyzer recurse once per nesting level. Input is
-/// capped before parsing (`front::limits_scan`, `cuda::MAX_NESTING`); at those caps a debug
-/// build needs well under this.
-const WORKER_STACK: usize = 256 << 20;
+use crate::limits::THREAD_STACK as WORKER_STACK;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -188,6 +185,9 @@ pub fn run(run: &Run, inputs: Vec<(Input, usize)>) -> i32 {
         .map_or(2, |n| n.get())
         .clamp(1, 16)
         .min(total.max(1));
+    // Cores no file worker uses lower a file's headers side by side.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    crate::front::cuda::set_spare_threads((cores / workers).saturating_sub(1));
     let (tx, rx) = mpsc::channel::<(usize, FileOutput)>();
     let progress = std::io::stderr().is_terminal() && total > 1;
     let progress_after = progress_delay();

@@ -14,6 +14,7 @@ use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
 use crate::front::preprocess::{Included, initial_macros, preprocess};
 use crate::front::syntax::parse;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
@@ -178,6 +179,62 @@ impl PendingHeader {
     }
 }
 
+/// Threads besides its own a file may use to lower its headers (cores the runner's file
+/// workers leave idle: all but one when one file is checked).
+static SPARE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+pub fn set_spare_threads(n: usize) {
+    SPARE_THREADS.store(n, Ordering::Relaxed);
+}
+
+/// Lowers every header `pending` reaches, nested ones first, on the spare threads and this
+/// one. Each header is lowered once (its `OnceLock`); a thread that needs a nested header
+/// another is lowering waits for it (headers include each other as a tree: no cycle).
+fn lower_side_by_side(pending: &[(String, String, Arc<PendingHeader>)]) {
+    let spare = SPARE_THREADS.load(Ordering::Relaxed);
+    if spare == 0 {
+        return;
+    }
+    fn reach(
+        h: &Arc<PendingHeader>,
+        seen: &mut Vec<*const PendingHeader>,
+        out: &mut Vec<Arc<PendingHeader>>,
+    ) {
+        if seen.contains(&Arc::as_ptr(h)) {
+            return;
+        }
+        seen.push(Arc::as_ptr(h));
+        for (_, _, nested) in &h.preprocessed.pending {
+            reach(nested, seen, out);
+        }
+        if h.lowered.get().is_none() {
+            out.push(h.clone());
+        }
+    }
+    let (mut seen, mut todo) = (Vec::new(), Vec::new());
+    for (_, _, h) in pending {
+        reach(h, &mut seen, &mut todo);
+    }
+    if todo.len() < 2 {
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        while let Some(h) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+            h.lowered();
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..spare.min(todo.len() - 1) {
+            // Without a thread, this one does the work alone.
+            let _ = std::thread::Builder::new()
+                .stack_size(crate::limits::THREAD_STACK)
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+}
+
 /// Preprocesses `src` from `macros`, following headers (each preprocessed once per run for
 /// each set of definitions it sees); `text` is the expanded text, not yet lowered.
 fn preprocess_stage(
@@ -258,6 +315,7 @@ fn lower_stage(
         out.absorb_declarations(ctx, includer);
     }
     if lower_headers {
+        lower_side_by_side(&out.pending);
         let pending = out.pending.clone();
         for (name, path, header) in pending {
             let header = header.lowered();
@@ -308,6 +366,41 @@ mod tests {
     use super::*;
     use crate::front::names::dependent_type_name;
     use std::collections::HashMap;
+
+    #[test]
+    fn headers_lowered_side_by_side_give_what_one_thread_gives() {
+        // Nested headers under a prefix of their own, so that neither run reuses the other's.
+        let prepared = |prefix: &'static str| {
+            let mut load = move |r: &HeaderRequest| {
+                let text = match r.name {
+                    "a.cuh" => "#include \"b.cuh\"\n#include \"c.cuh\"\nstruct A { B b; C c; };\n",
+                    "b.cuh" => "#include \"c.cuh\"\nstruct B { int v[4]; };\n",
+                    "c.cuh" => "typedef float C;\n__device__ C twice(C x) { return 2 * x; }\n",
+                    _ => return None,
+                };
+                Some((format!("{prefix}/{}", r.name), text.to_string()))
+            };
+            let src = "#include \"a.cuh\"\n__global__ void k(struct A *a) {}\n";
+            prepare_to_check(src, &Defines::default(), &mut load, None)
+        };
+        set_spare_threads(0);
+        let alone = prepared("one");
+        set_spare_threads(3);
+        let side_by_side = prepared("three");
+        set_spare_threads(0);
+        assert_eq!(alone.typenames, side_by_side.typenames);
+        let texts = |p: &Prepared| -> Vec<String> {
+            p.headers.iter().map(|(_, h)| h.text.clone()).collect()
+        };
+        assert_eq!(texts(&alone), texts(&side_by_side));
+        assert_eq!(alone.headers.len(), 1);
+        assert_eq!(alone.headers[0].1.headers.len(), 2);
+        assert!(
+            alone.typenames.iter().any(|t| t == "B"),
+            "{:?}",
+            alone.typenames
+        );
+    }
 
     #[test]
     fn wrapper_classes_record_each_specialization_and_its_array() {

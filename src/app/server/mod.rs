@@ -43,9 +43,7 @@ use text::{Encoding, LineIndex};
 /// How long typing must pause before a changed buffer is analyzed.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
 
-/// The worker's stack: the parser and analyzer recurse once per nesting level, as in
-/// `banklint check`'s workers.
-const WORKER_STACK: usize = 256 << 20;
+use crate::limits::THREAD_STACK as WORKER_STACK;
 
 /// Runs the server on standard input and output until the client says `exit`. Returns the
 /// exit status: 0 after `shutdown`, 1 otherwise, as the protocol asks.
