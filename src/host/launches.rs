@@ -117,7 +117,12 @@ pub fn shapes_for(
         .map(|p| p.name.as_str())
         .collect();
     let matters = |p: &str| mattering.contains(&p);
-    let mut shapes = with_element_sizes(f, shapes, &known_type, &matters);
+    let integral: Vec<&str> = mattering
+        .iter()
+        .copied()
+        .filter(|p| type_param_is_integral(text, p))
+        .collect();
+    let mut shapes = with_element_sizes(f, shapes, &known_type, &matters, &integral);
     let undeclared = undeclared_element_types(unit, f, &known_type);
     if !undeclared.is_empty() {
         shapes = shapes
@@ -237,12 +242,15 @@ pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
 /// A type argument that names no type banklint knows (`known_type`) binds nothing: a
 /// dispatch macro's `scalar_t` is one of several types, each analyzed. A parameter the
 /// function's text cannot be affected by (`matters`) is left unbound: varying it would
-/// repeat the same analysis.
+/// repeat the same analysis. A parameter the function uses as an integer (`integral`: an
+/// index type) is bound to `int` alone: a floating-point index would not compile, and the
+/// width of an index does not move an address.
 fn with_element_sizes(
     f: &Function,
     shapes: Vec<BlockShape>,
     known_type: &dyn Fn(&str) -> bool,
     matters: &dyn Fn(&str) -> bool,
+    integral: &[&str],
 ) -> Vec<BlockShape> {
     let Some(header) = &f.template else {
         return shapes;
@@ -271,6 +279,11 @@ fn with_element_sizes(
             })
             .map(|p| p.name.as_str())
             .collect();
+        let (indices, unbound): (Vec<&str>, Vec<&str>) =
+            unbound.into_iter().partition(|p| integral.contains(p));
+        shape
+            .assumed_types
+            .extend(indices.iter().map(|p| (p.to_string(), "int".to_string())));
         if unbound.is_empty() {
             if !out.contains(&shape) {
                 out.push(shape);
@@ -278,11 +291,10 @@ fn with_element_sizes(
             continue;
         }
         for ty in ELEMENT_SIZES {
+            let mut assumed = shape.assumed_types.clone();
+            assumed.extend(unbound.iter().map(|p| (p.to_string(), ty.to_string())));
             out.push(BlockShape {
-                assumed_types: unbound
-                    .iter()
-                    .map(|p| (p.to_string(), ty.to_string()))
-                    .collect(),
+                assumed_types: assumed,
                 ..shape.clone()
             });
         }
@@ -320,6 +332,44 @@ fn undeclared_element_types(
         }
     }
     out
+}
+
+/// Whether the function `text` uses values of the type parameter `name` as integers: a
+/// variable declared with it (`IdxType idx = ...`, a parameter `IdxType n`) is a subscript
+/// or an operand of `%`, `<<` or `>>`, which a floating-point type cannot be.
+fn type_param_is_integral(text: &str, name: &str) -> bool {
+    use crate::front::lex::{TokenKind, tokenize};
+    let tokens = tokenize(text);
+    let word = |k: usize| tokens.get(k).map_or("", |t| t.text(text));
+    let variables: Vec<&str> = (0..tokens.len())
+        .filter(|&k| {
+            word(k) == name
+                && tokens
+                    .get(k + 1)
+                    .is_some_and(|t| t.kind == TokenKind::Ident)
+                && matches!(word(k + 2), "=" | ";" | "," | ")" | "{")
+        })
+        .map(|k| word(k + 1))
+        .collect();
+    if variables.is_empty() {
+        return false;
+    }
+    let mut subscripts = 0usize;
+    for k in 0..tokens.len() {
+        match word(k) {
+            "[" => subscripts += 1,
+            "]" => subscripts = subscripts.saturating_sub(1),
+            w if variables.contains(&w) => {
+                let integer_op = |o: &str| matches!(o, "%" | "%=" | "<<" | ">>" | "<<=" | ">>=");
+                let prev = if k > 0 { word(k - 1) } else { "" };
+                if subscripts > 0 || integer_op(prev) || integer_op(word(k + 1)) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether the type parameter `name` can change what the function `text` (named `function`)

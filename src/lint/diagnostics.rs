@@ -723,19 +723,20 @@ pub fn element_size_note(f: &AccessFinding) -> Option<String> {
         })
         .collect();
     // `T = __half` -> `T`: the parameter an `instantiate` annotation would pin.
-    let params: Vec<&str> = f
+    // An index type bound to `int` stays `int`; element types are pinned to `float`.
+    let params: Vec<(&str, &str)> = f
         .by_element_size
         .first()
         .map(|(binding, _)| {
             binding
                 .split(", ")
-                .filter_map(|b| b.split(" = ").next())
+                .filter_map(|b| b.split_once(" = "))
                 .collect()
         })
         .unwrap_or_default();
     let pin = params
         .iter()
-        .map(|p| format!("{p} = float"))
+        .map(|(p, v)| format!("{p} = {}", if *v == "int" { "int" } else { "float" }))
         .collect::<Vec<_>>()
         .join(", ");
     // A type the host defines is pinned the way the host does it.
