@@ -73,6 +73,21 @@ fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
     out
 }
 
+/// Whether the file or a header it reaches declares shared memory (`__shared__`, a wrapper
+/// class that hands it out, an array at file scope).
+fn reaches_shared_memory(unit: &Unit<'_>, headers: &[(String, Unit<'_>)]) -> bool {
+    std::iter::once(unit)
+        .chain(headers.iter().map(|(_, u)| u))
+        .any(|u| {
+            !u.file_shared.is_empty()
+                || !u.prepared.shared_memory_classes.is_empty()
+                || u.prepared
+                    .keywords
+                    .iter()
+                    .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
+        })
+}
+
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let found = options
         .includers
@@ -158,9 +173,18 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let analysis = AnalysisOptions {
         target: options.target,
     };
-    let mut runs = analyze(&unit, &headers, &analysis, &|f| {
-        shapes.get(&f.name).cloned().unwrap_or_default()
-    });
+    // Without shared memory anywhere the file reaches there is nothing to analyze: a
+    // numerical kernel with none would otherwise be run thread by thread for nothing.
+    let mut runs = if reaches_shared_memory(&unit, &headers) {
+        analyze(&unit, &headers, &analysis, &|f| {
+            shapes.get(&f.name).cloned().unwrap_or_default()
+        })
+    } else {
+        FileRuns {
+            runs: Vec::new(),
+            arrays: Vec::new(),
+        }
+    };
     // Everything found so far is at offsets of the expanded text: from here on, the file's.
     to_file_offsets(&mut runs, &prepared);
     for s in skipped.iter_mut() {
@@ -291,5 +315,40 @@ fn to_file_offsets(runs: &mut FileRuns, prepared: &Prepared) {
         for dim in d.dim_spans.iter_mut().flatten() {
             *dim = prepared.source_span(dim.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reaches(src: &str, header: &str) -> bool {
+        let mut load = |r: &crate::front::cuda::HeaderRequest| {
+            (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
+        };
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None);
+        let unit = extract(&prepared, parse_chunks(&prepared));
+        let headers = header_units(&prepared);
+        reaches_shared_memory(&unit, &headers)
+    }
+
+    #[test]
+    fn a_file_without_shared_memory_anywhere_is_not_analyzed() {
+        let kernel =
+            "#include \"h.cuh\"\n__global__ void k(float *o) { o[threadIdx.x] = twice(o[0]); }\n";
+        let plain = "__device__ float twice(float x) { return 2 * x; }\n";
+        assert!(!reaches(kernel, plain));
+        // Shared memory in a header the kernel calls into is reached.
+        let with_shared = "__device__ float twice(float x) { __shared__ float s[32]; s[threadIdx.x] = x; return s[0]; }\n";
+        assert!(reaches(kernel, with_shared));
+        // So is an array at file scope, and a kernel's own.
+        assert!(reaches(
+            "__shared__ float g[32];\n__global__ void k() { g[threadIdx.x] = 0; }\n",
+            ""
+        ));
+        assert!(reaches(
+            "__global__ void k() { extern __shared__ float d[]; d[0] = 0; }\n",
+            ""
+        ));
     }
 }
