@@ -5,10 +5,11 @@ use crate::analysis::extraction::Unit;
 use crate::analysis::extraction::extract;
 use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
+use crate::front::cuda::ChunkKind;
 use crate::front::cuda::{Defines, Prepared, prepare_to_check};
 use crate::front::includes::{HeaderLog, IncluderIndex, header_loader, include_problems};
 use crate::front::limits_scan;
-use crate::front::parse::{ParseOutcome, parse_chunks};
+use crate::front::parse::{ParseOutcome, parse_chunks, parse_chunks_where};
 use crate::front::source::SourceFile;
 use crate::host::launches::{IncluderLaunches, shapes_for};
 use crate::lint::applicability::FileFacts;
@@ -16,6 +17,7 @@ use crate::lint::budget::kernel_budgets;
 use crate::lint::findings::collect;
 use crate::lint::fix::suggest;
 use crate::lint::report::{FileReport, ParseStats};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -52,11 +54,21 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
 /// types count for the file, and a kernel's call of one of their device functions is analyzed
 /// in the kernel's context. Each header's unit also knows the types of what it includes.
 fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
-    fn walk<'p>(p: &'p Prepared, out: &mut Vec<(String, Unit<'p>)>) {
+    let wanted = wanted_header_functions(prepared);
+    let walk_wanted = &wanted;
+    fn walk<'p>(
+        p: &'p Prepared,
+        wanted: &HashSet<(usize, usize)>,
+        out: &mut Vec<(String, Unit<'p>)>,
+    ) {
         for (name, header) in &p.headers {
             let nested_from = out.len();
-            walk(header, out);
-            let mut unit = extract(header, parse_chunks(header));
+            walk(header, wanted, out);
+            let id = std::ptr::from_ref::<Prepared>(header) as usize;
+            let keep = |index: usize| {
+                header.chunks[index].kind == ChunkKind::Declaration || wanted.contains(&(id, index))
+            };
+            let mut unit = extract(header, parse_chunks_where(header, &keep));
             // Nested types first, then the header's own again over them, so that a struct
             // with a field of a nested header's type is laid out.
             let mut types = std::mem::take(&mut unit.types);
@@ -69,8 +81,79 @@ fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
         }
     }
     let mut out = Vec::new();
-    walk(prepared, &mut out);
+    walk(prepared, walk_wanted, &mut out);
     out
+}
+
+/// The device functions of `prepared`'s headers the file can call, by (header, chunk index):
+/// those whose name the file's text writes, then those their texts write, until no more. A
+/// tile library's headers define thousands of functions and a kernel calls a few; parsing
+/// only those saves most of lang-c's time. By name only, so overloads and methods of any
+/// class of that name are all kept; an operator is always kept (it is called without its
+/// name).
+fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
+    use crate::front::lex::TokenKind;
+    fn headers_of<'p>(p: &'p Prepared, out: &mut Vec<&'p Prepared>) {
+        for (_, h) in &p.headers {
+            if !out.iter().any(|seen| std::ptr::eq(*seen, &**h)) {
+                headers_of(h, out);
+                out.push(h);
+            }
+        }
+    }
+    let mut headers = Vec::new();
+    headers_of(prepared, &mut headers);
+    let words = |p: &Prepared, range: std::ops::Range<usize>| -> Vec<String> {
+        p.tokens
+            .get(range)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|t| t.kind == TokenKind::Ident)
+            .map(|t| t.text(&p.text).to_string())
+            .collect()
+    };
+    // Each candidate: where it is, the names it may be called by, whether it is an operator,
+    // and the header it is in.
+    type Candidate<'p> = ((usize, usize), Vec<String>, bool, &'p Prepared);
+    let mut candidates: Vec<Candidate<'_>> = Vec::new();
+    for h in &headers {
+        let id = std::ptr::from_ref::<Prepared>(*h) as usize;
+        for (index, chunk) in h.chunks.iter().enumerate() {
+            if !matches!(chunk.kind, ChunkKind::DeviceFunction { .. }) {
+                continue;
+            }
+            let tokens = h.tokens.get(chunk.tokens.clone()).unwrap_or(&[]);
+            let body = tokens
+                .iter()
+                .position(|t| t.text(&h.text) == "{")
+                .unwrap_or(tokens.len());
+            let head = &tokens[..body];
+            let operator = head.iter().any(|t| t.text(&h.text) == "operator");
+            let names: Vec<String> = head
+                .windows(2)
+                .filter(|w| w[0].kind == TokenKind::Ident && w[1].text(&h.text) == "(")
+                .map(|w| w[0].text(&h.text).to_string())
+                .collect();
+            candidates.push(((id, index), names, operator, h));
+        }
+    }
+    let mut known: HashSet<String> = words(prepared, 0..prepared.tokens.len())
+        .into_iter()
+        .collect();
+    let mut wanted = HashSet::new();
+    loop {
+        let before = wanted.len();
+        for (at, names, operator, h) in &candidates {
+            if wanted.contains(at) || !(*operator || names.iter().any(|n| known.contains(n))) {
+                continue;
+            }
+            wanted.insert(*at);
+            known.extend(words(h, h.chunks[at.1].tokens.clone()));
+        }
+        if wanted.len() == before {
+            return wanted;
+        }
+    }
 }
 
 /// Whether the file or a header it reaches declares shared memory (`__shared__`, a wrapper
@@ -330,6 +413,30 @@ mod tests {
         let unit = extract(&prepared, parse_chunks(&prepared));
         let headers = header_units(&prepared);
         reaches_shared_memory(&unit, &headers)
+    }
+
+    #[test]
+    fn only_the_header_functions_a_file_can_call_are_parsed() {
+        let header = "__device__ float leaf(float x) { return x; }\n\
+                      __device__ float called(float x) { return leaf(x); }\n\
+                      __device__ float unused(float x) { return 3 * x; }\n\
+                      struct Op { __device__ float operator()(float x) const { return x; } };\n";
+        let src = "#include \"h.cuh\"\n__global__ void k(float *o) { o[0] = called(o[1]); }\n";
+        let mut load = |r: &crate::front::cuda::HeaderRequest| {
+            (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
+        };
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None);
+        let headers = header_units(&prepared);
+        let mut names: Vec<&str> = headers[0]
+            .1
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        names.sort();
+        // `called` by name, `leaf` through it; `unused` not (the class is a declaration,
+        // always parsed).
+        assert_eq!(names, ["called", "leaf"]);
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub struct ParseOutcome {
 const MAX_RECOVERIES: usize = 64;
 
 pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
+    parse_chunks_where(prepared, &|_| true)
+}
+
+/// Like [`parse_chunks`], for the chunks `keep` selects (by index in `prepared.chunks`).
+pub fn parse_chunks_where(prepared: &Prepared, keep: &dyn Fn(usize) -> bool) -> ParseOutcome {
     let mut outcome = ParseOutcome {
         items: Vec::new(),
         skipped: Vec::new(),
@@ -47,8 +52,8 @@ pub fn parse_chunks(prepared: &Prepared) -> ParseOutcome {
     };
     let file_bracket_error = std::cell::OnceCell::new();
     let known = known_types(&prepared.typenames);
-    for chunk in &prepared.chunks {
-        if chunk.kind == ChunkKind::HostFunction || is_host_data(prepared, chunk) {
+    for (index, chunk) in prepared.chunks.iter().enumerate() {
+        if chunk.kind == ChunkKind::HostFunction || is_host_data(prepared, chunk) || !keep(index) {
             continue;
         }
         let base = chunk.span.start;
