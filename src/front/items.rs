@@ -126,13 +126,26 @@ fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
             }
             l.add_typename(name);
         }
-        if n.kind() == "declaration"
-            && let Some(ty) = n.child_by_field_name("type")
-            && ty.kind() == "type_identifier"
-            && children(n).iter().any(|c| text(*c, l.src) == "__shared__")
+        if n.kind() == "declaration" && children(n).iter().any(|c| text(*c, l.src) == "__shared__")
         {
-            let name = text(ty, l.src).to_string();
-            l.out.shared_element_types.push((n.start_byte(), name));
+            if let Some(ty) = n.child_by_field_name("type")
+                && ty.kind() == "type_identifier"
+            {
+                let name = text(ty, l.src).to_string();
+                l.out.shared_element_types.push((n.start_byte(), name));
+            }
+            // At file or namespace scope: a method that names it reaches shared memory.
+            if n.parent()
+                .is_some_and(|p| matches!(p.kind(), "translation_unit" | "declaration_list"))
+            {
+                for d in named_children(n) {
+                    if let Some(id) = find_descendant(d, &["identifier"])
+                        && d.kind() != "primitive_type"
+                    {
+                        l.out.file_shared_names.push(text(id, l.src).to_string());
+                    }
+                }
+            }
         }
         if c.goto_first_child() {
             continue;
@@ -473,6 +486,17 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
 /// block-reduce helper): lowered in place and read as a device function of its own, with
 /// its class's template parameters and its own, so its arrays are analyzed like those of
 /// any device function no kernel reaches. The class's parse leaves it out.
+/// Whether a method's text names an array declared `__shared__` at file or namespace scope
+/// (here or in a header): it reaches shared memory without declaring any.
+fn names_file_shared(l: &Lowering<'_>, f: Node<'_>) -> bool {
+    if l.out.file_shared_names.is_empty() {
+        return false;
+    }
+    text(f, l.src)
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| l.out.file_shared_names.iter().any(|n| n == w))
+}
+
 fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
     let (f, own) = if member.kind() == "template_declaration" {
         let Some(params) = member.child_by_field_name("parameters") else {
@@ -489,7 +513,7 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
         (member, None)
     };
     if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
-        || !text(f, l.src).contains("__shared__")
+        || !(text(f, l.src).contains("__shared__") || names_file_shared(l, f))
         || depth_exceeds(f, MAX_TREE_DEPTH)
     {
         return false;

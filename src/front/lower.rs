@@ -298,6 +298,13 @@ impl<'p> Lowering<'p> {
                 self.keyword(Keyword::Other, n)
             }
             _ if has_child(n, "alignas_qualifier") => self.blank_node(n),
+            // A method's `const` after its parameters: C has no such thing.
+            "const" | "volatile"
+                if n.parent()
+                    .is_some_and(|p| p.kind() == "function_declarator") =>
+            {
+                self.blank_node(n)
+            }
             _ => return true,
         }
         false

@@ -138,6 +138,8 @@ pub struct Prepared {
     /// The element type of each `__shared__` declaration that names a type by one word, by
     /// the declaration's offset.
     pub shared_element_types: Vec<(usize, String)>,
+    /// Arrays declared `__shared__` at file or namespace scope, here and in the headers.
+    pub file_shared_names: Vec<String>,
     pub templates: Vec<TemplateHeader>,
     /// `#include "x"` directives with their file span.
     pub includes: Vec<(String, Range<usize>)>,
@@ -309,6 +311,8 @@ impl Prepared {
         self.typenames.extend(other.typenames.iter().cloned());
         self.declared_types
             .extend(other.declared_types.iter().cloned());
+        self.file_shared_names
+            .extend(other.file_shared_names.iter().cloned());
         self.member_typedefs
             .extend(other.member_typedefs.iter().cloned());
         self.aliases.extend(other.aliases.iter().cloned());
