@@ -81,9 +81,11 @@ pub fn evaluate_site(
         wavefronts: 0,
         ideal: 0,
     };
-    // In execution order, so the first worst instance is the one named.
+    // In execution order, so the first worst instance is the one named. The pieces of one
+    // access (an element wider than a word) share their sequence: member order, not the
+    // map's, decides between them.
     let mut patterns: Vec<_> = site.patterns.iter().collect();
-    patterns.sort_by_key(|p| p.1.first_seen);
+    patterns.sort_by_key(|(p, s)| (s.first_seen, p.member_offset));
     for (pattern, stats) in patterns {
         let Some(e) = evaluate(pattern, layout, target, site.op, site.width) else {
             continue;
