@@ -103,18 +103,20 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
     }
     let mut headers = Vec::new();
     headers_of(prepared, &mut headers);
-    let words = |p: &Prepared, range: std::ops::Range<usize>| -> Vec<String> {
+    fn words<'p>(
+        p: &'p Prepared,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = &'p str> + 'p {
         p.tokens
             .get(range)
             .unwrap_or(&[])
             .iter()
             .filter(|t| t.kind == TokenKind::Ident)
-            .map(|t| t.text(&p.text).to_string())
-            .collect()
-    };
+            .map(|t| t.text(&p.text))
+    }
     // Each candidate: where it is, the names it may be called by, whether it is an operator,
     // and the header it is in.
-    type Candidate<'p> = ((usize, usize), Vec<String>, bool, &'p Prepared);
+    type Candidate<'p> = ((usize, usize), Vec<&'p str>, bool, &'p Prepared);
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for h in &headers {
         let id = std::ptr::from_ref::<Prepared>(*h) as usize;
@@ -129,17 +131,16 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                 .unwrap_or(tokens.len());
             let head = &tokens[..body];
             let operator = head.iter().any(|t| t.text(&h.text) == "operator");
-            let names: Vec<String> = head
+            let names: Vec<&str> = head
                 .windows(2)
                 .filter(|w| w[0].kind == TokenKind::Ident && w[1].text(&h.text) == "(")
-                .map(|w| w[0].text(&h.text).to_string())
+                .map(|w| w[0].text(&h.text))
                 .collect();
             candidates.push(((id, index), names, operator, h));
         }
     }
-    let mut known: HashSet<String> = words(prepared, 0..prepared.tokens.len())
-        .into_iter()
-        .collect();
+    let mut known: rustc_hash::FxHashSet<&str> =
+        words(prepared, 0..prepared.tokens.len()).collect();
     let mut wanted = HashSet::new();
     loop {
         let before = wanted.len();
@@ -154,21 +155,6 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
             return wanted;
         }
     }
-}
-
-/// Whether the file or a header it reaches declares shared memory (`__shared__`, a wrapper
-/// class that hands it out, an array at file scope).
-fn reaches_shared_memory(unit: &Unit<'_>, headers: &[(String, Unit<'_>)]) -> bool {
-    std::iter::once(unit)
-        .chain(headers.iter().map(|(_, u)| u))
-        .any(|u| {
-            !u.file_shared.is_empty()
-                || !u.prepared.shared_memory_classes.is_empty()
-                || u.prepared
-                    .keywords
-                    .iter()
-                    .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
-        })
 }
 
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
@@ -256,18 +242,9 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let analysis = AnalysisOptions {
         target: options.target,
     };
-    // Without shared memory anywhere the file reaches there is nothing to analyze: a
-    // numerical kernel with none would otherwise be run thread by thread for nothing.
-    let mut runs = if reaches_shared_memory(&unit, &headers) {
-        analyze(&unit, &headers, &analysis, &|f| {
-            shapes.get(&f.name).cloned().unwrap_or_default()
-        })
-    } else {
-        FileRuns {
-            runs: Vec::new(),
-            arrays: Vec::new(),
-        }
-    };
+    let mut runs = analyze(&unit, &headers, &analysis, &|f| {
+        shapes.get(&f.name).cloned().unwrap_or_default()
+    });
     // Everything found so far is at offsets of the expanded text: from here on, the file's.
     to_file_offsets(&mut runs, &prepared);
     for s in skipped.iter_mut() {
@@ -412,7 +389,7 @@ mod tests {
         let prepared = prepare_to_check(src, &Defines::default(), &mut load, None);
         let unit = extract(&prepared, parse_chunks(&prepared));
         let headers = header_units(&prepared);
-        reaches_shared_memory(&unit, &headers)
+        !crate::analysis::interp::SharedReach::of(&unit, &headers).is_empty()
     }
 
     #[test]

@@ -101,43 +101,6 @@ impl Pattern {
     }
 }
 
-/// A fast hasher for maps keyed by warp patterns (FxHash's multiply-rotate; SipHash's
-/// collision resistance buys nothing here and measured a few percent of a file's time).
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub type FastHash = std::hash::BuildHasherDefault<FxHasher>;
-
 /// Where the worst case of a pattern was found.
 #[derive(Clone, Debug)]
 pub struct Evaluation {

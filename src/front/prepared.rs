@@ -161,8 +161,9 @@ pub struct Prepared {
         String,
         std::sync::Arc<crate::front::cuda::PendingHeader>,
     )>,
-    /// Whether the file's own expanded text has device code. A file without any has nothing
-    /// to analyze, and its headers are read for their macros only.
+    /// Whether the file's own expanded text has code banklint analyzes by itself (a kernel,
+    /// `__shared__`, a device function or variable outside class and function bodies). A file
+    /// without any has nothing to analyze, and its headers are read for their macros only.
     pub device_code: bool,
     /// Classes that hand out an `extern __shared__` array (NVIDIA's `SharedMemory<T>`):
     /// calling one yields a pointer to dynamic shared memory. Their definitions are not parsed.
@@ -284,9 +285,6 @@ impl Prepared {
         }
     }
 
-    /// What a header (or the includer's text before its `#include`), read from `path`,
-    /// declares for this file: type names, member typedefs and shared-memory wrapper classes
-    /// with their arrays. (Its macros take effect through the preprocessor.)
     /// A copy of what preprocessing found (the expanded text not yet lowered), to lower.
     pub fn preprocessing_copy(&self) -> Prepared {
         Prepared {
@@ -307,6 +305,9 @@ impl Prepared {
         }
     }
 
+    /// What a header (or the includer's text before its `#include`), read from `path`,
+    /// declares for this file: type names, member typedefs and shared-memory wrapper classes
+    /// with their arrays. (Its macros take effect through the preprocessor.)
     pub fn absorb_declarations(&mut self, other: &Prepared, path: &str) {
         self.typenames.extend(other.typenames.iter().cloned());
         self.declared_types

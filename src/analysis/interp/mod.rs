@@ -80,7 +80,7 @@ pub struct Site {
     pub array: usize,
     pub function: String,
     pub width: u32,
-    pub patterns: HashMap<Pattern, PatternStats, crate::bank::layout::FastHash>,
+    pub patterns: HashMap<Pattern, PatternStats, rustc_hash::FxBuildHasher>,
     pub unknown: Option<String>,
     /// Some enclosing loop's trip count is unknown: no per-block totals.
     pub trips_unknown: bool,
@@ -169,7 +169,7 @@ use crate::limits::{
 
 /// One block's variables. A loop or branch snapshot shares them with the running state until
 /// one side writes, so taking it copies pointers, not maps.
-type Scope = Rc<HashMap<String, Binding, crate::bank::layout::FastHash>>;
+type Scope = Rc<HashMap<String, Binding, rustc_hash::FxBuildHasher>>;
 
 #[derive(Clone)]
 enum Binding {
@@ -410,6 +410,12 @@ impl SharedReach {
     pub fn reaches(&self, function: &str) -> bool {
         self.reaching.contains(function)
     }
+
+    /// No function of the file or its headers touches shared memory, directly or through a
+    /// call: there is nothing to find.
+    pub fn is_empty(&self) -> bool {
+        self.reaching.is_empty()
+    }
 }
 
 /// Runs every kernel under each of its block shapes, and every device function no kernel
@@ -420,6 +426,15 @@ pub fn analyze<'p>(
     options: &AnalysisOptions,
     shapes_for: &dyn Fn(&Function) -> Vec<BlockShape>,
 ) -> FileRuns {
+    let reach = SharedReach::of(unit, headers);
+    // A numerical kernel without shared memory would otherwise be run thread by thread for
+    // nothing.
+    if reach.is_empty() {
+        return FileRuns {
+            runs: Vec::new(),
+            arrays: Vec::new(),
+        };
+    }
     let mut arrays = ArrayTable::default();
     let mut runs = Vec::new();
     let mut reached = BTreeSet::new();
@@ -429,7 +444,6 @@ pub fn analyze<'p>(
         .filter(|f| f.kernel)
         .chain(unit.functions.iter().filter(|f| !f.kernel))
         .collect();
-    let reach = SharedReach::of(unit, headers);
     for f in order {
         if !f.kernel && reached.contains(&f.overload_key()) {
             continue;
