@@ -41,6 +41,9 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
     types
         .alignments
         .extend(unit.prepared.class_alignments.iter().cloned());
+    types
+        .template_headers
+        .extend(unit.prepared.class_templates.iter().cloned());
     for item in &unit.items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {

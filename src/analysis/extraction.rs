@@ -197,6 +197,7 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         types: TypeTable {
             classes: prepared.class_names.clone(),
             alignments: prepared.class_alignments.iter().cloned().collect(),
+            template_headers: prepared.class_templates.iter().cloned().collect(),
             ..TypeTable::default()
         },
         constants: HashMap::new(),
@@ -456,6 +457,12 @@ pub fn type_from_specifiers(types: &TypeTable, ts: &[&TypeSpecifier]) -> Type {
 }
 
 fn struct_type(types: &TypeTable, st: &StructType) -> Type {
+    struct_type_with(types, st, &|_| None)
+}
+
+/// The layout of a struct whose field extents may name more than literals: `leaf` gives the
+/// value of an identifier or `sizeof` in them (a class template's parameters and members).
+pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>) -> Type {
     let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
     match &st.declarations {
         None => tag
@@ -486,7 +493,7 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
                                 let extent = match &a.node.size {
                                     ArraySize::VariableExpression(e)
                                     | ArraySize::StaticExpression(e) => {
-                                        literal_value(e).and_then(|v| u32::try_from(v).ok())
+                                        extent_value(e, leaf).and_then(|v| u32::try_from(v).ok())
                                     }
                                     _ => None,
                                 };
@@ -557,6 +564,16 @@ pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
         if let Some((tag, st)) = struct_definition(&spec.node) {
             let ty = struct_type(types, st);
             types.named.insert(tag.to_string(), ty);
+            if let Some(header) = types.template_headers.get(tag) {
+                let template = crate::analysis::types::ClassTemplate {
+                    tag: tag.to_string(),
+                    header: header.clone(),
+                    definition: st.clone(),
+                };
+                types
+                    .class_templates
+                    .insert(tag.to_string(), Rc::new(template));
+            }
         }
     }
     if is_typedef(decl) {
@@ -632,9 +649,14 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
     out
 }
 
+/// The value of a leaf of an extent that is not a literal (`N`, `sizeof(T)`), if known.
+pub type ExtentLeaf<'a> = dyn Fn(&Expression) -> Option<i64> + 'a;
+
 /// An integer constant expression of literals (`BLOCK / 32` once macros are expanded):
-/// `+ - * / % << >> & | ^` and unary minus over integer literals.
-fn literal_value(e: &Node<Expression>) -> Option<i64> {
+/// `+ - * / % << >> & | ^` and unary minus over integer literals; the other leaves (`N`,
+/// `sizeof(T)`) as `leaf` gives them.
+fn extent_value(e: &Node<Expression>, leaf: &ExtentLeaf<'_>) -> Option<i64> {
+    let literal_value = |e: &Node<Expression>| extent_value(e, leaf);
     match &e.node {
         Expression::Constant(c) => match &c.node {
             Constant::Integer(i) => crate::front::lex::parse_int_literal(&i.number),
@@ -659,6 +681,7 @@ fn literal_value(e: &Node<Expression>) -> Option<i64> {
                 _ => None,
             }
         }
-        _ => None,
+        Expression::Cast(c) => literal_value(&c.node.expression),
+        other => leaf(other),
     }
 }

@@ -4,6 +4,7 @@
 //! inline PTX templates for their shared-memory instructions.
 
 pub mod atomics;
+pub mod class_templates;
 pub mod extraction;
 pub mod interp;
 pub mod intrinsics;

@@ -325,6 +325,19 @@ pub struct TypeTable {
     pub classes: Vec<String>,
     /// Alignments classes declare (`alignas(16)`), by tag.
     pub alignments: HashMap<String, u32>,
+    /// The parameters of each primary class template, by tag (from the front end).
+    pub template_headers: HashMap<String, crate::front::cuda::TemplateHeader>,
+    /// Class templates whose definitions were read, by tag: laid out per instantiation.
+    pub class_templates: HashMap<String, Rc<ClassTemplate>>,
+}
+
+/// A class template's definition as lang-c read it (`struct sv { T data[N]; }`), with its
+/// parameters: its layout depends on them (see `analysis::class_templates`).
+#[derive(Debug)]
+pub struct ClassTemplate {
+    pub tag: String,
+    pub header: crate::front::cuda::TemplateHeader,
+    pub definition: lang_c::ast::StructType,
 }
 
 impl TypeTable {

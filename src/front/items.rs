@@ -402,6 +402,17 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
     if !class.is_empty() {
         l.add_typename(class.replace("::", "__"));
     }
+    // The primary template itself (not a specialization, not a class nested in one).
+    if let Some(header) = &l.class_template
+        && args.is_none()
+        && !class.is_empty()
+        && n.parent()
+            .is_some_and(|p| p.kind() == "template_declaration")
+    {
+        l.out
+            .class_templates
+            .push((class.replace("::", "__"), header.clone()));
+    }
     if let Some(first) = n.child(0)
         && first.kind() == "class"
     {

@@ -147,6 +147,9 @@ pub struct Prepared {
     pub template_calls: Vec<(usize, Vec<String>)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
+    /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out
+    /// with them bound (see `analysis::class_templates`).
+    pub class_templates: Vec<(String, TemplateHeader)>,
     /// Classes declared with an alignment (`struct alignas(16) P`), by tag: a copy of the
     /// whole object is one access of up to 16 bytes only when the class is that aligned.
     pub class_alignments: Vec<(String, u32)>,

@@ -104,7 +104,10 @@ pub fn shapes_for(
         shapes.push(fallback);
     }
     let shapes = with_annotated_instantiations(f, shapes, &annotated.instantiations, unresolved);
-    let known_type = |t: &str| crate::analysis::interp::type_from_text(&unit.types, t).is_some();
+    let known_type = |t: &str| {
+        crate::analysis::interp::type_from_text(&unit.types, t).is_some()
+            || crate::analysis::class_templates::names_instance(&unit.types, t)
+    };
     // As written: lowering blanks template argument lists (`f<T>(x)` -> `f(x)`).
     let p = unit.prepared;
     let text = p.source.get(p.map.span(f.span.clone())).unwrap_or("");

@@ -52,6 +52,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
+                    // An element through a pointer, `p[i]` or `*p`, likewise.
+                    _ if by_reference
+                        && self.shared_ref(a).is_none()
+                        && self.is_pointer_access(a)
+                        && !matches!(a.node, Expression::Member(_)) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
                     // A whole `__shared__` object of a type banklint does not know, handed to
                     // a function it does not have: a library object (`cuda::barrier` to
                     // `cuda::memcpy_async`), which such functions take by reference.
@@ -550,7 +558,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             for (k, param) in header.params.iter().enumerate() {
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
                 if param.is_type {
-                    if let Some(ty) = text.as_deref().and_then(|t| type_from_text(&self.types, t)) {
+                    let at = call.callee.span;
+                    if let Some(ty) = text.as_deref().and_then(|t| self.type_of_text(t, at)) {
                         Rc::make_mut(&mut self.types)
                             .named
                             .insert(param.name.clone(), ty);

@@ -102,10 +102,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::SizeOfTy(t) => {
                 let pointer = t.node.0.node.declarator.is_some();
-                let ty = crate::analysis::extraction::type_from_qualifiers(
-                    &self.types,
-                    &t.node.0.node.specifiers,
-                );
+                let ty = self.qualified_type(&t.node.0.node.specifiers);
                 match (pointer, ty.size()) {
                     (true, _) => Lanes::int(8),
                     (false, Some(s)) => Lanes::int(i64::from(s)),
@@ -316,7 +313,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (find(&template, member)?, args)
             }
         };
-        // The class's other static members, by name, as many rounds as they nest.
+        let m = m.clone();
+        self.static_value(&m, &args)
+    }
+
+    /// The value of the static member `m` with `args` (as written, in order) for its class
+    /// template's parameters; the class's other static members are read by name, as many
+    /// rounds as they nest.
+    pub(super) fn static_value(
+        &mut self,
+        m: &crate::front::cuda::StaticMember,
+        args: &[String],
+    ) -> Option<i64> {
+        let prepared = self.unit.prepared;
+        let preparations =
+            || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
         let siblings: Vec<(String, String)> = preparations()
             .flat_map(|p| p.static_members.iter())
             .filter(|s| s.class == m.class && s.member != m.member)

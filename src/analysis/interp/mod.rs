@@ -27,6 +27,7 @@ mod atomics;
 mod calls;
 mod expressions;
 mod inline_ptx;
+mod instances;
 mod loops;
 mod pointers;
 mod recording;
@@ -321,6 +322,8 @@ struct Analyzer<'a, 'p> {
     call_stack: Vec<String>,
     /// Calls inlined so far in this run (bounded by `MAX_INLINED_CALLS`).
     inlined_calls: usize,
+    /// Class template instances laid out so far, by template and arguments (see `instances`).
+    class_instances: HashMap<(String, Vec<String>), Type>,
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
     /// The shared-memory pointer each function being inlined returns, innermost last
@@ -699,6 +702,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             footprint: BTreeSet::new(),
             call_stack: Vec::new(),
             inlined_calls: 0,
+            class_instances: HashMap::new(),
             not_followed: Vec::new(),
             shift_overflows: Vec::new(),
             tma_copies: Vec::new(),
@@ -745,7 +749,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if param.is_type {
                 if let Some(ty) = given
                     .as_deref()
-                    .and_then(|t| type_from_text(&self.types, t))
+                    .and_then(|t| self.type_of_text(t, def.declarator.span))
                 {
                     Rc::make_mut(&mut self.types)
                         .named

@@ -244,7 +244,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::Cast(c) => {
                 let p = self.eval_pointer(&c.node.expression, mask, name)?;
-                match self.cast_pointee(&c.node.type_name.node) {
+                let pointee = match self.cpp_cast_instance(e.span) {
+                    Some(t) => Some(t),
+                    None => self.cast_pointee(&c.node.type_name.node),
+                };
+                match pointee {
                     Some(target) => self.retype(p, target),
                     None => Some(p),
                 }
@@ -465,7 +469,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// The pointee type of a pointer cast `(float4 *)`, or `None` for a value cast.
-    pub(super) fn cast_pointee(&self, t: &TypeName) -> Option<Type> {
+    pub(super) fn cast_pointee(&mut self, t: &TypeName) -> Option<Type> {
         let declarator = t.declarator.as_ref()?;
         if !declarator
             .node
@@ -475,10 +479,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return None;
         }
-        Some(crate::analysis::extraction::type_from_qualifiers(
-            &self.types,
-            &t.specifiers,
-        ))
+        Some(self.qualified_type(&t.specifiers))
     }
 
     /// The byte view of an array, for accesses through pointers of another element type.

@@ -134,8 +134,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// The target of a C++ reference parameter given `arg`: a whole `__shared__` element
-    /// (`s[i][j]`, its indices evaluated here, in the caller), or a reference the caller
-    /// itself received.
+    /// (`s[i][j]`, its indices evaluated here, in the caller), an element through a pointer
+    /// into shared memory (`p[i]`, `*p`), or a reference the caller itself received.
     pub(super) fn reference_target(
         &mut self,
         arg: &Node<Expression>,
@@ -148,6 +148,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Some(Reference {
                 loaded: false,
                 ..r.clone()
+            });
+        }
+        if self.shared_ref(arg).is_none() && self.is_pointer_access(arg) {
+            let (target, members) = self.pointer_target(arg, mask)?;
+            return members.is_empty().then(|| Reference {
+                target,
+                written: self.source_text(arg.span),
+                loaded: false,
             });
         }
         let (array, index_exprs, members) = self.shared_ref(arg)?;
@@ -169,14 +177,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 }
 
 impl<'a, 'p> Analyzer<'a, 'p> {
-    /// Whether `e` is `s[i].v[k]` or `p->v[k]`: a subscript of an array member of a struct in
-    /// shared memory. Decided from the text and the bindings, before anything is evaluated.
+    /// Whether `e` is `s[i].v[k]`, `p->v[k]` or `r.v[k]` (`r` a reference to a shared
+    /// element): a subscript of an array member of a struct in shared memory. Decided from the
+    /// text and the bindings, before anything is evaluated.
     pub(super) fn is_member_array_element(&self, e: &Node<Expression>) -> bool {
         let Some((member, _)) = member_subscripts(e) else {
             return false;
         };
         let (struct_type, members) = if let Some((array, _, members)) = self.shared_ref(member) {
             (self.arrays[array].decl.elem.clone(), members)
+        } else if let Some((_, r, members)) = self.reference_member(member) {
+            (r.target.elem, members)
         } else if self.is_pointer_access(member) {
             let Some((pointer, members)) = pointer_and_members(member) else {
                 return false;
@@ -213,7 +224,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 };
                 (base, members)
             }
-            None => self.pointer_target(member, mask)?,
+            None => match self.reference_member(member) {
+                Some((_, r, members)) => (r.target, members),
+                None => self.pointer_target(member, mask)?,
+            },
         };
         let ks: Vec<Lanes> = subscripts.iter().map(|x| self.eval(x, mask)).collect();
         let array = base.array;

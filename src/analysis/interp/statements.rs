@@ -160,7 +160,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return;
         }
-        let base = crate::analysis::extraction::base_type(&self.types, &d.node.specifiers);
+        let base = self.declared_type(&d.node.specifiers);
         for init in &d.node.declarators {
             let Some(name) =
                 crate::analysis::extraction::declarator_name(&init.node.declarator.node)
@@ -219,6 +219,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                     None => {}
                 }
+            }
+            // `V &r = s[i];` (a pointer once lowered) names the element: no load here, the
+            // accesses through `r` are the element's. A pointer cannot be given an element
+            // that is not itself a pointer, so only a reference reads so.
+            if is_pointer
+                && let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                && let Some(r) = self.reference_target(e, mask)
+                && !matches!(r.target.elem, Type::Pointer(_))
+            {
+                self.bind(&name, Binding::Reference(r));
+                continue;
             }
             if is_array || matches!(base, Type::Record(_)) {
                 if let Some(Node {

@@ -1,0 +1,165 @@
+//! Class template instances as the analyzed code writes them (`sv<T, 64>`, `x128` for
+//! `typedef Packed128<floatX> x128;`, `reinterpret_cast<sv<float, 64> *>`): the arguments are
+//! evaluated in the current scope, the layout comes from `analysis::class_templates`.
+
+use super::{Analyzer, type_from_text};
+use crate::analysis::class_templates::{Argument, class_template, instantiate};
+use crate::analysis::types::Type;
+use lang_c::ast::{DeclarationSpecifier, SpecifierQualifier, TypeSpecifier};
+use lang_c::span::{Node, Span};
+use std::collections::HashMap;
+
+impl Analyzer<'_, '_> {
+    /// The layout of `class<args>` (arguments as written here, in order), or `None` when
+    /// `class` is no class template banklint has read.
+    pub(super) fn class_instance(
+        &mut self,
+        class: &str,
+        args: &[String],
+        at: Span,
+    ) -> Option<Type> {
+        let template = class_template(&self.types, class)?;
+        let mut resolved: Vec<(String, Argument)> = Vec::new();
+        for (k, param) in template.header.params.iter().enumerate() {
+            // A default may name the parameters before it (`int C = R`).
+            let earlier: Vec<(&str, &str)> = template.header.params[..k]
+                .iter()
+                .zip(&resolved)
+                .map(|(p, (text, _))| (p.name.as_str(), text.as_str()))
+                .collect();
+            let Some(text) = args.get(k).cloned().or_else(|| {
+                let d = param.default.as_deref()?;
+                Some(crate::front::names::replace_words(d, &earlier))
+            }) else {
+                resolved.push((param.name.clone(), Argument::Unknown));
+                continue;
+            };
+            if param.is_type {
+                let text = self.type_args.get(text.trim()).cloned().unwrap_or(text);
+                let arg = self
+                    .type_of_text(&text, at)
+                    .map_or(Argument::Unknown, Argument::Type);
+                resolved.push((text, arg));
+            } else {
+                let mask = vec![true; self.n];
+                match self.eval_text(&text, at, &mask, &param.name).as_const() {
+                    Some(v) => resolved.push((v.to_string(), Argument::Value(v))),
+                    None => resolved.push((text, Argument::Unknown)),
+                }
+            }
+        }
+        let texts: Vec<String> = resolved.iter().map(|(t, _)| t.clone()).collect();
+        let key = (template.tag.clone(), texts.clone());
+        if let Some(known) = self.class_instances.get(&key) {
+            return Some(known.clone());
+        }
+        // The class's static constant members under these arguments (`size` in `payload[size]`).
+        let members: Vec<crate::front::cuda::StaticMember> = std::iter::once(self.unit.prepared)
+            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            .flat_map(|p| p.static_members.iter())
+            .filter(|m| m.class == template.tag)
+            .cloned()
+            .collect();
+        let mut values = HashMap::new();
+        for m in &members {
+            if let Some(v) = self.static_value(m, &texts) {
+                values.insert(m.member.clone(), v);
+            }
+        }
+        let args: Vec<Argument> = resolved.into_iter().map(|(_, a)| a).collect();
+        let display = format!("{}<{}>", template.tag, texts.join(", "));
+        let ty = instantiate(
+            &self.types,
+            &template,
+            &args,
+            &|m| values.get(m).copied(),
+            &display,
+        );
+        // An argument unknown here may be known at the next use (`T` bound by then).
+        if args.iter().all(|a| *a != Argument::Unknown) {
+            self.class_instances.insert(key, ty.clone());
+        }
+        Some(ty)
+    }
+
+    /// A type written as text: a class template instance (`sv<float, 64>`), else what
+    /// [`type_from_text`] reads.
+    pub(super) fn type_of_text(&mut self, text: &str, at: Span) -> Option<Type> {
+        let trimmed = text.trim().trim_start_matches("const ").trim();
+        if let Some((class, args)) = crate::front::names::split_template_args(trimmed)
+            && let Some(t) = self.class_instance(&class.trim().replace("::", "__"), &args, at)
+        {
+            return Some(t);
+        }
+        type_from_text(&self.types, text)
+    }
+
+    /// The type a type name written at `at` names when it is a class template instance: with
+    /// its arguments written there (`sv<float, 64> *x`), or an alias of one (`x128`).
+    fn written_instance(&mut self, name: &str, at: Span) -> Option<Type> {
+        let args = self.template_arguments_at(self.span(at).start).to_vec();
+        if !args.is_empty() {
+            return self.class_instance(name, &args, at);
+        }
+        // Only a name whose own layout is unknown can be an alias of an instance.
+        if !matches!(self.types.lookup(name), Some(Type::Unknown(_)) | None) {
+            return None;
+        }
+        let target = std::iter::once(self.unit.prepared)
+            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            .flat_map(|p| p.aliases.iter())
+            .find(|(alias, _)| alias == name)
+            .map(|(_, target)| target.clone())?;
+        let (class, args) = crate::front::names::split_template_args(&target)?;
+        self.class_instance(&class.trim().replace("::", "__"), &args, at)
+    }
+
+    /// The type declaration specifiers name, class template instances included.
+    pub(super) fn declared_type(&mut self, specs: &[Node<DeclarationSpecifier>]) -> Type {
+        let written = specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => typedef_name(t),
+            _ => None,
+        });
+        written
+            .and_then(|(name, at)| self.written_instance(&name, at))
+            .unwrap_or_else(|| crate::analysis::extraction::base_type(&self.types, specs))
+    }
+
+    /// The type a cast's or `sizeof`'s specifiers name, class template instances included.
+    pub(super) fn qualified_type(&mut self, specs: &[Node<SpecifierQualifier>]) -> Type {
+        let written = specs.iter().find_map(|s| match &s.node {
+            SpecifierQualifier::TypeSpecifier(t) => typedef_name(t),
+            _ => None,
+        });
+        written
+            .and_then(|(name, at)| self.written_instance(&name, at))
+            .unwrap_or_else(|| {
+                crate::analysis::extraction::type_from_qualifiers(&self.types, specs)
+            })
+    }
+
+    /// The pointee of a C++ cast's type as written (`reinterpret_cast<sv<float, 64> *>`, whose
+    /// type lang-c read without its arguments), when it is a class template instance.
+    pub(super) fn cpp_cast_instance(&mut self, cast: Span) -> Option<Type> {
+        let at = self.span(cast).start;
+        let written = self
+            .unit
+            .prepared
+            .casts
+            .iter()
+            .find(|(o, _)| *o == at)
+            .map(|(_, t)| t.clone())?;
+        let pointee = written.trim().strip_suffix('*')?;
+        if !pointee.contains('<') {
+            return None;
+        }
+        self.type_of_text(pointee, cast)
+    }
+}
+
+fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
+    match &t.node {
+        TypeSpecifier::TypedefName(id) => Some((id.node.name.clone(), id.span)),
+        _ => None,
+    }
+}
