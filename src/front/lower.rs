@@ -618,9 +618,14 @@ impl<'p> Lowering<'p> {
         };
         match value.kind() {
             "argument_list" => {
-                // A constructor's arguments: the object is data, not an index.
+                // A constructor's arguments: the object is data, not an index. Kept as
+                // written: an object built from a shared-memory pointer is noted.
                 self.blank_node(value);
                 if let Some(d) = n.child_by_field_name("declarator") {
+                    let args = self.t(value);
+                    let args = args.strip_prefix('(').unwrap_or(args);
+                    let args = args.strip_suffix(')').unwrap_or(args).trim().to_string();
+                    self.out.constructor_args.push((d.start_byte(), args));
                     self.lower(d);
                 }
                 false

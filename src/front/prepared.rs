@@ -145,6 +145,9 @@ pub struct Prepared {
     pub includes: Vec<(String, Range<usize>)>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
+    /// lang-c: the arguments as written, by the offset of the declarator.
+    pub constructor_args: Vec<(usize, String)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
     /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out

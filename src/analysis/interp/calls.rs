@@ -166,6 +166,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             (self.unit, self.home_call) = saved;
             return v;
         }
+        self.note_undefined_callee(&name, whole, call);
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
             self.uniform_data(&format!("the result of `{name}`"))

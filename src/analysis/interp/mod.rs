@@ -25,6 +25,7 @@ use std::rc::Rc;
 
 mod atomics;
 mod calls;
+mod escapes;
 mod expressions;
 mod inline_ptx;
 mod instances;

@@ -167,6 +167,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             else {
                 continue;
             };
+            if init.node.initializer.is_none() {
+                self.note_shared_constructor(&name, init.node.declarator.span);
+            }
             let init_expr = match &init.node.initializer {
                 Some(Node {
                     node: Initializer::Expression(e),

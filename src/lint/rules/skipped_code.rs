@@ -1,7 +1,11 @@
 rule! {
     /// ## What it does
     /// Marks a statement or declaration banklint's C front end could not parse. The rest of
-    /// the file is still analyzed; accesses inside the skipped region are not.
+    /// the file is still analyzed; accesses inside the skipped region are not. It also marks
+    /// where a pointer into shared memory leaves what the analysis follows: an object built
+    /// from one (`allocator al((int *)&smem[0]);`), or a call of a function banklint has not
+    /// read a definition of (`wmma::load_matrix_sync(a, &tile[0], 16)`, `memset(smem, 0, n)`).
+    /// The accesses made through them are not analyzed.
     ///
     /// ## Why is this bad?
     /// A conflict inside skipped code goes unreported. Most C++ around kernels is read

@@ -1,0 +1,93 @@
+//! Shared-memory pointers that leave what banklint follows: an object built from one
+//! (`allocator al((int *)&smem[0]);`), a function it has no definition of given one
+//! (`wmma::load_matrix_sync(a, &tile[0], 16)`, `memset(smem, 0, n)`). Each is noted where it
+//! happens, so that the accesses made through them are reported as not analyzed instead of
+//! being lost without a word.
+
+use super::*;
+
+impl Analyzer<'_, '_> {
+    /// The shared array a pointer, reference or array named by `word` reaches, if any.
+    fn shared_array_named(&self, word: &str) -> Option<usize> {
+        match self.lookup(word) {
+            Some(Binding::Shared(a)) => Some(*a),
+            Some(Binding::Pointer(p)) => Some(p.array),
+            Some(Binding::Reference(r)) => Some(r.target.array),
+            Some(_) => None,
+            None => {
+                let decl = self.unit.file_shared.iter().find(|a| a.name == word)?;
+                self.arrays
+                    .by_decl
+                    .get(&(decl.decl_span.clone(), decl.name.clone()))?
+                    .first()
+                    .copied()
+            }
+        }
+    }
+
+    /// The first shared array the words of `text` reach, by name. A library object (a
+    /// `cuda::barrier`: one object of a type banklint does not know) has no elements to
+    /// access and is left out.
+    fn shared_array_in_text(&self, text: &str) -> Option<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .filter_map(|w| self.shared_array_named(w))
+            .map(|a| &self.arrays[a].decl)
+            .find(|d| !(d.dims.is_empty() && matches!(d.elem, Type::Unknown(_))))
+            .map(|d| d.name.clone())
+    }
+
+    /// `T name(args);` whose arguments reach shared memory: the object keeps a pointer banklint
+    /// does not follow through its methods.
+    pub(super) fn note_shared_constructor(&mut self, name: &str, declarator: Span) {
+        let at = self.span(declarator).start;
+        let Some(args) = self
+            .unit
+            .prepared
+            .constructor_args
+            .iter()
+            .find(|(o, _)| *o == at)
+            .map(|(_, a)| a.clone())
+        else {
+            return;
+        };
+        if let Some(array) = self.shared_array_in_text(&args) {
+            self.note_unfollowed(
+                declarator,
+                format!(
+                    "`{name}` is built from a pointer into `{array}` (`{args}`); banklint does not follow objects that keep shared-memory pointers, so the accesses made through `{name}` are not analyzed"
+                ),
+            );
+        }
+    }
+
+    /// A call of `name`, which banklint has no definition of, given a pointer into shared
+    /// memory: the accesses the callee makes are not analyzed.
+    pub(super) fn note_undefined_callee(
+        &mut self,
+        name: &str,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+    ) {
+        if inline_ptx::is_shared_window_call(call) {
+            return;
+        }
+        let array = call.arguments.iter().find_map(|a| {
+            let reaches = self.points_to_shared(a)
+                || matches!(&a.node, Expression::Identifier(id)
+                    if matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))));
+            reaches
+                .then(|| self.shared_array_in_text(&self.source_text(a.span)))
+                .flatten()
+        });
+        if let Some(array) = array {
+            let shown = name.replace("__", "::");
+            self.note_unfollowed(
+                whole.span,
+                format!(
+                    "`{shown}` is given a pointer into `{array}`, and banklint has not read a definition of it (a library function, one in a file it did not read, or one it could not parse): the shared-memory accesses it makes are not analyzed"
+                ),
+            );
+        }
+    }
+}

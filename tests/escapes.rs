@@ -1,0 +1,60 @@
+//! Shared-memory pointers that leave what banklint follows (an object built from one, a
+//! function without a definition given one) are noted where they leave, naming the array;
+//! before, the accesses made through them were lost without a word.
+
+mod common;
+use common::{banklint, labels_of, temp_dir, write};
+
+const KERNEL: &str = r#"struct allocator {
+    int *next;
+    __device__ allocator(int *p) : next(p) {}
+};
+
+__device__ void fill(float *p, int n);
+
+__global__ void k(float *out)
+{
+    extern __shared__ int pool[];
+    allocator al((int *)&pool[0]);
+    __shared__ float staged[64];
+    fill(&staged[0], 64);
+    __shared__ float kept[64];
+    kept[threadIdx.x] = out[threadIdx.x];
+    allocator plain(nullptr);
+    fill(out, 64);
+}
+
+void launch(float *out)
+{
+    k<<<1, 32, 1024>>>(out);
+}
+"#;
+
+#[test]
+fn pointers_that_leave_the_analysis_are_noted_where_they_leave() {
+    let dir = temp_dir("escapes");
+    write(&dir, "k.cu", KERNEL.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    // `kept` is analyzed as before.
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 1, "{json}");
+    assert_eq!(accesses[0]["array"], "kept");
+    // One note where `pool` goes into an object, one where `staged` goes to a function
+    // banklint has no body of; none for the object and the call given global memory.
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0].0, 11);
+    assert!(
+        notes[0]
+            .1
+            .contains("`al` is built from a pointer into `pool`"),
+        "{notes:?}"
+    );
+    assert_eq!(notes[1].0, 13);
+    assert!(
+        notes[1]
+            .1
+            .contains("`fill` is given a pointer into `staged`"),
+        "{notes:?}"
+    );
+}
