@@ -218,6 +218,7 @@ impl<'p> Lowering<'p> {
                 self.blank_node(n);
                 if n.byte_range().len() >= 3 {
                     self.patch(n.start_byte(), "int");
+                    self.out.auto_types.push(n.start_byte());
                 }
             }
             "decltype" => self.as_identifier(n),

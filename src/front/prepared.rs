@@ -145,6 +145,9 @@ pub struct Prepared {
     pub includes: Vec<(String, Range<usize>)>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
+    /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
+    /// pointer into shared memory is that pointer.
+    pub auto_types: Vec<usize>,
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,

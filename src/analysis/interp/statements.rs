@@ -161,6 +161,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         let base = self.declared_type(&d.node.specifiers);
+        let declared_auto = d.node.specifiers.iter().any(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) if matches!(t.node, TypeSpecifier::Int) => {
+                let at = self.span(t.span).start;
+                self.unit.prepared.auto_types.contains(&at)
+            }
+            _ => false,
+        });
         for init in &d.node.declarators {
             let Some(name) =
                 crate::analysis::extraction::declarator_name(&init.node.declarator.node)
@@ -195,13 +202,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .derived
                 .iter()
                 .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)));
-            // A pointer into shared memory, or an integer holding a shared-window address
-            // (`uint32_t a = __cvta_generic_to_shared(&s[i]);`).
+            // A pointer into shared memory (declared `auto` too), or an integer holding a
+            // shared-window address (`uint32_t a = __cvta_generic_to_shared(&s[i]);`).
             if let Some(Node {
                 node: Initializer::Expression(e),
                 ..
             }) = &init.node.initializer
-                && (is_pointer && self.points_to_shared(e) || self.is_shared_address(e))
+                && ((is_pointer || declared_auto) && self.points_to_shared(e)
+                    || self.is_shared_address(e))
             {
                 match self.eval_pointer(e, mask, &name) {
                     Some(p) => {
