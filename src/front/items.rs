@@ -339,13 +339,48 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
             _ => {}
         }
     }
+    // Only device code can declare shared memory: a function whose body does is one, whatever
+    // word before its name marks it (`_CCCL_DEVICE` from a header banklint did not read).
+    let declares_shared = || {
+        f.child_by_field_name("body").is_some_and(|b| {
+            text(b, l.src).contains("__shared__") && has_shared_qualifier(b, l.src)
+        })
+    };
     if kernel {
         (ChunkKind::DeviceFunction { kernel: true }, false)
     } else if device || constexpr {
         (ChunkKind::DeviceFunction { kernel: false }, !device)
+    } else if declares_shared() {
+        // `__global__` the grammar did not see where it stands (after a word it misread).
+        let head = f
+            .child_by_field_name("body")
+            .map_or("", |b| &l.src[f.start_byte()..b.start_byte()]);
+        let kernel = head
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == "__global__");
+        (ChunkKind::DeviceFunction { kernel }, false)
     } else {
         (ChunkKind::HostFunction, false)
     }
+}
+
+/// Whether a `__shared__` qualifier stands in `n` (not in a comment or a string, nor in a
+/// lambda: a host function may hold a device lambda).
+fn has_shared_qualifier(n: Node<'_>, src: &str) -> bool {
+    let mut cursor = n.walk();
+    let mut stack = vec![n];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "type_qualifier" && text(node, src) == "__shared__" {
+            return true;
+        }
+        if !matches!(
+            node.kind(),
+            "comment" | "string_literal" | "raw_string_literal" | "lambda_expression"
+        ) {
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    false
 }
 
 /// `void f(int);` (also behind pointers or references to the result).
