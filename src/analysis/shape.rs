@@ -69,14 +69,32 @@ pub struct BlockShape {
     pub path: Vec<Decision>,
 }
 
-/// One side of a branch on a warp-uniform unknown, taken for a whole analysis.
+/// One side of a branch on a warp-uniform unknown, taken for a whole analysis; or, for a
+/// loop whose trip count is unknown and after which a value alternates between two, whether
+/// it ran an even (`taken`) or odd number of trips.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decision {
-    /// Where the branch is, in the expanded text (identifies it on every execution).
+    /// Where the branch or loop is, in the expanded text (identifies it on every execution).
     pub at: usize,
     pub line: usize,
+    /// The branch's condition as written; empty for a loop's trip parity.
     pub condition: String,
     pub taken: bool,
+}
+
+impl Decision {
+    /// `` `n > 0` (line 12) true ``, or `the loop at line 170 ran an odd number of trips`.
+    pub fn describe(&self) -> String {
+        if self.condition.is_empty() {
+            let parity = if self.taken { "even" } else { "odd" };
+            return format!(
+                "the loop at line {} ran an {parity} number of trips",
+                self.line
+            );
+        }
+        let side = if self.taken { "true" } else { "false" };
+        format!("`{}` (line {}) {side}", self.condition, self.line)
+    }
 }
 
 impl BlockShape {

@@ -807,18 +807,7 @@ pub fn context_note(report: &FileReport, f: &AccessFinding, target: Target) -> S
         ));
     }
     if !shape.path.is_empty() {
-        let sides: Vec<String> = shape
-            .path
-            .iter()
-            .map(|d| {
-                format!(
-                    "`{}` (line {}) {}",
-                    d.condition,
-                    d.line,
-                    if d.taken { "true" } else { "false" }
-                )
-            })
-            .collect();
+        let sides: Vec<String> = shape.path.iter().map(|d| d.describe()).collect();
         text.push_str(&format!(", where {}", sides.join(" and ")));
     }
     let assumed_types = shape.describe_assumed_types();

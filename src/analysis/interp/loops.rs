@@ -154,7 +154,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.symbolic_loops -= 1;
             self.assumptions.pop();
             if ok {
-                self.join_carried(&carried, &seen_values, line);
+                let at = self.span(span).start;
+                self.join_carried(&carried, &seen_values, line, at);
             }
         }
         ok
@@ -173,9 +174,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// After a loop whose trip count is unknown: a lane keeps a value the body assigns only
     /// if it had that value before the loop and after every trip analyzed; else it depends
-    /// on how many trips run (`computed` set in the last trip, read after the loop).
-    fn join_carried(&mut self, names: &[String], seen: &[Vec<Option<Lanes>>], line: usize) {
+    /// on how many trips run (`computed` set in the last trip, read after the loop). A value
+    /// that alternates between two (`stage = 1 - stage`, `buf ^= 1`: double buffering) is the
+    /// first after an even number of trips and the second after an odd one: the analysis
+    /// runs once for each (see `Decision`), and the code after the loop sees each.
+    fn join_carried(
+        &mut self,
+        names: &[String],
+        seen: &[Vec<Option<Lanes>>],
+        line: usize,
+        at: usize,
+    ) {
         let n = self.n;
+        let parity = self.path.iter().find(|d| d.at == at).map(|d| d.taken);
+        let mut alternating = false;
         for (k, name) in names.iter().enumerate() {
             let versions: Vec<&Lanes> = seen.iter().filter_map(|v| v[k].as_ref()).collect();
             let Some(last) = seen.last().and_then(|v| v[k].clone()) else {
@@ -184,6 +196,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let same_everywhere = versions.iter().all(|v| v.same_in(&last, n));
             if versions.len() < seen.len() || same_everywhere {
                 continue;
+            }
+            if versions.len() >= 3
+                && versions
+                    .iter()
+                    .enumerate()
+                    .all(|(i, v)| v.same_in(versions[i % 2], n))
+            {
+                alternating = true;
+                if let Some(even) = parity {
+                    let after = versions[usize::from(!even)].clone();
+                    self.set_var(name, &after, &vec![true; n]);
+                    continue;
+                }
             }
             let reason: Rc<str> = Rc::from(format!(
                 "`{name}` depends on how many trips the loop at line {line} runs"
@@ -200,6 +225,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .collect();
             let all = vec![true; n];
             self.set_var(name, &Lanes::Each(Rc::new(joined)), &all);
+        }
+        if alternating
+            && self.path.is_empty()
+            && self.decision_points.len() < MAX_DECISIONS
+            && !self.decision_points.iter().any(|d| d.at == at)
+        {
+            self.decision_points.push(Decision {
+                at,
+                line,
+                condition: String::new(),
+                taken: true,
+            });
         }
     }
 

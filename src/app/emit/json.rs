@@ -41,7 +41,14 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                     f.shape
                         .path
                         .iter()
-                        .map(|d| json!({"line": d.line, "condition": d.condition, "taken": d.taken}))
+                        .map(|d| {
+                            if d.condition.is_empty() {
+                                let parity = if d.taken { "even" } else { "odd" };
+                                json!({"line": d.line, "loop_trips": parity})
+                            } else {
+                                json!({"line": d.line, "condition": d.condition, "taken": d.taken})
+                            }
+                        })
                         .collect::<Vec<Json>>()
                         .into(),
                 );
