@@ -58,3 +58,31 @@ fn pointers_that_leave_the_analysis_are_noted_where_they_leave() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn stats_say_why_arrays_have_no_analyzed_access() {
+    let dir = temp_dir("escapes-stats");
+    let unused =
+        "__global__ void u(float *o)\n{\n    __shared__ float idle[32];\n    o[0] = 1.0f;\n}\n";
+    write(&dir, "k.cu", KERNEL.as_bytes());
+    write(&dir, "u.cu", unused.as_bytes());
+    let out = banklint(
+        &dir,
+        &["check", "k.cu", "u.cu", "--stats", "--format", "short"],
+    )
+    .stdout;
+    // pool and staged leave the analysis; idle is never accessed; kept is analyzed.
+    assert!(out.contains("shared arrays: 4 found, 1 (25.0%)"), "{out}");
+    assert!(
+        out.contains("arrays without one: 0 with only unknown accesses, 3 with no access analyzed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2  a pointer into it leaves what banklint follows"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1  no access to it in the code analyzed"),
+        "{out}"
+    );
+}

@@ -15,6 +15,10 @@ pub struct Coverage {
     pub not_parsed: usize,
     pub shared_arrays: usize,
     pub arrays_with_analyzed_access: usize,
+    /// Arrays whose every access is unknown (the reasons are among `unknown_reasons`).
+    pub arrays_only_unknown: usize,
+    /// Arrays with no access at all in what was analyzed, by why.
+    pub arrays_without_access: BTreeMap<String, usize>,
     pub accesses_analyzed: usize,
     pub accesses_unknown: usize,
     /// Why accesses were unknown, grouped, with counts.
@@ -41,10 +45,12 @@ impl Coverage {
         }
         let mut arrays = BTreeSet::new();
         let mut analyzed_arrays = BTreeSet::new();
+        let mut accessed = BTreeSet::new();
         for f in &r.findings {
             let entry = &r.arrays[f.array];
             let key = (entry.decl.decl_span.start, entry.decl.name.clone());
             arrays.insert(key.clone());
+            accessed.insert(key.clone());
             match &f.status {
                 Status::Analyzed => {
                     self.accesses_analyzed += 1;
@@ -61,6 +67,27 @@ impl Coverage {
         }
         self.shared_arrays += arrays.len();
         self.arrays_with_analyzed_access += analyzed_arrays.len();
+        for (_, name) in arrays.difference(&analyzed_arrays) {
+            let key = arrays
+                .iter()
+                .find(|(_, n)| n == name)
+                .expect("from the set");
+            if accessed.contains(key) {
+                self.arrays_only_unknown += 1;
+                continue;
+            }
+            // Where its pointer leaves the analysis a skipped-code note names it.
+            let leaves = format!("pointer into `{name}`");
+            let why = if r.skipped.iter().any(|s| s.reason.contains(&leaves)) {
+                "a pointer into it leaves what banklint follows (the skipped-code note says where)"
+            } else {
+                "no access to it in the code analyzed"
+            };
+            *self
+                .arrays_without_access
+                .entry(why.to_string())
+                .or_default() += 1;
+        }
         for s in &r.skipped {
             *self
                 .skipped_reasons
@@ -77,6 +104,10 @@ impl Coverage {
         self.not_parsed += other.not_parsed;
         self.shared_arrays += other.shared_arrays;
         self.arrays_with_analyzed_access += other.arrays_with_analyzed_access;
+        self.arrays_only_unknown += other.arrays_only_unknown;
+        for (k, v) in &other.arrays_without_access {
+            *self.arrays_without_access.entry(k.clone()).or_default() += v;
+        }
         self.accesses_analyzed += other.accesses_analyzed;
         self.accesses_unknown += other.accesses_unknown;
         for (k, v) in &other.unknown_reasons {
@@ -100,11 +131,19 @@ impl Coverage {
             self.arrays_with_analyzed_access,
             percent(self.arrays_with_analyzed_access, self.shared_arrays)
         ));
+        let without: usize = self.arrays_without_access.values().sum();
+        if self.arrays_only_unknown + without > 0 {
+            s.push_str(&format!(
+                "  arrays without one: {} with only unknown accesses, {} with no access analyzed\n",
+                self.arrays_only_unknown, without
+            ));
+        }
         s.push_str(&format!(
             "  accesses: {} analyzed, {} unknown\n",
             self.accesses_analyzed, self.accesses_unknown
         ));
         for (title, counts) in [
+            ("no access analyzed because", &self.arrays_without_access),
             ("unknown because", &self.unknown_reasons),
             ("skipped because", &self.skipped_reasons),
         ] {
@@ -133,6 +172,8 @@ impl Coverage {
             "not_parsed": self.not_parsed,
             "shared_arrays": self.shared_arrays,
             "arrays_with_analyzed_access": self.arrays_with_analyzed_access,
+            "arrays_only_unknown": self.arrays_only_unknown,
+            "arrays_without_access": list(&self.arrays_without_access),
             "accesses_analyzed": self.accesses_analyzed,
             "accesses_unknown": self.accesses_unknown,
             "unknown_reasons": list(&self.unknown_reasons),

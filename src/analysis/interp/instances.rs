@@ -97,9 +97,11 @@ impl Analyzer<'_, '_> {
     /// The type a type name written at `at` names when it is a class template instance: with
     /// its arguments written there (`sv<float, 64> *x`), or an alias of one (`x128`).
     fn written_instance(&mut self, name: &str, at: Span) -> Option<Type> {
-        let args = self.template_arguments_at(self.span(at).start).to_vec();
-        if !args.is_empty() {
-            return self.class_instance(name, &args, at);
+        if class_template(&self.types, name).is_some() {
+            let args = self.template_arguments_at(self.span(at).start).to_vec();
+            if !args.is_empty() {
+                return self.class_instance(name, &args, at);
+            }
         }
         // Only a name whose own layout is unknown can be an alias of an instance.
         if !matches!(self.types.lookup(name), Some(Type::Unknown(_)) | None) {
