@@ -122,9 +122,9 @@ impl Analyzer<'_, '_> {
             DeclarationSpecifier::TypeSpecifier(t) => typedef_name(t),
             _ => None,
         });
-        written
-            .and_then(|(name, at)| self.written_instance(&name, at))
-            .unwrap_or_else(|| crate::analysis::extraction::base_type(&self.types, specs))
+        self.instance_or(written, |types| {
+            crate::analysis::extraction::base_type(types, specs)
+        })
     }
 
     /// The type a cast's or `sizeof`'s specifiers name, class template instances included.
@@ -133,11 +133,20 @@ impl Analyzer<'_, '_> {
             SpecifierQualifier::TypeSpecifier(t) => typedef_name(t),
             _ => None,
         });
+        self.instance_or(written, |types| {
+            crate::analysis::extraction::type_from_qualifiers(types, specs)
+        })
+    }
+
+    /// The instance a type name written at a place names, else what `plain` reads.
+    fn instance_or(
+        &mut self,
+        written: Option<(String, Span)>,
+        plain: impl FnOnce(&crate::analysis::types::TypeTable) -> Type,
+    ) -> Type {
         written
             .and_then(|(name, at)| self.written_instance(&name, at))
-            .unwrap_or_else(|| {
-                crate::analysis::extraction::type_from_qualifiers(&self.types, specs)
-            })
+            .unwrap_or_else(|| plain(&self.types))
     }
 
     /// The pointee of a C++ cast's type as written (`reinterpret_cast<sv<float, 64> *>`, whose
