@@ -79,3 +79,7 @@ pub const MAX_INLINED_CALLS: usize = 20_000;
 /// Rounds of substituting a class's static members into one another's values
 /// (`MMA_PIPE_DEPTH = OVERLAP ? 2 : 1` reads `OVERLAP`): deeper chains stay unresolved.
 pub const MAX_STATIC_MEMBER_NESTING: usize = 8;
+
+/// Class template instances laid out inside one another's arguments (`Pair<Pair<T, int>,
+/// int>`): deeper ones, and a type argument that names itself, stay unknown.
+pub const MAX_INSTANCE_NESTING: usize = 16;

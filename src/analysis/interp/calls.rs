@@ -556,19 +556,35 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(header) = &f.template {
             let at = self.span(call.callee.span).start;
             let given = self.template_arguments_at(at).to_vec();
+            // Every argument is read in the caller's scope before any is bound: the callee's
+            // parameters may share names with the caller's (`T` given `Pair<T, int>`).
+            let caller: Vec<(String, String)> = self
+                .type_args
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let caller: Vec<(&str, &str)> = caller
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let mut types = Vec::new();
+            let mut texts = Vec::new();
+            let mut values = Vec::new();
             for (k, param) in header.params.iter().enumerate() {
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
                 if param.is_type {
                     let at = call.callee.span;
                     if let Some(ty) = text.as_deref().and_then(|t| self.type_of_text(t, at)) {
-                        Rc::make_mut(&mut self.types)
-                            .named
-                            .insert(param.name.clone(), ty);
+                        types.push((param.name.clone(), ty));
                     }
-                    // `f<T>(...)` inside a template: the caller's binding of `T`.
+                    // `f<T>(...)` inside a template: the caller's binding of `T`, also inside
+                    // an argument (`Pair<T, int>`).
                     if let Some(t) = text {
-                        let t = self.type_args.get(t.trim()).cloned().unwrap_or(t);
-                        Rc::make_mut(&mut self.type_args).insert(param.name.clone(), t);
+                        let t = match self.type_args.get(t.trim()) {
+                            Some(bound) => bound.clone(),
+                            None => crate::front::names::replace_words(&t, &caller),
+                        };
+                        texts.push((param.name.clone(), t));
                     }
                 } else {
                     let value = match text {
@@ -588,8 +604,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             param.name, f.name
                         )),
                     };
-                    Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);
+                    values.push((param.name.clone(), value));
                 }
+            }
+            for (name, ty) in types {
+                Rc::make_mut(&mut self.types).named.insert(name, ty);
+            }
+            for (name, t) in texts {
+                Rc::make_mut(&mut self.type_args).insert(name, t);
+            }
+            for (name, v) in values {
+                Rc::make_mut(&mut self.template_values).insert(name, v);
             }
         }
         self.bind_dependent_types();

@@ -19,6 +19,24 @@ impl Analyzer<'_, '_> {
         at: Span,
     ) -> Option<Type> {
         let template = class_template(&self.types, class)?;
+        if self.instance_depth >= crate::limits::MAX_INSTANCE_NESTING {
+            return Some(Type::Unknown(format!(
+                "`{class}<{}>`, nested in template arguments deeper than banklint lays out",
+                args.join(", ")
+            )));
+        }
+        self.instance_depth += 1;
+        let ty = self.class_instance_within(&template, args, at);
+        self.instance_depth -= 1;
+        Some(ty)
+    }
+
+    fn class_instance_within(
+        &mut self,
+        template: &std::rc::Rc<crate::analysis::types::ClassTemplate>,
+        args: &[String],
+        at: Span,
+    ) -> Type {
         let mut resolved: Vec<(String, Argument)> = Vec::new();
         for (k, param) in template.header.params.iter().enumerate() {
             // A default may name the parameters before it (`int C = R`).
@@ -51,7 +69,7 @@ impl Analyzer<'_, '_> {
         let texts: Vec<String> = resolved.iter().map(|(t, _)| t.clone()).collect();
         let key = (template.tag.clone(), texts.clone());
         if let Some(known) = self.class_instances.get(&key) {
-            return Some(known.clone());
+            return known.clone();
         }
         // The class's static constant members under these arguments (`size` in `payload[size]`).
         let members: Vec<crate::front::cuda::StaticMember> = std::iter::once(self.unit.prepared)
@@ -70,7 +88,7 @@ impl Analyzer<'_, '_> {
         let display = format!("{}<{}>", template.tag, texts.join(", "));
         let ty = instantiate(
             &self.types,
-            &template,
+            template,
             &args,
             &|m| values.get(m).copied(),
             &display,
@@ -79,7 +97,7 @@ impl Analyzer<'_, '_> {
         if args.iter().all(|a| *a != Argument::Unknown) {
             self.class_instances.insert(key, ty.clone());
         }
-        Some(ty)
+        ty
     }
 
     /// A type written as text: a class template instance (`sv<float, 64>`), else what

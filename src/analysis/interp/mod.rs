@@ -325,6 +325,8 @@ struct Analyzer<'a, 'p> {
     inlined_calls: usize,
     /// Class template instances laid out so far, by template and arguments (see `instances`).
     class_instances: HashMap<(String, Vec<String>), Type>,
+    /// Class template instances being laid out inside one another (see `instances`).
+    instance_depth: usize,
     /// See `ShapeRun::not_followed`.
     not_followed: Vec<(Range<usize>, String)>,
     /// The shared-memory pointer each function being inlined returns, innermost last
@@ -704,6 +706,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             call_stack: Vec::new(),
             inlined_calls: 0,
             class_instances: HashMap::new(),
+            instance_depth: 0,
             not_followed: Vec::new(),
             shift_overflows: Vec::new(),
             tma_copies: Vec::new(),

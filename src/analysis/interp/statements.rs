@@ -139,7 +139,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && let Some(arrays) =
                 shared_arrays_in(self.unit.prepared, item, self.item, &self.types, d)
         {
-            for a in arrays {
+            // `__shared__ Pair<T, int> s[32];`: the instance, laid out with `T` bound here.
+            let plain = crate::analysis::extraction::base_type(&self.types, &d.node.specifiers);
+            let written = self.declared_type(&d.node.specifiers);
+            for mut a in arrays {
+                if a.elem == plain && written != plain {
+                    a.elem = written.clone();
+                }
                 let id = self.register_array(a.clone());
                 self.footprint.insert(id);
                 self.bind(&a.name, Binding::Shared(id));
