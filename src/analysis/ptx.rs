@@ -74,6 +74,24 @@ pub type Unresolved = String;
 
 /// The template's text: its string literals (as lang-c keeps them, quotes included) joined
 /// and unescaped.
+/// The output operand a template that only reads the lane index writes
+/// (`mov.u32 %0, %%laneid;`), if it is one.
+pub fn lane_id_read(template: &str) -> Option<usize> {
+    let t: String = template
+        .replace("%%", "%")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let t = t.strip_suffix(';').unwrap_or(&t);
+    let rest = ["mov.u32%", "mov.s32%", "mov.b32%"]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))?;
+    let (operand, register) = rest.split_once(',')?;
+    (register == "%laneid")
+        .then(|| operand.parse().ok())
+        .flatten()
+}
+
 pub fn template_text(literals: &[String]) -> String {
     let mut out = String::new();
     for lit in literals {
@@ -394,6 +412,17 @@ fn classify(name: &str) -> Option<Kind> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_lane_index_register_is_read_by_operand() {
+        assert_eq!(lane_id_read("mov.u32 %0, %%laneid;"), Some(0));
+        assert_eq!(lane_id_read("mov.s32 %1, %laneid;"), Some(1));
+        assert_eq!(lane_id_read("mov.u32 %0, %%warpid;"), None);
+        assert_eq!(
+            lane_id_read("mov.u32 %0, %%laneid; add.u32 %0, %0, 1;"),
+            None
+        );
+    }
     use super::*;
 
     fn one(template: &str) -> PtxAccess {

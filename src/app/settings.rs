@@ -325,13 +325,24 @@ pub fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
         defines: {
             // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch, and the
             // kernel attributes the toolkit's headers define as macros (no toolkit is read),
-            // which say nothing about banks. User -D/-U come after and win.
+            // which say nothing about banks. The execution and memory space qualifiers are
+            // macros there too, each spelling itself: a header that defines them away for
+            // host compilers under `#ifndef __host__` must not do so here. User -D/-U come
+            // after and win.
             let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
             let builtin = [
                 arch_define.as_str(),
                 "__CUDACC__",
                 "__cluster_dims__(...)=",
                 "__maxnreg__(...)=",
+                "__host__=__host__",
+                "__device__=__device__",
+                "__global__=__global__",
+                "__shared__=__shared__",
+                "__constant__=__constant__",
+                "__managed__=__managed__",
+                "__forceinline__=__forceinline__",
+                "__noinline__=__noinline__",
             ];
             config::defines_from(
                 builtin

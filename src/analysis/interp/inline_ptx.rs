@@ -159,13 +159,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 ),
             );
         }
-        // Registers the template writes hold data from now on.
-        for out in &g.outputs {
+        // `mov.u32 %0, %%laneid;`: the lane's index in its warp. Other registers the
+        // template writes hold data from now on.
+        let lane_into = ptx::lane_id_read(&text);
+        for (k, out) in g.outputs.iter().enumerate() {
             if let Expression::Identifier(id) = &out.node.variable_name.node
                 && matches!(self.lookup(&id.node.name), Some(Binding::Value(_)))
             {
-                let data = self.element_data();
-                self.set_var(&id.node.name, &data, mask);
+                let value = if lane_into == Some(k) {
+                    self.tile_method("thread_rank", 32)
+                } else {
+                    Lanes::Each(Rc::new(vec![
+                        Value::unknown(
+                            "it is written by an `asm` statement"
+                        );
+                        self.n
+                    ]))
+                };
+                self.set_var(&id.node.name, &value, mask);
             }
         }
     }
