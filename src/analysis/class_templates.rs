@@ -77,10 +77,15 @@ pub fn class_template(types: &TypeTable, name: &str) -> Option<Rc<ClassTemplate>
     })
 }
 
+/// `ns::Row<float, 32>` as the class name the front end spells (`ns__Row`) and the
+/// arguments as written.
+pub fn instance_parts(text: &str) -> Option<(String, Vec<String>)> {
+    let (class, args) = crate::front::names::split_template_args(text.trim())?;
+    Some((class.trim().replace("::", "__"), args))
+}
+
 /// Whether `text` names an instance of a class template banklint has read (`Row<float, 32>`):
 /// a type it lays out once the arguments are evaluated where they are used.
 pub fn names_instance(types: &TypeTable, text: &str) -> bool {
-    crate::front::names::split_template_args(text.trim()).is_some_and(|(class, _)| {
-        class_template(types, &class.trim().replace("::", "__")).is_some()
-    })
+    instance_parts(text).is_some_and(|(class, _)| class_template(types, &class).is_some())
 }

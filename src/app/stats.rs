@@ -77,7 +77,7 @@ impl Coverage {
                 continue;
             }
             // Where its pointer leaves the analysis a skipped-code note names it.
-            let leaves = format!("pointer into `{name}`");
+            let leaves = crate::analysis::interp::pointer_into(name);
             let why = if r.skipped.iter().any(|s| s.reason.contains(&leaves)) {
                 "a pointer into it leaves what banklint follows (the skipped-code note says where)"
             } else {

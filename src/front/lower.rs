@@ -325,7 +325,6 @@ impl<'p> Lowering<'p> {
         self.blank_node(n);
     }
 
-    /// A syntax error: the smallest statement around it is reported and left out.
     /// `static _CCCL_DEVICE FType *f()`: a word banklint does not know before a function's
     /// type (an attribute macro from a header it did not read) is taken for the type, and
     /// the real type becomes an error node. Two types in a row are no C++, so the first word
@@ -382,6 +381,7 @@ impl<'p> Lowering<'p> {
         true
     }
 
+    /// A syntax error: the smallest statement around it is reported and left out.
     fn error(&mut self, n: Node<'_>) {
         let stmt = enclosing_statement(n);
         let first = self.t(n).split_whitespace().next().unwrap_or("");

@@ -558,15 +558,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let given = self.template_arguments_at(at).to_vec();
             // Every argument is read in the caller's scope before any is bound: the callee's
             // parameters may share names with the caller's (`T` given `Pair<T, int>`).
-            let caller: Vec<(String, String)> = self
-                .type_args
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            let caller: Vec<(&str, &str)> = caller
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
             let mut types = Vec::new();
             let mut texts = Vec::new();
             let mut values = Vec::new();
@@ -582,7 +573,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     if let Some(t) = text {
                         let t = match self.type_args.get(t.trim()) {
                             Some(bound) => bound.clone(),
-                            None => crate::front::names::replace_words(&t, &caller),
+                            None if self.type_args.is_empty() => t,
+                            None => {
+                                let caller: Vec<(&str, &str)> = self
+                                    .type_args
+                                    .iter()
+                                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                                    .collect();
+                                crate::front::names::replace_words(&t, &caller)
+                            }
                         };
                         texts.push((param.name.clone(), t));
                     }

@@ -6,6 +6,12 @@
 
 use super::*;
 
+/// How a note names the array a pointer leaves from (`a pointer into `smem``): counts of
+/// arrays whose pointer left the analysis find their notes by it.
+pub fn pointer_into(array: &str) -> String {
+    format!("a pointer into `{array}`")
+}
+
 impl Analyzer<'_, '_> {
     /// The shared array a pointer, reference or array named by `word` reaches, if any.
     fn shared_array_named(&self, word: &str) -> Option<usize> {
@@ -55,7 +61,8 @@ impl Analyzer<'_, '_> {
             self.note_unfollowed(
                 declarator,
                 format!(
-                    "`{name}` is built from a pointer into `{array}` (`{args}`); banklint does not follow objects that keep shared-memory pointers, so the accesses made through `{name}` are not analyzed"
+                    "`{name}` is built from {} (`{args}`); banklint does not follow objects that keep shared-memory pointers, so the accesses made through `{name}` are not analyzed",
+                    pointer_into(&array)
                 ),
             );
         }
@@ -85,7 +92,8 @@ impl Analyzer<'_, '_> {
             self.note_unfollowed(
                 whole.span,
                 format!(
-                    "`{shown}` is given a pointer into `{array}`, and banklint has not read a definition of it (a library function, one in a file it did not read, or one it could not parse): the shared-memory accesses it makes are not analyzed"
+                    "`{shown}` is given {}, and banklint has not read a definition of it (a library function, one in a file it did not read, or one it could not parse): the shared-memory accesses it makes are not analyzed",
+                    pointer_into(&array)
                 ),
             );
         }

@@ -3,9 +3,9 @@
 //! evaluated in the current scope, the layout comes from `analysis::class_templates`.
 
 use super::{Analyzer, type_from_text};
-use crate::analysis::class_templates::{Argument, class_template, instantiate};
+use crate::analysis::class_templates::{Argument, class_template, instance_parts, instantiate};
 use crate::analysis::types::Type;
-use lang_c::ast::{DeclarationSpecifier, SpecifierQualifier, TypeSpecifier};
+use lang_c::ast::{DeclarationSpecifier, SpecifierQualifier, TypeName, TypeSpecifier};
 use lang_c::span::{Node, Span};
 use std::collections::HashMap;
 
@@ -67,10 +67,16 @@ impl Analyzer<'_, '_> {
             }
         }
         let texts: Vec<String> = resolved.iter().map(|(t, _)| t.clone()).collect();
-        let key = (template.tag.clone(), texts.clone());
-        if let Some(known) = self.class_instances.get(&key) {
+        let args: Vec<Argument> = resolved.into_iter().map(|(_, a)| a).collect();
+        // The same text may name another type elsewhere (a dependent type under another
+        // binding): a layout is reused only for the same evaluated arguments.
+        let key = (template.tag.clone(), texts);
+        if let Some((seen, known)) = self.class_instances.get(&key)
+            && *seen == args
+        {
             return known.clone();
         }
+        let texts = &key.1;
         // The class's static constant members under these arguments (`size` in `payload[size]`).
         let members: Vec<crate::front::cuda::StaticMember> = std::iter::once(self.unit.prepared)
             .chain(self.headers.iter().map(|(_, h)| h.prepared))
@@ -80,11 +86,10 @@ impl Analyzer<'_, '_> {
             .collect();
         let mut values = HashMap::new();
         for m in &members {
-            if let Some(v) = self.static_value(m, &texts) {
+            if let Some(v) = self.static_value(m, texts) {
                 values.insert(m.member.clone(), v);
             }
         }
-        let args: Vec<Argument> = resolved.into_iter().map(|(_, a)| a).collect();
         let display = format!("{}<{}>", template.tag, texts.join(", "));
         let ty = instantiate(
             &self.types,
@@ -93,19 +98,16 @@ impl Analyzer<'_, '_> {
             &|m| values.get(m).copied(),
             &display,
         );
-        // An argument unknown here may be known at the next use (`T` bound by then).
-        if args.iter().all(|a| *a != Argument::Unknown) {
-            self.class_instances.insert(key, ty.clone());
-        }
+        self.class_instances.insert(key, (args, ty.clone()));
         ty
     }
 
     /// A type written as text: a class template instance (`sv<float, 64>`), else what
     /// [`type_from_text`] reads.
     pub(super) fn type_of_text(&mut self, text: &str, at: Span) -> Option<Type> {
-        let trimmed = text.trim().trim_start_matches("const ").trim();
-        if let Some((class, args)) = crate::front::names::split_template_args(trimmed)
-            && let Some(t) = self.class_instance(&class.trim().replace("::", "__"), &args, at)
+        let trimmed = text.trim().trim_start_matches("const ");
+        if let Some((class, args)) = instance_parts(trimmed)
+            && let Some(t) = self.class_instance(&class, &args, at)
         {
             return Some(t);
         }
@@ -130,46 +132,54 @@ impl Analyzer<'_, '_> {
             .flat_map(|p| p.aliases.iter())
             .find(|(alias, _)| alias == name)
             .map(|(_, target)| target.clone())?;
-        let (class, args) = crate::front::names::split_template_args(&target)?;
-        self.class_instance(&class.trim().replace("::", "__"), &args, at)
+        let (class, args) = instance_parts(&target)?;
+        self.class_instance(&class, &args, at)
+    }
+
+    /// The class template instance declaration specifiers name, if they name one.
+    pub(super) fn declared_instance(
+        &mut self,
+        specs: &[Node<DeclarationSpecifier>],
+    ) -> Option<Type> {
+        let (name, at) = specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => typedef_name(t),
+            _ => None,
+        })?;
+        self.written_instance(&name, at)
     }
 
     /// The type declaration specifiers name, class template instances included.
     pub(super) fn declared_type(&mut self, specs: &[Node<DeclarationSpecifier>]) -> Type {
-        let written = specs.iter().find_map(|s| match &s.node {
-            DeclarationSpecifier::TypeSpecifier(t) => typedef_name(t),
-            _ => None,
-        });
-        self.instance_or(written, |types| {
-            crate::analysis::extraction::base_type(types, specs)
-        })
+        self.declared_instance(specs)
+            .unwrap_or_else(|| crate::analysis::extraction::base_type(&self.types, specs))
     }
 
     /// The type a cast's or `sizeof`'s specifiers name, class template instances included.
     pub(super) fn qualified_type(&mut self, specs: &[Node<SpecifierQualifier>]) -> Type {
-        let written = specs.iter().find_map(|s| match &s.node {
-            SpecifierQualifier::TypeSpecifier(t) => typedef_name(t),
-            _ => None,
-        });
-        self.instance_or(written, |types| {
-            crate::analysis::extraction::type_from_qualifiers(types, specs)
-        })
-    }
-
-    /// The instance a type name written at a place names, else what `plain` reads.
-    fn instance_or(
-        &mut self,
-        written: Option<(String, Span)>,
-        plain: impl FnOnce(&crate::analysis::types::TypeTable) -> Type,
-    ) -> Type {
-        written
+        specs
+            .iter()
+            .find_map(|s| match &s.node {
+                SpecifierQualifier::TypeSpecifier(t) => typedef_name(t),
+                _ => None,
+            })
             .and_then(|(name, at)| self.written_instance(&name, at))
-            .unwrap_or_else(|| plain(&self.types))
+            .unwrap_or_else(|| {
+                crate::analysis::extraction::type_from_qualifiers(&self.types, specs)
+            })
     }
 
     /// The pointee of a C++ cast's type as written (`reinterpret_cast<sv<float, 64> *>`, whose
-    /// type lang-c read without its arguments), when it is a class template instance.
-    pub(super) fn cpp_cast_instance(&mut self, cast: Span) -> Option<Type> {
+    /// type lang-c read without its arguments), when it is a class template instance. Only a
+    /// cast to a class template's name (`sv *` as lang-c read it) looks up the text.
+    pub(super) fn cpp_cast_instance(&mut self, cast: Span, read: &TypeName) -> Option<Type> {
+        let names_template = read.specifiers.iter().any(|s| match &s.node {
+            SpecifierQualifier::TypeSpecifier(t) => typedef_name(t)
+                .is_some_and(|(name, _)| class_template(&self.types, &name).is_some()),
+            _ => false,
+        });
+        if !names_template {
+            return None;
+        }
         let at = self.span(cast).start;
         let written = self
             .unit

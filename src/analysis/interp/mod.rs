@@ -26,6 +26,7 @@ use std::rc::Rc;
 mod atomics;
 mod calls;
 mod escapes;
+pub use escapes::pointer_into;
 mod expressions;
 mod inline_ptx;
 mod instances;
@@ -323,8 +324,10 @@ struct Analyzer<'a, 'p> {
     call_stack: Vec<String>,
     /// Calls inlined so far in this run (bounded by `MAX_INLINED_CALLS`).
     inlined_calls: usize,
-    /// Class template instances laid out so far, by template and arguments (see `instances`).
-    class_instances: HashMap<(String, Vec<String>), Type>,
+    /// Class template instances laid out so far, by template and arguments as read, with
+    /// the arguments evaluated (see `instances`).
+    class_instances:
+        HashMap<(String, Vec<String>), (Vec<crate::analysis::class_templates::Argument>, Type)>,
     /// Class template instances being laid out inside one another (see `instances`).
     instance_depth: usize,
     /// See `ShapeRun::not_followed`.

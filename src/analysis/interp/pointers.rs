@@ -244,7 +244,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::Cast(c) => {
                 let p = self.eval_pointer(&c.node.expression, mask, name)?;
-                let pointee = match self.cpp_cast_instance(e.span) {
+                let pointee = match self.cpp_cast_instance(e.span, &c.node.type_name.node) {
                     Some(t) => Some(t),
                     None => self.cast_pointee(&c.node.type_name.node),
                 };

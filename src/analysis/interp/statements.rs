@@ -139,12 +139,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && let Some(arrays) =
                 shared_arrays_in(self.unit.prepared, item, self.item, &self.types, d)
         {
-            // `__shared__ Pair<T, int> s[32];`: the instance, laid out with `T` bound here.
-            let plain = crate::analysis::extraction::base_type(&self.types, &d.node.specifiers);
-            let written = self.declared_type(&d.node.specifiers);
+            // `__shared__ Pair<T, int> s[32];`: the instance, laid out with `T` bound here
+            // (an array of pointers to it keeps its pointer element).
+            let instance = self.declared_instance(&d.node.specifiers);
             for mut a in arrays {
-                if a.elem == plain && written != plain {
-                    a.elem = written.clone();
+                if let Some(t) = &instance
+                    && !matches!(a.elem, Type::Pointer(_))
+                {
+                    a.elem = t.clone();
                 }
                 let id = self.register_array(a.clone());
                 self.footprint.insert(id);
