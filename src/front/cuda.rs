@@ -141,6 +141,7 @@ fn prepare_top(
         .as_ref()
         .is_none_or(|t| analyzed_on_its_own(&out.tokens, &out.text, t.root_node()));
     let lower_headers = headers == Headers::Always || out.device_code;
+    out.expanded = out.text.clone();
     lower_stage(&mut out, context, lower_headers, tree);
     out
 }

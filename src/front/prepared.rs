@@ -118,6 +118,9 @@ pub struct Prepared {
     pub source: String,
     /// The expanded text with CUDA C++ rewritten to C of the same length: what lang-c parses.
     pub text: String,
+    /// The expanded text as the preprocessor left it, before lowering (template arguments
+    /// still written); kept for the checked file only, empty for its headers.
+    pub expanded: String,
     /// From `text` to the file.
     pub map: SourceMap,
     /// Where each line of the file starts.

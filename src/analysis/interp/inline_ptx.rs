@@ -3,7 +3,7 @@
 //! arithmetic on it (`addr + k * 16`) moves it, and each shared-memory instruction of the
 //! template (see [`crate::analysis::ptx`]) is recorded at the operand holding its address.
 
-use super::recording::AccessTarget;
+use super::recording::{AccessTarget, IndexText};
 use super::*;
 use crate::analysis::atomics::{AtomicUse, atomic_kind};
 use crate::analysis::ptx::{self, Bytes, Kind, Operand};
@@ -131,7 +131,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 );
                 continue;
             };
-            let text = format!("`{}`", self.source_text(address.span));
+            let text = IndexText::Source(address.span);
             let (array, indices, texts, elem) = self.place_parts(p, text, mask);
             // A barrier operation other than `init` costs no wavefront wherever the barrier
             // is, so an address the analysis cannot resolve does not leave it unknown.

@@ -41,7 +41,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) -> bool {
         let line = self.line_of(span);
-        let step_vars = step.map(assigned_in_expr).unwrap_or_default();
+        let step_vars: Rc<[String]> = step.map(assigned_in_expr).unwrap_or_default().into();
         self.loops.push(LoopCtl::new(self.n));
         let mut trips = 0u64;
         // Set once the loop's bound turns out to be warp-uniform but unknown.
@@ -276,26 +276,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         &self,
         line: usize,
         trip: u64,
-        vars: &[String],
+        vars: &Rc<[String]>,
         running: &[bool],
-    ) -> String {
+    ) -> TripLabel {
         let first = running.iter().position(|&r| r).unwrap_or(0);
-        let values: Vec<String> = vars
+        let values = vars
             .iter()
-            .filter_map(|v| match self.lookup(v) {
-                Some(Binding::Value(l)) if l.is_uniform() => {
-                    l.const_at(first).map(|c| format!("{v} = {c}"))
-                }
+            .map(|v| match self.lookup(v) {
+                Some(Binding::Value(l)) if l.is_uniform() => l.const_at(first),
                 _ => None,
             })
             .collect();
-        if values.is_empty() {
-            format!("trip {trip} of the loop at line {line}")
-        } else {
-            format!(
-                "{} (trip {trip} of the loop at line {line})",
-                values.join(", ")
-            )
+        TripLabel::Trip {
+            line,
+            trip,
+            vars: vars.clone(),
+            values,
         }
     }
 
@@ -345,8 +341,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         self.loops.push(LoopCtl::new(self.n));
         self.symbolic_loops += 1;
-        self.labels
-            .push(format!("any trip of the loop at line {line}"));
+        self.labels.push(TripLabel::Any { line });
         let running = self.live(mask);
         let mut body_mask = running.clone();
         if let Some(c) = cond {
@@ -616,4 +611,47 @@ fn identifiers_in(e: &Node<Expression>) -> Vec<String> {
     }
     walk(e, &mut out);
     out
+}
+
+/// Where in one loop an access ran, for the label of a warp pattern; written out only for a
+/// pattern seen first, as most trips repeat known ones.
+#[derive(Clone)]
+pub(super) enum TripLabel {
+    /// A trip enumerated, with the uniform values its step variables had.
+    Trip {
+        line: usize,
+        trip: u64,
+        vars: Rc<[String]>,
+        values: Vec<Option<i64>>,
+    },
+    /// The one symbolic run of a loop.
+    Any { line: usize },
+}
+
+impl TripLabel {
+    pub(super) fn render(&self) -> String {
+        match self {
+            TripLabel::Trip {
+                line,
+                trip,
+                vars,
+                values,
+            } => {
+                let values: Vec<String> = vars
+                    .iter()
+                    .zip(values)
+                    .filter_map(|(v, c)| c.map(|c| format!("{v} = {c}")))
+                    .collect();
+                if values.is_empty() {
+                    format!("trip {trip} of the loop at line {line}")
+                } else {
+                    format!(
+                        "{} (trip {trip} of the loop at line {line})",
+                        values.join(", ")
+                    )
+                }
+            }
+            TripLabel::Any { line } => format!("any trip of the loop at line {line}"),
+        }
+    }
 }

@@ -28,6 +28,7 @@ mod calls;
 mod escapes;
 pub use escapes::pointer_into;
 mod expressions;
+mod inert;
 mod inline_ptx;
 mod instances;
 mod loops;
@@ -285,7 +286,7 @@ struct Analyzer<'a, 'p> {
     exited: Vec<bool>,
     loops: Vec<LoopCtl>,
     returns: Vec<Option<Lanes>>,
-    labels: Vec<String>,
+    labels: Vec<loops::TripLabel>,
     symbolic_loops: usize,
     /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
     /// unknown, so far: a loop whose trip sees one may end at any trip.
@@ -420,6 +421,16 @@ impl SharedReach {
         self.reaching.contains(function)
     }
 
+    /// Whether a function named `name`, or a member function of that name however its
+    /// class is spelled (`Convert_float___to` for `to`), reaches shared memory.
+    pub fn reaches_member(&self, name: &str) -> bool {
+        self.reaching.iter().any(|r| {
+            r == name
+                || r.strip_suffix(name)
+                    .is_some_and(|head| head.ends_with('_') || head.ends_with("::"))
+        })
+    }
+
     /// No function of the file or its headers touches shared memory, directly or through a
     /// call: there is nothing to find.
     pub fn is_empty(&self) -> bool {
@@ -463,7 +474,8 @@ pub fn analyze<'p>(
         if !f.kernel && !reach.reaches(&f.name) {
             continue;
         }
-        let shapes = shapes_for(f);
+        let shapes =
+            distinct_for_shared_memory(shapes_for(f), &inert::inert_type_params(unit, f, &reach));
         let run_budget = run_budget(shapes.len());
         for shape in shapes {
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
@@ -893,18 +905,48 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Threads still running here: not returned, not broken out of or continuing the loop.
     fn live(&self, mask: &[bool]) -> Vec<bool> {
-        let mut m = and_not(mask, &self.exited);
-        if let Some(l) = self.loops.last() {
-            m = and_not(&m, &l.brk);
-            m = and_not(&m, &l.cont);
+        let exited = &self.exited;
+        match self.loops.last() {
+            Some(l) => mask
+                .iter()
+                .zip(exited)
+                .zip(l.brk.iter().zip(&l.cont))
+                .map(|((m, e), (b, c))| *m && !e && !b && !c)
+                .collect(),
+            None => and_not(mask, exited),
         }
-        m
     }
 
     fn spend(&mut self, work: u64) -> bool {
         self.budget = self.budget.saturating_sub(work);
         self.budget > 0
     }
+}
+
+/// The shapes that can differ in what they do to shared memory: of those that differ only
+/// in `inert` type parameters, the first stands for all.
+fn distinct_for_shared_memory(shapes: Vec<BlockShape>, inert: &[String]) -> Vec<BlockShape> {
+    if inert.is_empty() {
+        return shapes;
+    }
+    let key = |s: &BlockShape| {
+        let keep = |args: &[(String, String)]| -> Vec<(String, String)> {
+            args.iter()
+                .filter(|(name, _)| !inert.contains(name))
+                .cloned()
+                .collect()
+        };
+        // Which launch a shape came from is only named in reports.
+        BlockShape {
+            source: ShapeSource::Default,
+            template_args: keep(&s.template_args),
+            assumed_types: keep(&s.assumed_types),
+            unknown_type_args: keep(&s.unknown_type_args),
+            ..s.clone()
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    shapes.into_iter().filter(|s| seen.insert(key(s))).collect()
 }
 
 /// The enumeration budget of each of a function's `runs` runs (see `MIN_RUN_BUDGET_SHARE`).

@@ -8,9 +8,18 @@ use super::*;
 pub(super) struct AccessTarget {
     pub array: usize,
     pub indices: Vec<Lanes>,
-    pub texts: Vec<String>,
+    pub texts: Vec<IndexText>,
     pub elem: Type,
     pub members: Vec<String>,
+}
+
+/// An index as the user wrote it, for messages: written out only when one is needed.
+#[derive(Clone)]
+pub(super) enum IndexText {
+    /// The source text at a span, quoted.
+    Source(Span),
+    /// Text built where the access was resolved.
+    Written(String),
 }
 
 /// Why padding is blocked when an access leaves its row (see `ArrayEntry::padding_blocked`).
@@ -56,9 +65,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> Option<AccessTarget> {
         if let Some((array, index_exprs, members)) = self.shared_ref(e) {
             let indices: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-            let texts: Vec<String> = index_exprs
+            let texts: Vec<IndexText> = index_exprs
                 .iter()
-                .map(|x| self.index_text(x.span))
+                .map(|x| IndexText::Source(x.span))
                 .collect();
             let elem = self.arrays[array].decl.elem.clone();
             return Some(AccessTarget {
@@ -73,8 +82,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             true => (self.member_array_element(e, mask)?, Vec::new()),
             false => self.pointer_target(e, mask)?,
         };
-        let text = format!("`{}`", self.source_text(e.span));
-        let (array, indices, texts, elem) = self.place_parts(ptr, text, mask);
+        let (array, indices, texts, elem) = self.place_parts(ptr, IndexText::Source(e.span), mask);
         Some(AccessTarget {
             array,
             indices,
@@ -92,14 +100,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) -> Lanes {
         self.record_access(
-            at,
-            t.array,
-            t.indices.clone(),
-            t.texts.clone(),
-            t.elem.clone(),
-            &t.members,
-            op,
-            mask,
+            at, t.array, &t.indices, &t.texts, &t.elem, &t.members, op, mask,
         )
     }
 
@@ -159,9 +160,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         &mut self,
         at: Span,
         array: usize,
-        indices: Vec<Lanes>,
-        index_texts: Vec<String>,
-        elem: Type,
+        indices: &[Lanes],
+        index_texts: &[IndexText],
+        elem: &Type,
         members: &[String],
         op: Op,
         mask: &[bool],
@@ -192,30 +193,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         } = elem.field_path(members);
         let pieces = ty.pieces();
         let width = pieces.as_ref().map_or(4, |p| p.0);
-        let function = self.function.clone();
-        let assumptions: Vec<String> = self.assumptions.clone();
         let trips_unknown = self.symbolic_loops > 0;
-        let layout_problem = self.arrays[array].layout_problem.clone();
-        let origin = self.origin(at);
-        let site = self.sites.entry(key.clone()).or_insert_with(|| Site {
-            span: span.clone(),
-            op,
-            array,
-            function,
-            width,
-            patterns: HashMap::default(),
-            unknown: None,
-            trips_unknown: false,
-            assumptions: BTreeSet::new(),
-            origin,
-        });
+        if !self.sites.contains_key(&key) {
+            let site = Site {
+                span: span.clone(),
+                op,
+                array,
+                function: self.function.clone(),
+                width,
+                patterns: HashMap::default(),
+                unknown: None,
+                trips_unknown: false,
+                assumptions: BTreeSet::new(),
+                origin: self.origin(at),
+            };
+            self.sites.insert(key.clone(), site);
+        }
+        let Some(site) = self.sites.get_mut(&key) else {
+            return Lanes::unknown("shared data");
+        };
         site.trips_unknown |= trips_unknown;
         if none(mask) {
             return Lanes::unknown("shared data");
         }
-        site.assumptions.extend(assumptions);
+        // Most executions of a site repeat its assumptions: copied only when new.
+        for a in &self.assumptions {
+            if !site.assumptions.contains(a) {
+                site.assumptions.insert(a.clone());
+            }
+        }
         if let Some(p) = member_problem
-            .or(layout_problem)
+            .or_else(|| self.arrays[array].layout_problem.clone())
             .or_else(|| pieces.is_none().then(|| ty.size_problem()))
         {
             site.unknown.get_or_insert(p);
@@ -264,7 +272,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             };
                             problem = Some(format!(
                                 "the index {} cannot be resolved: {r}",
-                                index_texts.get(d).map_or("", String::as_str)
+                                index_texts
+                                    .get(d)
+                                    .map_or(String::new(), |t| self.written_index(t))
                             ));
                             break 'lanes;
                         }
@@ -331,11 +341,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     continue;
                 }
                 // Named only when first seen: most warps repeat a known pattern.
-                let label = if labels.is_empty() {
-                    format!("warp {w}")
-                } else {
-                    format!("warp {w}, {}", labels.join(", "))
-                };
+                let label = std::iter::once(format!("warp {w}"))
+                    .chain(labels.iter().map(loops::TripLabel::render))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 site.patterns.insert(
                     piece,
                     PatternStats {
@@ -371,6 +380,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .iter()
             .find(|(off, _)| *off == at)
             .map_or(&[], |(_, args)| args.as_slice())
+    }
+
+    pub(super) fn written_index(&self, t: &IndexText) -> String {
+        match t {
+            IndexText::Source(s) => self.index_text(*s),
+            IndexText::Written(w) => w.clone(),
+        }
     }
 
     pub(super) fn index_text(&self, s: Span) -> String {

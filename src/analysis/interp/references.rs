@@ -1,6 +1,7 @@
 //! C++ references bound to `__shared__` elements: no load at the call; the callee loads at
 //! its first read and stores at each assignment.
 
+use super::recording::IndexText;
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -53,9 +54,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         op: Op,
         mask: &[bool],
     ) {
-        let text = format!("`{}` (through `{name}`)", r.written);
+        let text = IndexText::Written(format!("`{}` (through `{name}`)", r.written));
         let (array, indices, texts, elem) = self.place_parts(r.target.clone(), text, mask);
-        self.record_access(at, array, indices, texts, elem, &[], op, mask);
+        self.record_access(at, array, &indices, &texts, &elem, &[], op, mask);
         if let Some(b) = self.binding_mut(name, |_| true) {
             *b = Binding::Reference(Reference { loaded: true, ..r });
         }
@@ -86,9 +87,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         op: Op,
         mask: &[bool],
     ) {
-        let text = format!("`{}` (through `{name}`)", r.written);
+        let text = IndexText::Written(format!("`{}` (through `{name}`)", r.written));
         let (array, indices, texts, elem) = self.place_parts(r.target, text, mask);
-        self.record_access(e.span, array, indices, texts, elem, &members, op, mask);
+        self.record_access(e.span, array, &indices, &texts, &elem, &members, op, mask);
     }
 
     /// What `record_access` needs to know of a pointer's target: the array (a byte view for a
@@ -97,9 +98,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     pub(super) fn place_parts(
         &mut self,
         ptr: SharedPointer,
-        text: String,
+        text: IndexText,
         mask: &[bool],
-    ) -> (usize, Vec<Lanes>, Vec<String>, Type) {
+    ) -> (usize, Vec<Lanes>, Vec<IndexText>, Type) {
         let layout = self.arrays[ptr.array].layout.clone();
         let rows = layout.as_ref().filter(|l| l.dims.len() >= 2);
         let leaves = match (&ptr.place, rows) {

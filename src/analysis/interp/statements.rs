@@ -434,7 +434,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         let line = self.line_of(i.condition.span);
-        if self.path.is_empty()
+        let before = self.scopes.clone();
+        let exits_before = self.exit_state();
+        self.exec(&i.then_statement, mask);
+        let after_then = std::mem::replace(&mut self.scopes, before);
+        let exits_after_then = self.exit_state();
+        self.set_exit_state(exits_before.clone());
+        if let Some(e) = &i.else_statement {
+            self.exec(e, mask);
+        }
+        let mut assigned = assigned_in_stmt(&i.then_statement);
+        if let Some(e) = &i.else_statement {
+            assigned.extend(assigned_in_stmt(e));
+        }
+        let (uniform_unknowns, decisive) = self.sides_differ(&after_then, &assigned);
+        if decisive
+            && self.path.is_empty()
             && self.decision_points.len() < MAX_DECISIONS
             && !self.decision_points.iter().any(|d| d.at == at)
         {
@@ -445,17 +460,46 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 taken: true,
             });
         }
-        let before = self.scopes.clone();
-        let exits_before = self.exit_state();
-        self.exec(&i.then_statement, mask);
-        let after_then = std::mem::replace(&mut self.scopes, before);
-        let exits_after_then = self.exit_state();
-        self.set_exit_state(exits_before.clone());
-        if let Some(e) = &i.else_statement {
-            self.exec(e, mask);
-        }
         self.join_scopes(after_then, mask, mask, line);
+        // Each warp holds one side's value, whichever: a warp-uniform unknown still.
+        for name in uniform_unknowns {
+            let s = self.syms.fresh(format!(
+                "`{name}` after the branch at line {line} (either side's value)"
+            ));
+            self.set_var(&name, &Lanes::Same(Value::sym(s)), mask);
+        }
         self.join_exits(&exits_before, &exits_after_then);
+    }
+
+    /// How what the two sides of a uniform branch assigned differs: the names that are
+    /// warp-uniform unknowns on both sides (their join is one: each warp holds one side's
+    /// value), and whether any other difference remains, which only a run per side keeps.
+    fn sides_differ(&self, then_scopes: &[Scope], assigned: &[String]) -> (Vec<String>, bool) {
+        // One value per warp, not a constant: what a run per side would keep is no more.
+        let symbolic = |l: &Lanes| l.is_uniform() && l.as_const().is_none();
+        let mut uniform_unknowns = Vec::new();
+        let mut decisive = false;
+        for name in assigned {
+            if uniform_unknowns.contains(name) {
+                continue;
+            }
+            let then_b = then_scopes.iter().rev().find_map(|s| s.get(name.as_str()));
+            match (then_b, self.lookup(name)) {
+                (None, None) => {}
+                (Some(Binding::Value(a)), Some(Binding::Value(b))) => {
+                    if a.is_same_as(b) {
+                        continue;
+                    }
+                    if symbolic(a) && symbolic(b) {
+                        uniform_unknowns.push(name.clone());
+                    } else {
+                        decisive = true;
+                    }
+                }
+                _ => decisive = true,
+            }
+        }
+        (uniform_unknowns, decisive)
     }
 
     /// Which lanes have returned, and broken out of or continued each enclosing loop.
