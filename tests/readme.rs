@@ -529,3 +529,30 @@ fn the_tests_build_nothing_the_run_command_built_with_other_features() {
         );
     }
 }
+
+/// Every `cargo run --example NAME` and script the README tells a user to run is in the
+/// tree (`cargo test` builds the examples, so a named one also compiles).
+#[test]
+fn every_tool_the_readme_runs_exists() {
+    let text = readme();
+    let examples: BTreeSet<String> = Regex::new(r"--example ([a-z_]+)")
+        .unwrap()
+        .captures_iter(&text)
+        .map(|c| c[1].to_string())
+        .collect();
+    assert!(examples.contains("bench"), "{examples:?}");
+    for name in &examples {
+        let path = root().join("examples").join(format!("{name}.rs"));
+        assert!(path.is_file(), "the README runs `--example {name}`: {path:?} is missing");
+    }
+    let scripts: BTreeSet<String> = Regex::new(r"scripts/([a-z_]+\.py)")
+        .unwrap()
+        .captures_iter(&text)
+        .map(|c| c[1].to_string())
+        .collect();
+    assert!(scripts.contains("coverage.py"), "{scripts:?}");
+    for name in &scripts {
+        let path = root().join("scripts").join(name);
+        assert!(path.is_file(), "the README runs `scripts/{name}`: {path:?} is missing");
+    }
+}
