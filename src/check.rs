@@ -206,26 +206,29 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
         .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
     // The launches of the files that include this one (nearest first), for kernels this file
     // does not launch itself; each includer is prepared once per run.
-    let unlaunched = unit
+    let unlaunched: Vec<&str> = unit
         .functions
         .iter()
-        .any(|f| f.kernel && !prepared.launches.iter().any(|l| l.kernel == f.name));
-    let includer_files: Vec<(String, Arc<Prepared>)> = match (&options.includers, unlaunched) {
-        (Some(index), true) => index
-            .chain(&file.path)
+        .filter(|f| f.kernel && !prepared.launches.iter().any(|l| l.kernel == f.name))
+        .map(|f| f.name.as_str())
+        .collect();
+    let includer_files: Vec<(usize, String, Arc<Prepared>)> = match &options.includers {
+        Some(index) if !unlaunched.is_empty() => index
+            .launching_includers(&file.path, &unlaunched)
             .iter()
-            .filter_map(|inc| {
+            .filter_map(|(level, inc)| {
                 let p = index.prepared_whole(&inc.path, &options.defines, &options.include_dirs)?;
-                Some((inc.path.display().to_string(), p))
+                Some((*level, inc.path.display().to_string(), p))
             })
             .collect(),
         _ => Vec::new(),
     };
     let includer_launches: Vec<IncluderLaunches<'_>> = includer_files
         .iter()
-        .map(|(file, prepared)| IncluderLaunches {
+        .map(|(level, file, prepared)| IncluderLaunches {
             prepared,
             file: file.clone(),
+            level: *level,
         })
         .collect();
     let mut unresolved = Vec::new();

@@ -543,7 +543,10 @@ fn every_tool_the_readme_runs_exists() {
     assert!(examples.contains("bench"), "{examples:?}");
     for name in &examples {
         let path = root().join("examples").join(format!("{name}.rs"));
-        assert!(path.is_file(), "the README runs `--example {name}`: {path:?} is missing");
+        assert!(
+            path.is_file(),
+            "the README runs `--example {name}`: {path:?} is missing"
+        );
     }
     let scripts: BTreeSet<String> = Regex::new(r"scripts/([a-z_]+\.py)")
         .unwrap()
@@ -553,6 +556,9 @@ fn every_tool_the_readme_runs_exists() {
     assert!(scripts.contains("coverage.py"), "{scripts:?}");
     for name in &scripts {
         let path = root().join("scripts").join(name);
-        assert!(path.is_file(), "the README runs `scripts/{name}`: {path:?} is missing");
+        assert!(
+            path.is_file(),
+            "the README runs `scripts/{name}`: {path:?} is missing"
+        );
     }
 }

@@ -29,32 +29,54 @@ const MAX_DEPTH: usize = 8;
 /// Directories above a checked file searched for its includers.
 const INCLUDER_LEVELS_UP: usize = 2;
 
+/// Files whose launches may say how a header's kernels run (see
+/// [`IncluderIndex::launching_includers`]): a library's instantiation files, one per
+/// configuration, are read up to this many.
+pub const MAX_LAUNCHING_INCLUDERS: usize = 16;
+
+/// Files visited looking for those (a header every file of a library includes has many
+/// includers, most of which launch nothing of it).
+const MAX_VISITED_INCLUDERS: usize = 256;
+
 /// Where a file is included: the includer and the byte offset of its `#include` directive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Includer {
     pub path: PathBuf,
     pub directive_at: usize,
+    /// Written `#include <dir/name>`, or found only by its path in the project: followed to
+    /// find launches, not taken as the file's context (a library's headers include each
+    /// other this way everywhere; what matters of its includers is their launches).
+    pub by_path: bool,
 }
 
-/// For each included file (canonical path), its first includer in path order; and, filled
-/// as a run needs them, the includers' own front-end results (each file prepared once per
-/// run, whichever worker asks first).
+/// For each included file (canonical path), its includers in path order (the first gives
+/// the context); and, filled as a run needs them, the includers' own front-end results (each
+/// file prepared once per run, whichever worker asks first).
 #[derive(Debug, Default)]
 pub struct IncluderIndex {
-    includers: HashMap<PathBuf, Includer>,
+    includers: HashMap<PathBuf, Vec<Includer>>,
     prepared: Mutex<HashMap<PathBuf, Option<Arc<Prepared>>>>,
 }
 
 impl IncluderIndex {
-    /// Scans `files` and every source file in their directories for local includes, resolved
-    /// like the front end does: next to the includer, then in `include_dirs`.
+    /// Scans `files` and every source file in their directories for includes, resolved like
+    /// the front end does: next to the includer, then in `include_dirs`, then (for a name
+    /// with a directory, `<lib/utils/k.cuh>`) in the project by path suffix.
     pub fn build(files: &[PathBuf], include_dirs: &[PathBuf]) -> IncluderIndex {
         let mut candidates: Vec<PathBuf> = files.to_vec();
         let mut dirs_seen = HashSet::new();
         for f in files {
+            let here = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            // A library keeps the files that instantiate a header's kernels in a folder
+            // beside it (`utils/blockselect/*.cu` for `utils/BlockSelectKernel.cuh`).
+            for sub in subdirectories(&here) {
+                if dirs_seen.insert(sub.clone()) {
+                    candidates.extend(source_files_in(&sub));
+                }
+            }
             // A header's includer is usually beside it or a directory or two up
             // (`src/kernels/k.cuh` included by `src/kernels.cuh`, launched from `src/main.cu`).
-            let mut dir = f.parent().unwrap_or(Path::new("")).to_path_buf();
+            let mut dir = here;
             for _ in 0..=INCLUDER_LEVELS_UP {
                 if dirs_seen.insert(dir.clone()) {
                     candidates.extend(source_files_in(&dir));
@@ -72,14 +94,18 @@ impl IncluderIndex {
             let Some(text) = read_small(&includer) else {
                 continue;
             };
-            for (name, directive_at) in local_includes(&text) {
-                let Some(target) = resolve(&includer, &name, include_dirs) else {
+            for (name, directive_at, angled) in local_includes(&text) {
+                let Some((target, in_project)) = resolve(&includer, &name, include_dirs) else {
                     continue;
                 };
-                index.includers.entry(target).or_insert_with(|| Includer {
-                    path: includer.clone(),
-                    directive_at,
-                });
+                let known = index.includers.entry(target).or_default();
+                if !known.iter().any(|i| i.path == includer) {
+                    known.push(Includer {
+                        path: includer.clone(),
+                        directive_at,
+                        by_path: angled || in_project,
+                    });
+                }
             }
         }
         index
@@ -127,6 +153,7 @@ impl IncluderIndex {
             // Problems with the includer's headers are the includer's to report.
             let log = HeaderLog::default();
             let mut load = header_loader(path, include_dirs, &log);
+            // Its headers are lowered too: a launch's shape may name their constants.
             Arc::new(prepare_in_context(&text, defines, &mut load, None))
         });
         self.prepared.lock().ok()?.insert(key, made.clone());
@@ -134,11 +161,60 @@ impl IncluderIndex {
     }
 
     pub fn includer_of(&self, path: &Path) -> Option<&Includer> {
-        let key = std::fs::canonicalize(path).ok()?;
-        self.includers.get(&key).filter(|i| {
-            // A file that includes itself has no context to take.
-            std::fs::canonicalize(&i.path).ok().as_deref() != Some(key.as_path())
+        self.includers_of(path).into_iter().find(|i| !i.by_path)
+    }
+
+    /// Every file that includes `path` directly, in path order (never `path` itself).
+    fn includers_of(&self, path: &Path) -> Vec<&Includer> {
+        let Ok(key) = std::fs::canonicalize(path) else {
+            return Vec::new();
+        };
+        self.includers.get(&key).map_or(Vec::new(), |all| {
+            all.iter()
+                .filter(|i| std::fs::canonicalize(&i.path).ok().as_deref() != Some(key.as_path()))
+                .collect()
         })
+    }
+
+    /// The files that include `path`, directly or not, that may launch one of `kernels`, by
+    /// distance: its includers, theirs, and so on (cycles cut, at most `MAX_DEPTH` levels and
+    /// [`MAX_LAUNCHING_INCLUDERS`] files). A header's kernels are launched where a library
+    /// instantiates them, often in several files (one per configuration) that include the
+    /// header through another. Besides the chain of first includers (the context), only a
+    /// file that names one of the kernels, or that includes one that does on its way to
+    /// `path` (the launch may be in a macro it invokes), is worth preparing whole.
+    pub fn launching_includers(&self, path: &Path, kernels: &[&str]) -> Vec<(usize, Includer)> {
+        let first_chain = self.chain(path);
+        let mut out: Vec<(usize, Includer)> = Vec::new();
+        let mut seen: HashSet<PathBuf> = std::fs::canonicalize(path).into_iter().collect();
+        // The files of the level being walked, and whether one on their way names a kernel.
+        let mut level = vec![(path.to_path_buf(), false)];
+        let mut visited = 0;
+        for depth in 0..MAX_DEPTH {
+            let mut next = Vec::new();
+            for (at, named_below) in &level {
+                for inc in self.includers_of(at) {
+                    let Ok(key) = std::fs::canonicalize(&inc.path) else {
+                        continue;
+                    };
+                    if visited == MAX_VISITED_INCLUDERS || !seen.insert(key) {
+                        continue;
+                    }
+                    visited += 1;
+                    let named = *named_below
+                        || read_small(&inc.path).is_some_and(|t| names_any(&t, kernels));
+                    if (named || first_chain.contains(inc)) && out.len() < MAX_LAUNCHING_INCLUDERS {
+                        out.push((depth, inc.clone()));
+                    }
+                    next.push((inc.path.clone(), named));
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        out
     }
 
     /// What the includer of `path` had seen at its `#include` line, as a header named after
@@ -225,11 +301,12 @@ fn lenient_text(path: &Path, bytes: Vec<u8>) -> String {
         .into_owned()
 }
 
-/// `#include "name"` directives: the name and the offset of the `#`. A plain text scan (by
+/// `#include "name"` and `#include <dir/name>` directives (an angled name without a
+/// directory is a system header): the name, the offset of the `#` and whether it is angled. A plain text scan (by
 /// the word `include`, so files without one cost one pass of a substring search);
 /// conditional compilation is not evaluated (an include in a disabled branch still says which
 /// file the includer means to compile).
-pub fn local_includes(text: &str) -> Vec<(String, usize)> {
+pub fn local_includes(text: &str) -> Vec<(String, usize, bool)> {
     let mut out = Vec::new();
     if !text.contains("include") {
         return out;
@@ -245,22 +322,77 @@ pub fn local_includes(text: &str) -> Vec<(String, usize)> {
         let Some(rest) = rest.trim_start().strip_prefix("include") else {
             continue;
         };
-        let Some(quoted) = rest.trim_start().strip_prefix('"') else {
-            continue;
+        let rest = rest.trim_start();
+        let (name, angled) = if let Some(quoted) = rest.strip_prefix('"') {
+            (quoted.split('"').next(), false)
+        } else if let Some(angled) = rest.strip_prefix('<') {
+            (angled.split('>').next().filter(|n| n.contains('/')), true)
+        } else {
+            (None, false)
         };
-        if let Some(name) = quoted.split('"').next().filter(|n| !n.is_empty()) {
-            out.push((name.to_string(), start + (line.len() - trimmed.len())));
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            out.push((
+                name.to_string(),
+                start + (line.len() - trimmed.len()),
+                angled,
+            ));
         }
     }
     out
 }
 
-fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<PathBuf> {
+/// The file an include names, and whether it was found only by its path in the project.
+fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<(PathBuf, bool)> {
     let here = includer.parent().map(|p| p.join(name));
-    here.into_iter()
+    let found = here
+        .into_iter()
         .chain(include_dirs.iter().map(|d| d.join(name)))
-        .find(|p| p.is_file())
-        .map(|p| canonical(&p))
+        .find(|p| p.is_file());
+    match found {
+        Some(p) => Some((canonical(&p), false)),
+        // `<faiss/gpu/utils/k.cuh>`: found in the project by path suffix, as headers are.
+        None if name.contains('/') => {
+            match index_for(&project_root(includer)).find(name, includer) {
+                Ok(Some(p)) => Some((canonical(&p), true)),
+                _ => None,
+            }
+        }
+        None => None,
+    }
+}
+
+/// Whether `text` has one of `names` as a whole word.
+fn names_any(text: &str, names: &[&str]) -> bool {
+    names.iter().any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word)
+        })
+    })
+}
+
+/// The folders directly inside `dir`, hidden ones and build outputs left out.
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    let listed = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(listed) else {
+        return Vec::new();
+    };
+    let mut subs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !name.starts_with('.') && !["build", "target", "node_modules"].contains(&&*name)
+        })
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    subs.sort();
+    subs
 }
 
 use crate::limits::MAX_HEADERS as MAX_HEADER_LOADS;
@@ -466,10 +598,14 @@ mod tests {
 
     #[test]
     fn finds_include_directives_with_their_offsets() {
-        let text = "int a;\n  #  include \"k.cu\"\n#include <stdio.h>\n#include \"\"\nint include = 1; // #include \"no.h\"\n#include\"b.cuh\"\n";
+        let text = "int a;\n  #  include \"k.cu\"\n#include <stdio.h>\n#include \"\"\nint include = 1; // #include \"no.h\"\n#include\"b.cuh\"\n#include <lib/k.cuh>\n";
         assert_eq!(
             local_includes(text),
-            vec![("k.cu".to_string(), 9), ("b.cuh".to_string(), 94)]
+            vec![
+                ("k.cu".to_string(), 9, false),
+                ("b.cuh".to_string(), 94, false),
+                ("lib/k.cuh".to_string(), 110, true),
+            ]
         );
     }
 }

@@ -38,10 +38,12 @@ type WithoutShape = (TemplateArgs, Arguments, TensorMapArguments);
 type AnnotatedArguments = (std::ops::Range<usize>, Arguments);
 
 /// The launches of a file that includes this one (directly or through other headers): what
-/// its front end found, and its path as reported.
+/// its front end found, its path as reported, and how many includes away it is (0: it
+/// includes this file itself).
 pub struct IncluderLaunches<'p> {
     pub prepared: &'p Prepared,
     pub file: String,
+    pub level: usize,
 }
 
 pub fn shapes_for(
@@ -64,12 +66,16 @@ pub fn shapes_for(
             &mut without_shape,
         );
         // A kernel this file never launches may be launched by a file that includes it
-        // (Rodinia's `main.cu` includes each kernel file, then launches its kernels), the
-        // nearest one that does. Problems with those launches are that file's to report.
-        for inc in includers {
-            if !shapes.is_empty() || !without_shape.is_empty() {
+        // (Rodinia's `main.cu` includes each kernel file, then launches its kernels): the
+        // nearest that do, every one at that distance (a library's instantiation files, one
+        // configuration each). Problems with those launches are those files' to report.
+        let own = !shapes.is_empty() || !without_shape.is_empty();
+        let mut launched_at = None;
+        for inc in includers.iter().filter(|_| !own) {
+            if launched_at.is_some_and(|level| inc.level > level) {
                 break;
             }
+            let before = shapes.len() + without_shape.len();
             launch_shapes(
                 inc.prepared,
                 f,
@@ -81,6 +87,9 @@ pub fn shapes_for(
                 &mut shapes,
                 &mut without_shape,
             );
+            if shapes.len() + without_shape.len() > before {
+                launched_at = Some(inc.level);
+            }
         }
     }
     // Launches whose shape is unknown get the fallback shape, with what they did say.

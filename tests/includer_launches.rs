@@ -1,0 +1,66 @@
+//! A header's kernel template that only other files launch, each instantiating it for one
+//! configuration through a macro (a library's instantiation files, in a folder beside the
+//! header, including it by its path in the project): checked on its own, the header is
+//! analyzed under every instantiation the nearest launching files make.
+
+mod common;
+use common::{banklint, temp_dir, write};
+
+const KERNEL: &str = r#"template <int Rows, int Threads>
+__global__ void pick(const float *in, float *out)
+{
+    __shared__ float s[Threads][Rows];
+    s[threadIdx.x][0] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[0][threadIdx.x];
+}
+"#;
+
+const LAUNCHER: &str = r#"#include <lib/select.cuh>
+
+#define PICK_IMPL(ROWS)                                  \
+    void run_##ROWS(const float *in, float *out)         \
+    {                                                    \
+        constexpr int kThreads = 64;                     \
+        pick<ROWS, kThreads><<<1, kThreads>>>(in, out);  \
+    }
+"#;
+
+#[test]
+fn a_header_kernel_runs_under_each_instantiation_of_the_files_that_include_it() {
+    let dir = temp_dir("includer-launches");
+    std::fs::create_dir_all(dir.join("lib/impl")).unwrap();
+    write(&dir, "lib/select.cuh", KERNEL.as_bytes());
+    write(&dir, "lib/impl/launch.cuh", LAUNCHER.as_bytes());
+    write(
+        &dir,
+        "lib/impl/pick32.cu",
+        b"#include \"launch.cuh\"\nPICK_IMPL(32)\n",
+    );
+    write(
+        &dir,
+        "lib/impl/pick33.cu",
+        b"#include \"launch.cuh\"\nPICK_IMPL(33)\n",
+    );
+    let json = banklint(&dir, &["check", "lib/select.cuh", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 2, "{json}");
+    // `s[tx][0]`: rows of 32 words put every lane in bank 0 (32-way, from pick32.cu); rows of
+    // 33 would be clean. 64 threads, from the launches.
+    let store = &accesses[0];
+    assert_eq!(store["line"], 5);
+    assert_eq!(store["status"], "analyzed", "{store}");
+    assert_eq!(store["conflict_ways"], 32, "{store}");
+    assert_eq!(store["block_dim"], serde_json::json!([64, 1, 1]), "{store}");
+    assert_eq!(store["block_dim_source"], "includer-launch", "{store}");
+    // `s[0][tx]`: consecutive words either way.
+    assert_eq!(accesses[1]["status"], "analyzed");
+    assert_eq!(accesses[1]["conflict_ways"], 1);
+    // Both instantiations were analyzed: the human report says so.
+    let human = banklint(&dir, &["check", "lib/select.cuh", "--color", "never"]);
+    assert!(
+        human.stdout.contains("the worst of 2 analyses"),
+        "{}",
+        human.stdout
+    );
+}
