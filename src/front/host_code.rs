@@ -516,8 +516,14 @@ impl<'s> HostReader<'s> {
     /// The value of a name written as text.
     pub(super) fn eval_name(&self, name: &str, env: &Env) -> HostValue {
         let name = name.trim();
+        // `lib::WARP`: the namespace's constant, outermost qualifiers dropped first.
+        let unqualified = || {
+            name.match_indices("::")
+                .find_map(|(k, _)| self.globals.get(name[k + 2..].trim()))
+        };
         env.get(name)
             .or_else(|| self.globals.get(name))
+            .or_else(unqualified)
             .cloned()
             .or_else(|| {
                 crate::bank::tma::TmaSwizzle::from_enumerator(name)
