@@ -206,9 +206,11 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
         lookup: Default::default(),
         parsed_texts: Default::default(),
     };
-    // `#define fp float` before `struct { fp x; }`: macro-named types first.
+    // `#define fp float` before `struct { fp x; }`: macro-named types first, and aliases
+    // (`using idx_t = int64_t;`, which lowering blanks) of the types known by then.
     unit.types
         .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
+    unit.types.add_macro_types(&prepared.aliases);
     for item_idx in 0..unit.items.len() {
         let decl_count = unit.items[item_idx].decls.len();
         for d in 0..decl_count {
@@ -257,6 +259,8 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
             }
         }
     }
+    // Aliases of the structs declared above.
+    unit.types.add_macro_types(&prepared.aliases);
     unit
 }
 

@@ -354,9 +354,10 @@ impl TypeTable {
             })
     }
 
-    /// Object-like macros that name a type, `#define fp float` or `#define real float4`,
-    /// used where a type goes (the parser saw `fp` as a type name). Names already declared
-    /// as types keep their declaration.
+    /// Names given to a type written as text: object-like macros used where a type goes
+    /// (`#define fp float`, `#define real float4`: the parser saw `fp` as a type name) and
+    /// alias declarations (`using idx_t = int64_t;`). Names already declared as types keep
+    /// their declaration; a text that names no type known here adds nothing.
     pub fn add_macro_types(&mut self, macros: &[(String, String)]) {
         for (name, body) in macros {
             if self.lookup(name).is_some() {

@@ -118,7 +118,14 @@ impl Analyzer<'_, '_> {
     /// its arguments written there (`sv<float, 64> *x`), or an alias of one (`x128`).
     fn written_instance(&mut self, name: &str, at: Span) -> Option<Type> {
         if class_template(&self.types, name).is_some() {
-            let args = self.template_arguments_at(self.span(at).start).to_vec();
+            // `lib::Pair<T, int>`: its arguments are recorded where `Pair` is written.
+            let start = self.span(at).start;
+            let bare_at = name.rfind("__").map_or(start, |k| start + k + 2);
+            let args = match self.template_arguments_at(start) {
+                [] => self.template_arguments_at(bare_at),
+                found => found,
+            }
+            .to_vec();
             if !args.is_empty() {
                 return self.class_instance(name, &args, at);
             }

@@ -963,10 +963,12 @@ pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> 
         return types.lookup(&name);
     }
     let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
-    if let [one] = words.as_slice()
-        && let Some(t) = types.lookup(one)
-    {
-        return Some(t);
+    if let [one] = words.as_slice() {
+        // `lib::index_t` is looked up as the front end spells it, `lib__index_t`.
+        let spelled = one.trim_start_matches("::").replace("::", "__");
+        if let Some(t) = types.lookup(one).or_else(|| types.lookup(&spelled)) {
+            return Some(t);
+        }
     }
     crate::analysis::types::scalar_from_words(&words)
 }
