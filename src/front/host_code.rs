@@ -518,8 +518,10 @@ impl<'s> HostReader<'s> {
         let name = name.trim();
         // `lib::WARP`: the namespace's constant, outermost qualifiers dropped first.
         let unqualified = || {
-            name.match_indices("::")
-                .find_map(|(k, _)| self.globals.get(name[k + 2..].trim()))
+            name.match_indices("::").find_map(|(k, _)| {
+                let bare = name[k + 2..].trim();
+                env.get(bare).or_else(|| self.globals.get(bare))
+            })
         };
         env.get(name)
             .or_else(|| self.globals.get(name))

@@ -175,14 +175,18 @@ fn declares_type(n: Node<'_>) -> bool {
         "struct_specifier" | "class_specifier" | "union_specifier" | "enum_specifier" => {
             names(parent, "name")
         }
-        "template_type" => parent.parent().is_some_and(|g| {
-            matches!(
-                g.kind(),
-                "struct_specifier" | "class_specifier" | "union_specifier"
-            ) && g
-                .child_by_field_name("name")
-                .is_some_and(|c| c.id() == parent.id())
-        }),
+        // `struct Limits<idx_t> { ... }` declares `Limits`, not its arguments.
+        "template_type" => {
+            names(parent, "name")
+                && parent.parent().is_some_and(|g| {
+                    matches!(
+                        g.kind(),
+                        "struct_specifier" | "class_specifier" | "union_specifier"
+                    ) && g
+                        .child_by_field_name("name")
+                        .is_some_and(|c| c.id() == parent.id())
+                })
+        }
         "type_definition" => names(parent, "declarator"),
         "alias_declaration" => names(parent, "name"),
         "type_parameter_declaration"
