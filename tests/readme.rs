@@ -535,30 +535,24 @@ fn the_tests_build_nothing_the_run_command_built_with_other_features() {
 #[test]
 fn every_tool_the_readme_runs_exists() {
     let text = readme();
-    let examples: BTreeSet<String> = Regex::new(r"--example ([a-z_]+)")
-        .unwrap()
-        .captures_iter(&text)
-        .map(|c| c[1].to_string())
-        .collect();
-    assert!(examples.contains("bench"), "{examples:?}");
-    for name in &examples {
-        let path = root().join("examples").join(format!("{name}.rs"));
-        assert!(
-            path.is_file(),
-            "the README runs `--example {name}`: {path:?} is missing"
-        );
-    }
-    let scripts: BTreeSet<String> = Regex::new(r"scripts/([a-z_]+\.py)")
-        .unwrap()
-        .captures_iter(&text)
-        .map(|c| c[1].to_string())
-        .collect();
-    assert!(scripts.contains("coverage.py"), "{scripts:?}");
-    for name in &scripts {
-        let path = root().join("scripts").join(name);
-        assert!(
-            path.is_file(),
-            "the README runs `scripts/{name}`: {path:?} is missing"
-        );
+    // What the README runs, where it lives, and one it must name.
+    let tools = [
+        (r"--example ([a-z_]+)", "examples", ".rs", "bench"),
+        (r"scripts/([a-z_]+\.py)", "scripts", "", "coverage.py"),
+    ];
+    for (pattern, folder, extension, expected) in tools {
+        let named: BTreeSet<String> = Regex::new(pattern)
+            .unwrap()
+            .captures_iter(&text)
+            .map(|c| c[1].to_string())
+            .collect();
+        assert!(named.contains(expected), "{named:?}");
+        for name in &named {
+            let path = root().join(folder).join(format!("{name}{extension}"));
+            assert!(
+                path.is_file(),
+                "the README runs {name}: {path:?} is missing"
+            );
+        }
     }
 }

@@ -243,32 +243,50 @@ impl IncluderIndex {
 }
 
 fn source_files_in(dir: &Path) -> Vec<PathBuf> {
-    let dir = if dir.as_os_str().is_empty() {
+    entries_in(dir, |e| {
+        e.file_type().is_ok_and(|t| t.is_file())
+            && Path::new(&e.file_name())
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| INCLUDER_EXTENSIONS.contains(&x))
+    })
+}
+
+/// The folders directly inside `dir`, hidden ones and build outputs left out.
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    entries_in(dir, |e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        e.file_type().is_ok_and(|t| t.is_dir())
+            && !name.starts_with('.')
+            && !["build", "target", "node_modules"].contains(&&*name)
+    })
+}
+
+/// The entries of `dir` that `wanted` keeps, in path order, spelled as the checked paths are
+/// (`dir/x.cu`, not `./dir/x.cu`; `x.cu` for the working directory).
+fn entries_in(dir: &Path, wanted: impl Fn(&std::fs::DirEntry) -> bool) -> Vec<PathBuf> {
+    let listed = if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
         dir
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    let Ok(entries) = std::fs::read_dir(listed) else {
         return Vec::new();
     };
-    entries
+    let mut out: Vec<PathBuf> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| INCLUDER_EXTENSIONS.contains(&e))
-        })
-        .map(|p| {
-            // Keep the spelling of the checked paths (`dir/x.cu`, not `./dir/x.cu`).
+        .filter(|e| wanted(e))
+        .map(|e| {
             if dir == Path::new(".") {
-                p.strip_prefix("./").map(Path::to_path_buf).unwrap_or(p)
+                PathBuf::from(e.file_name())
             } else {
-                p
+                dir.join(e.file_name())
             }
         })
-        .collect()
+        .collect();
+    out.sort();
+    out
 }
 
 /// A file read for its declarations (an includer), decoded leniently; `None` when it is
@@ -369,30 +387,6 @@ fn names_any(text: &str, names: &[&str]) -> bool {
             !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word)
         })
     })
-}
-
-/// The folders directly inside `dir`, hidden ones and build outputs left out.
-fn subdirectories(dir: &Path) -> Vec<PathBuf> {
-    let listed = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let Ok(entries) = std::fs::read_dir(listed) else {
-        return Vec::new();
-    };
-    let mut subs: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            !name.starts_with('.') && !["build", "target", "node_modules"].contains(&&*name)
-        })
-        .map(|e| dir.join(e.file_name()))
-        .collect();
-    subs.sort();
-    subs
 }
 
 use crate::limits::MAX_HEADERS as MAX_HEADER_LOADS;

@@ -15,6 +15,8 @@
 
 use super::SharedReach;
 use crate::analysis::extraction::{Function, Unit};
+use crate::analysis::interp::ShapeSource;
+use crate::analysis::shape::BlockShape;
 use crate::front::lex::{self, Token};
 
 /// The type parameters of kernel `f` that cannot change what it does to shared memory.
@@ -141,4 +143,33 @@ impl Site<'_> {
 fn is_identifier(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The shapes that can differ in what they do to shared memory: of those that differ only
+/// in `inert` type parameters, the first stands for all.
+pub(super) fn distinct_for_shared_memory(
+    shapes: Vec<BlockShape>,
+    inert: &[String],
+) -> Vec<BlockShape> {
+    if inert.is_empty() {
+        return shapes;
+    }
+    let key = |s: &BlockShape| {
+        let keep = |args: &[(String, String)]| -> Vec<(String, String)> {
+            args.iter()
+                .filter(|(name, _)| !inert.contains(name))
+                .cloned()
+                .collect()
+        };
+        // Which launch a shape came from is only named in reports.
+        BlockShape {
+            source: ShapeSource::Default,
+            template_args: keep(&s.template_args),
+            assumed_types: keep(&s.assumed_types),
+            unknown_type_args: keep(&s.unknown_type_args),
+            ..s.clone()
+        }
+    };
+    let mut seen = std::collections::HashSet::new();
+    shapes.into_iter().filter(|s| seen.insert(key(s))).collect()
 }
