@@ -236,8 +236,22 @@ pub fn builtin(name: &str) -> Option<Type> {
         }
         _ => {}
     }
-    // Vector types: base name + count 1..4.
+    // Vector types: base name + count 1..4, built once per thread (declarations and
+    // `sizeof(float4)` look them up on every run of a statement).
+    thread_local! {
+        static VECTORS: std::cell::RefCell<HashMap<String, Option<Type>>> = Default::default();
+    }
     let count: u32 = name.chars().last()?.to_digit(10)?;
+    if let Some(known) = VECTORS.with(|v| v.borrow().get(name).cloned()) {
+        return known;
+    }
+    let built = vector_type(name, count);
+    VECTORS.with(|v| v.borrow_mut().insert(name.to_string(), built.clone()));
+    built
+}
+
+/// `float4`, `uchar2`: the CUDA vector type `name` names, `count` its last digit.
+fn vector_type(name: &str, count: u32) -> Option<Type> {
     if !(1..=4).contains(&count) {
         return None;
     }

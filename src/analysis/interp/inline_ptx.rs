@@ -69,7 +69,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         };
         let text = ptx::template_text(&g.template.node);
-        let (found, unresolved) = ptx::shared_instructions(&text);
+        // Read once per template: a loop runs the statement trip after trip.
+        let read = match self.ptx_read.get(&text) {
+            Some(r) => r.clone(),
+            None => {
+                let r = Rc::new(ptx::shared_instructions(&text));
+                self.ptx_read.insert(text.clone(), r.clone());
+                r
+            }
+        };
+        let (found, unresolved) = (&read.0, &read.1);
         let operands: Vec<&Node<GnuAsmOperand>> = g.outputs.iter().chain(&g.inputs).collect();
         let at = stmt.span;
         let find = |which: &Operand| match which {

@@ -289,6 +289,8 @@ struct Analyzer<'a, 'p> {
     loops: Vec<LoopCtl>,
     returns: Vec<Option<Lanes>>,
     labels: Vec<loops::TripLabel>,
+    /// Inline PTX templates read so far: their shared-memory instructions.
+    ptx_read: HashMap<String, PtxRead>,
     symbolic_loops: usize,
     /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
     /// unknown, so far: a loop whose trip sees one may end at any trip.
@@ -612,6 +614,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             loops: Vec::new(),
             returns: Vec::new(),
             labels: Vec::new(),
+            ptx_read: HashMap::new(),
             symbolic_loops: 0,
             maybe_exits: 0,
             uncertain: 0,
@@ -870,6 +873,13 @@ pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> 
     }
     crate::analysis::types::scalar_from_words(&words)
 }
+
+/// What an inline PTX template holds: its shared-memory instructions, and those banklint
+/// cannot follow.
+type PtxRead = Rc<(
+    Vec<crate::analysis::ptx::PtxAccess>,
+    Vec<crate::analysis::ptx::Unresolved>,
+)>;
 
 /// A resolved `s[i][j].f`: the array, its index expressions, and the member names.
 type SharedRef<'e> = (usize, Vec<&'e Node<Expression>>, Vec<String>);

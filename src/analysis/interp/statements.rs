@@ -434,6 +434,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         let line = self.line_of(i.condition.span);
+        // The branch's place among the decisions is taken before its sides run, so that an
+        // outer branch comes before those nested in it; given back if it decides nothing.
+        let slot = (self.path.is_empty()
+            && self.decision_points.len() < MAX_DECISIONS
+            && !self.decision_points.iter().any(|d| d.at == at))
+        .then(|| {
+            self.decision_points.push(Decision {
+                at,
+                line,
+                condition: self.source_text(i.condition.span),
+                taken: true,
+            });
+            self.decision_points.len() - 1
+        });
         let before = self.scopes.clone();
         let exits_before = self.exit_state();
         self.exec(&i.then_statement, mask);
@@ -448,17 +462,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             assigned.extend(assigned_in_stmt(e));
         }
         let (uniform_unknowns, decisive) = self.sides_differ(&after_then, &assigned);
-        if decisive
-            && self.path.is_empty()
-            && self.decision_points.len() < MAX_DECISIONS
-            && !self.decision_points.iter().any(|d| d.at == at)
-        {
-            self.decision_points.push(Decision {
-                at,
-                line,
-                condition: self.source_text(i.condition.span),
-                taken: true,
-            });
+        if let (Some(k), false) = (slot, decisive) {
+            self.decision_points.remove(k);
         }
         self.join_scopes(after_then, mask, mask, line);
         // Each warp holds one side's value, whichever: a warp-uniform unknown still.
