@@ -265,6 +265,52 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
 }
 
 fn file_scope_declaration(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Declaration>) {
+    let before = unit.constants.len();
+    file_scope_constants(unit, item_idx, decl);
+    // Declared in `namespace a::b`: also named `b::N` and `a::b::N` (`b__N`, `a__b__N` as
+    // lang-c reads them), as code outside the namespace writes them.
+    let namespace = unit.items[item_idx].chunk.namespace.clone();
+    if unit.constants.len() > before && !namespace.is_empty() {
+        let parts: Vec<&str> = namespace.split("__").collect();
+        let declared: Vec<(String, NamedConstant)> = constant_names(decl)
+            .into_iter()
+            .filter_map(|n| Some((n.clone(), unit.constants.get(&n)?.clone())))
+            .collect();
+        for (name, constant) in declared {
+            for k in 0..parts.len() {
+                let qualified = format!("{}__{name}", parts[k..].join("__"));
+                unit.constants
+                    .entry(qualified)
+                    .or_insert_with(|| constant.clone());
+            }
+        }
+    }
+}
+
+/// The names a declaration gives constants to: its declarators and enumerators.
+fn constant_names(decl: &Node<Declaration>) -> Vec<String> {
+    let mut names: Vec<String> = decl
+        .node
+        .declarators
+        .iter()
+        .filter_map(|d| declarator_name(&d.node.declarator.node))
+        .collect();
+    for spec in &decl.node.specifiers {
+        if let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node
+            && let TypeSpecifier::Enum(e) = &ts.node
+        {
+            names.extend(
+                e.node
+                    .enumerators
+                    .iter()
+                    .map(|en| en.node.identifier.node.name.clone()),
+            );
+        }
+    }
+    names
+}
+
+fn file_scope_constants(unit: &mut Unit<'_>, item_idx: usize, decl: &Node<Declaration>) {
     let item = &unit.items[item_idx];
     if let Some(arrays) = shared_arrays_in(unit.prepared, item, item_idx, &unit.types, decl) {
         unit.file_shared.extend(arrays);

@@ -119,6 +119,36 @@ impl<'s> HostReader<'s> {
 
     /// A file-scope declaration: its integer constants become visible to every function.
     pub fn global(&mut self, decl: Node<'_>) {
+        self.global_in(decl, "");
+    }
+
+    /// A file-scope declaration in `namespace` (`a__b` for `namespace a::b`): its constants
+    /// are also named with the qualifiers code outside can write (`b::N`, `a::b::N`).
+    pub fn global_in(&mut self, decl: Node<'_>, namespace: &str) {
+        let before: Option<std::collections::HashSet<String>> =
+            (!namespace.is_empty()).then(|| self.globals.keys().cloned().collect());
+        self.read_global(decl);
+        let Some(before) = before else {
+            return;
+        };
+        let parts: Vec<&str> = namespace.split("__").collect();
+        let declared: Vec<(String, HostValue)> = self
+            .globals
+            .iter()
+            .filter(|(k, _)| !before.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (name, value) in declared {
+            for k in 0..parts.len() {
+                let qualified = format!("{}::{name}", parts[k..].join("::"));
+                self.globals
+                    .entry(qualified)
+                    .or_insert_with(|| value.clone());
+            }
+        }
+    }
+
+    fn read_global(&mut self, decl: Node<'_>) {
         let mut env = std::mem::take(&mut self.globals);
         let constant = children(decl)
             .iter()
@@ -516,16 +546,10 @@ impl<'s> HostReader<'s> {
     /// The value of a name written as text.
     pub(super) fn eval_name(&self, name: &str, env: &Env) -> HostValue {
         let name = name.trim();
-        // `lib::WARP`: the namespace's constant, outermost qualifiers dropped first.
-        let unqualified = || {
-            name.match_indices("::").find_map(|(k, _)| {
-                let bare = name[k + 2..].trim();
-                env.get(bare).or_else(|| self.globals.get(bare))
-            })
-        };
+        // `::N` is the global `N`.
+        let name = name.strip_prefix("::").unwrap_or(name);
         env.get(name)
             .or_else(|| self.globals.get(name))
-            .or_else(unqualified)
             .cloned()
             .or_else(|| {
                 crate::bank::tma::TmaSwizzle::from_enumerator(name)

@@ -298,7 +298,7 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     }
     match kind {
         ChunkKind::HostFunction => l.host_reader.function(n),
-        ChunkKind::Declaration => l.host_reader.global(n),
+        ChunkKind::Declaration => l.host_reader.global_in(n, &l.namespace),
         ChunkKind::DeviceFunction { .. } => {}
     }
     let mut span = n.byte_range();

@@ -250,32 +250,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .and_then(|v| v.checked_add(*offset)),
             None => self
                 .header_constant(name)
-                .or_else(|| self.static_member(name))
-                .or_else(|| self.namespace_constant(name)),
+                .or_else(|| self.static_member(name)),
         };
         self.constant_cache.insert(key, v);
         v
-    }
-
-    /// `lib::WARP` (written `lib__WARP` for lang-c, its namespace blanked where it is
-    /// declared): the constant `WARP`, outermost qualifiers dropped first, when no class has
-    /// such a static member.
-    fn namespace_constant(&mut self, name: &str) -> Option<i64> {
-        name.match_indices("__")
-            .map(|(k, _)| &name[k + 2..])
-            .filter(|rest| !rest.is_empty() && !rest.starts_with('_'))
-            .find_map(|rest| {
-                let known = self.unit.constants.contains_key(rest)
-                    || self
-                        .headers
-                        .iter()
-                        .any(|(_, h)| h.constants.contains_key(rest));
-                if known {
-                    self.named_constant(rest)
-                } else {
-                    None
-                }
-            })
     }
 
     /// A constant of a header or of the includer's text before its `#include`

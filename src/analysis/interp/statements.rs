@@ -418,11 +418,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return;
         }
-        let assigns = !assigned_in_stmt(&i.then_statement).is_empty()
-            || i.else_statement
-                .as_ref()
-                .is_some_and(|e| !assigned_in_stmt(e).is_empty());
-        if !assigns {
+        let mut assigned = assigned_in_stmt(&i.then_statement);
+        if let Some(e) = &i.else_statement {
+            assigned.extend(assigned_in_stmt(e));
+        }
+        if assigned.is_empty() {
             let before = self.exit_state();
             self.exec(&i.then_statement, mask);
             let after_then = self.exit_state();
@@ -457,10 +457,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(e) = &i.else_statement {
             self.exec(e, mask);
         }
-        let mut assigned = assigned_in_stmt(&i.then_statement);
-        if let Some(e) = &i.else_statement {
-            assigned.extend(assigned_in_stmt(e));
-        }
         let (uniform_unknowns, decisive) = self.sides_differ(&after_then, &assigned);
         if let (Some(k), false) = (slot, decisive) {
             self.decision_points.remove(k);
@@ -480,8 +476,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// warp-uniform unknowns on both sides (their join is one: each warp holds one side's
     /// value), and whether any other difference remains, which only a run per side keeps.
     fn sides_differ(&self, then_scopes: &[Scope], assigned: &[String]) -> (Vec<String>, bool) {
-        // One value per warp, not a constant: what a run per side would keep is no more.
-        let symbolic = |l: &Lanes| l.is_uniform() && l.as_const().is_none();
+        // A form over warp-uniform symbols, not a constant: what a run per side would keep
+        // is no more. An unknown value is not one, though held once for every lane
+        // (`Lanes::unknown`): nothing says each warp holds one value of it.
+        let symbolic =
+            |l: &Lanes| matches!(l, Lanes::Same(Value::Affine(a)) if !a.terms.is_empty());
         let mut uniform_unknowns = Vec::new();
         let mut decisive = false;
         for name in assigned {
