@@ -1,5 +1,5 @@
 //! Walks `fixtures/` and checks every expectation written on an access line:
-//! `// expect: [load|store|OP] VERDICT [wavefronts=N] [ideal=N] [instructions=N] [total=N]`,
+//! `// expect: [load|store|OP] VERDICT [wavefronts=N] [ideal=N] [instructions=N] [total=N] [array=NAME]`,
 //! (OP as `banklint simulate --op` spells it: `atomic.count`), clauses separated by `;`, VERDICT one of `conflict-free`, `N-way`, `unknown`.
 //! A header `// banklint-args: ...` gives the file's command-line flags. Every line with a
 //! shared-memory access must carry an expectation, and every expectation must match an access.
@@ -27,6 +27,8 @@ struct Clause {
     kind: Option<Op>,
     verdict: Verdict,
     numbers: Vec<(String, u64)>,
+    /// Only the accesses to this array (a helper's line reached with several arrays).
+    array: Option<String>,
 }
 
 fn parse_clause(text: &str) -> Result<Clause, String> {
@@ -59,8 +61,13 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
         other => return Err(format!("bad verdict {other:?} in `{text}`")),
     };
     let mut numbers = Vec::new();
+    let mut array = None;
     for w in words {
         let (k, v) = w.split_once('=').ok_or_else(|| format!("bad term `{w}`"))?;
+        if k == "array" {
+            array = Some(v.to_string());
+            continue;
+        }
         if !matches!(k, "wavefronts" | "ideal" | "instructions" | "total") {
             return Err(format!("unknown key `{k}`"));
         }
@@ -70,6 +77,7 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
         ));
     }
     Ok(Clause {
+        array,
         kind,
         verdict,
         numbers,
@@ -137,6 +145,12 @@ fn check_fixture(path: &Path) -> Vec<String> {
             let matching: Vec<_> = accesses
                 .iter()
                 .filter(|a| clause.kind.is_none_or(|k| a.op == k))
+                .filter(|a| {
+                    clause
+                        .array
+                        .as_ref()
+                        .is_none_or(|n| report.arrays[a.array].decl.name == *n)
+                })
                 .collect();
             if matching.is_empty() {
                 problems.push(format!(

@@ -43,6 +43,21 @@ pub struct Lowering<'p> {
     typename_set: rustc_hash::FxHashSet<String>,
 }
 
+/// Whether a braced list stands where C wants an expression: an argument, a subscript, the
+/// right side of an assignment or a `return` (not an initializer, which C reads as is).
+fn in_expression(n: Node<'_>) -> bool {
+    n.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "argument_list"
+                | "subscript_argument_list"
+                | "subscript_expression"
+                | "assignment_expression"
+                | "return_statement"
+        )
+    })
+}
+
 /// Statement kinds C has no form for: blanked and reported, with what to call them.
 const NOT_IN_C: &[(&str, &str)] = &[
     ("for_range_loop", "a range-based `for` loop"),
@@ -154,8 +169,48 @@ impl<'p> Lowering<'p> {
             "new_expression" | "delete_expression" => {
                 self.skip(enclosing_statement(n), "`new`/`delete`");
             }
-            "declaration" if has_child(n, "structured_binding_declarator") => {
-                self.skip(n, "a structured binding")
+            "structured_binding_declarator" => {
+                // `[a, b]` -> ` a, b `: the names stay, each declared as data.
+                for c in children(n) {
+                    match c.kind() {
+                        "[" | "]" => self.blank_node(c),
+                        "identifier" => self.out.structured_bindings.push(c.start_byte()),
+                        _ => {}
+                    }
+                }
+            }
+            "initializer_list" if in_expression(n) => {
+                let parts = children(n);
+                let elements = named_children(n);
+                match (
+                    elements.first(),
+                    elements.last(),
+                    parts.first(),
+                    parts.last(),
+                ) {
+                    (Some(first), Some(last), Some(open), Some(close))
+                        if open.kind() == "{" && close.kind() == "}" =>
+                    {
+                        self.patch(open.start_byte(), "(");
+                        self.patch(close.start_byte(), ")");
+                        // A trailing comma, `{a, b,}`, has no place in a C comma expression.
+                        for c in &parts {
+                            if c.kind() == "," && c.start_byte() > last.end_byte() {
+                                self.blank_node(*c);
+                            }
+                        }
+                        self.out
+                            .braced_lists
+                            .push((first.start_byte(), last.end_byte()));
+                        return true;
+                    }
+                    // `{}`: a value-initialized object, zero.
+                    _ if elements.is_empty() && n.byte_range().len() >= 2 => {
+                        self.blank_node(n);
+                        self.patch(n.start_byte(), "0");
+                    }
+                    _ => return true,
+                }
             }
             "expression_statement" if self.declaration_read_as_expression(n) => {}
             kind if NOT_IN_C.iter().any(|(k, _)| *k == kind) => {
@@ -524,6 +579,9 @@ impl<'p> Lowering<'p> {
             self.as_identifier(n);
             return false;
         }
+        if self.spaced_qualifiers(n) {
+            return false;
+        }
         // Join the `::` of this name (nested parts are reached as children).
         for c in children(n) {
             if c.kind() == "::" {
@@ -550,6 +608,79 @@ impl<'p> Lowering<'p> {
                 self.add_typename(name);
             }
         }
+        true
+    }
+
+    /// `flash ::copy<true>(x)`: a qualifier that came from a macro expansion, which the
+    /// preprocessor surrounds with spaces. The qualifiers are written joined, `flash__`, right
+    /// before the last name, so that the whole reads as one identifier as when written
+    /// without spaces. Returns false (nothing done) when the qualifiers touch their `::`.
+    fn spaced_qualifiers(&mut self, n: Node<'_>) -> bool {
+        let mut scopes = Vec::new();
+        let mut cur = n;
+        let mut gap = false;
+        let last = loop {
+            // `op::template f<T>`: the keyword is blanked like the spaces.
+            let parts: Vec<Node<'_>> = children(cur)
+                .into_iter()
+                .filter(|c| c.kind() != "template")
+                .collect();
+            let [scope, colons, name] = parts.as_slice() else {
+                return false;
+            };
+            if colons.kind() != "::"
+                || !matches!(
+                    scope.kind(),
+                    "namespace_identifier" | "identifier" | "type_identifier"
+                )
+            {
+                return false;
+            }
+            let after = self.src[colons.end_byte()..name.start_byte()].trim_start();
+            let between = [
+                &self.src[scope.end_byte()..colons.start_byte()],
+                after.strip_prefix("template").unwrap_or(after),
+                &self.src[colons.end_byte()..name.start_byte()],
+            ];
+            if between[..2].iter().any(|b| !b.bytes().all(|c| c == b' ')) {
+                return false;
+            }
+            gap |= between.iter().any(|b| !b.is_empty());
+            scopes.push(self.t(*scope));
+            if name.kind() == "qualified_identifier" {
+                cur = *name;
+            } else if name.kind() == "dependent_name"
+                && let Some(inner) = name.named_child(0)
+            {
+                // `op::template f<T>`: `template` stands between the `::` and the name.
+                gap = true;
+                break inner;
+            } else {
+                break *name;
+            }
+        };
+        if !gap
+            || !matches!(
+                last.kind(),
+                "identifier" | "template_function" | "type_identifier"
+            )
+        {
+            return false;
+        }
+        let prefix: String = scopes.iter().map(|s| format!("{s}__")).collect();
+        let start = last.start_byte() - prefix.len();
+        self.blank.push(n.start_byte()..last.start_byte());
+        self.patch(start, prefix.clone());
+        if last.kind() == "template_function"
+            && let Some(args) = last.child_by_field_name("arguments")
+        {
+            self.record_arguments(start, args);
+        }
+        if is_type_position(n) {
+            let last_name = self.t(last).split('<').next().unwrap_or("").trim();
+            self.add_typename(format!("{prefix}{last_name}"));
+        }
+        self.lower(last);
         true
     }
 

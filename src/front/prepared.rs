@@ -151,6 +151,13 @@ pub struct Prepared {
     /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
     /// pointer into shared memory is that pointer.
     pub auto_types: Vec<usize>,
+    /// Braced lists in an expression (`f(x, {a, b})`, `t[{r, c}]`, `return {a, b};`), spelled
+    /// `(a, b)` for lang-c, by the range of their elements: the value is an aggregate, not
+    /// the last element, and the analyzer reads it as such.
+    pub braced_lists: Vec<(usize, usize)>,
+    /// The names a structured binding declares (`auto [a, b] = f();`, spelled `int a, b = f();`
+    /// for lang-c), by offset: each is an element of an object banklint does not take apart.
+    pub structured_bindings: Vec<usize>,
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,

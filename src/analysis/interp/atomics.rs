@@ -68,7 +68,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let op = Op::Atomic(*kind.as_ref().unwrap_or(&AtomicKind::Rmw));
         self.record_target(access.span, &target, op, mask);
         if let Err(reason) = kind {
-            self.mark_site_unknown(access.span, op, reason);
+            self.mark_site_unknown(access.span, op, target.array, reason);
         }
         returned(self)
     }

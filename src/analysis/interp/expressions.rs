@@ -13,6 +13,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     pub(super) fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        if !self.unit.prepared.braced_lists.is_empty() {
+            let at = self.span(e.span);
+            if self
+                .unit
+                .prepared
+                .braced_lists
+                .contains(&(at.start, at.end))
+            {
+                // `{a, b}`: its elements are read (they may load shared memory); the value
+                // is an aggregate, which no index can use.
+                let _ = self.eval_node(e, mask);
+                return Lanes::unknown("a braced list `{...}` (an aggregate)");
+            }
+        }
+        self.eval_node(e, mask)
+    }
+
+    fn eval_node(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
         match &e.node {
             Expression::Identifier(id) if self.is_shared_scalar(&id.node.name) => {
                 // A `__shared__` scalar read: an access (every lane the same word).

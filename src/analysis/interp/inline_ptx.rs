@@ -157,7 +157,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             self.record_target(address.span, &target, op, mask);
             if let Some(why) = problem {
-                self.mark_site_unknown(address.span, op, why);
+                self.mark_site_unknown(address.span, op, array, why);
             }
         }
         for instruction in unresolved {

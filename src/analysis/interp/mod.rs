@@ -64,6 +64,8 @@ pub struct SiteKey {
     pub end: usize,
     pub op: Op,
     pub sub: usize,
+    /// The array's declaration: a helper's access reached with two arrays is two sites.
+    pub decl: usize,
 }
 
 #[derive(Clone, Debug)]

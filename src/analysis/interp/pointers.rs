@@ -118,12 +118,36 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             {
                 self.points_to_shared(&b.node.lhs) || self.points_to_shared(&b.node.rhs)
             }
+            // A row of a multi-dimensional array decays to a pointer: `tile[ty]`.
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
+                .shared_ref_indexed(e, true)
+                .is_some_and(|(a, idx, members)| {
+                    members.is_empty() && idx.len() < self.arrays[a].decl.dims.len()
+                }),
             Expression::Call(c) => {
                 self.is_shared_memory_class_call(c)
                     || inline_ptx::is_shared_window_call(&c.node)
                     || self.call_returns_shared(&c.node)
             }
             _ => false,
+        }
+    }
+
+    /// `&a[i][j]`, the indices not given taken as 0.
+    fn element_pointer(
+        &mut self,
+        array: usize,
+        index_exprs: &[&Node<Expression>],
+        mask: &[bool],
+    ) -> SharedPointer {
+        let rank = self.arrays[array].decl.dims.len();
+        let mut tuple: Vec<Lanes> = index_exprs.iter().map(|x| self.eval(x, mask)).collect();
+        tuple.resize(rank, Lanes::int(0));
+        SharedPointer {
+            array,
+            elem: self.arrays[array].decl.elem.clone(),
+            anchor: tuple.last().cloned().unwrap_or_else(|| Lanes::int(0)),
+            place: Place::Tuple(tuple),
         }
     }
 
@@ -202,6 +226,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     Some(self.decay(a))
                 }
             },
+            // `tile[ty]` of a `tile[R][C]`: the row's first element, `&tile[ty][0]`.
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::Index && self.points_to_shared(e) =>
+            {
+                let (array, index_exprs, _) = self.shared_ref_indexed(e, true)?;
+                Some(self.element_pointer(array, &index_exprs, mask))
+            }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 // `&r` of a `T &r` bound to an element: the element's address.
                 if let Expression::Identifier(id) = &u.node.operand.node
@@ -215,16 +246,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     if !members.is_empty() {
                         return None;
                     }
-                    let rank = self.arrays[array].decl.dims.len();
-                    let mut tuple: Vec<Lanes> =
-                        index_exprs.iter().map(|x| self.eval(x, mask)).collect();
-                    tuple.resize(rank, Lanes::int(0));
-                    return Some(SharedPointer {
-                        array,
-                        elem: self.arrays[array].decl.elem.clone(),
-                        anchor: tuple.last().cloned().unwrap_or_else(|| Lanes::int(0)),
-                        place: Place::Tuple(tuple),
-                    });
+                    return Some(self.element_pointer(array, &index_exprs, mask));
                 }
                 match &u.node.operand.node {
                     Expression::BinaryOperator(b)

@@ -129,13 +129,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Where a site at `at` is reported, and its key.
-    fn site_key(&self, at: Span, op: Op) -> (Range<usize>, SiteKey) {
+    fn site_key(&self, at: Span, op: Op, array: usize) -> (Range<usize>, SiteKey) {
         let (span, sub) = self.site_place(at);
         let key = SiteKey {
             start: span.start,
             end: span.end,
             op,
             sub,
+            decl: self.arrays[array].decl.decl_span.start,
         };
         (span, key)
     }
@@ -148,8 +149,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Marks the site recorded at `at` as not analyzable, for `reason`.
-    pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, reason: String) {
-        let (_, key) = self.site_key(at, op);
+    pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, array: usize, reason: String) {
+        let (_, key) = self.site_key(at, op, array);
         if let Some(site) = self.sites.get_mut(&key) {
             site.unknown.get_or_insert(reason);
         }
@@ -183,7 +184,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             self.block_padding(array, LEAVES_ROW);
         }
-        let (span, key) = self.site_key(at, op);
+        let (span, key) = self.site_key(at, op, array);
         // Element type after member selection.
         let crate::analysis::types::FieldPath {
             offset: member_offset,

@@ -182,6 +182,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             else {
                 continue;
             };
+            let at = self.span(init.node.declarator.span);
+            if (self.unit.prepared.structured_bindings.iter()).any(|p| at.contains(p)) {
+                if let Some(Node {
+                    node: Initializer::Expression(e),
+                    ..
+                }) = &init.node.initializer
+                {
+                    self.eval(e, mask);
+                }
+                let why = format!(
+                    "`{name}` is an element of a structured binding (`auto [...] = ...`), which banklint does not take apart"
+                );
+                self.bind(&name, Binding::Value(Lanes::unknown(why)));
+                continue;
+            }
             if init.node.initializer.is_none() {
                 self.note_shared_constructor(&name, init.node.declarator.span);
             }
