@@ -611,7 +611,10 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
 }
 
 /// The tokens of `l.out.tokens` that start inside `span`.
-fn token_range(l: &Lowering<'_>, span: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+pub(crate) fn token_range(
+    l: &Lowering<'_>,
+    span: &std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
     let tokens = &l.out.tokens;
     tokens.partition_point(|t| t.start < span.start)..tokens.partition_point(|t| t.start < span.end)
 }

@@ -169,6 +169,7 @@ impl<'p> Lowering<'p> {
             "new_expression" | "delete_expression" => {
                 self.skip(enclosing_statement(n), "`new`/`delete`");
             }
+            "declaration" if crate::front::lambdas::lift_lambda(self, n) => {}
             "structured_binding_declarator" => {
                 // `[a, b]` -> ` a, b `: the names stay, each declared as data.
                 for c in children(n) {

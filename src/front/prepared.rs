@@ -158,6 +158,8 @@ pub struct Prepared {
     /// The names a structured binding declares (`auto [a, b] = f();`, spelled `int a, b = f();`
     /// for lang-c), by offset: each is an element of an object banklint does not take apart.
     pub structured_bindings: Vec<usize>,
+    /// Named lambdas lifted as device functions (see `front::lambdas`).
+    pub lambdas: Vec<crate::front::lambdas::Lambda>,
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,

@@ -412,7 +412,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// call: this unit's, else a local header's.
     pub(super) fn callee(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
         let unit = self.unit;
-        match unit.function(name, arity).filter(|f| !f.kernel) {
+        if !unit.prepared.lambdas.is_empty()
+            && let Some(function) = self.lambda_in_scope(name)
+        {
+            return Some(Callee {
+                unit,
+                function,
+                header: None,
+            });
+        }
+        match unit
+            .function(name, arity)
+            .filter(|f| !f.kernel && !is_lambda(unit, f))
+        {
             Some(function) => Some(Callee {
                 unit,
                 function,
@@ -420,6 +432,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }),
             None => self.header_function(name, arity),
         }
+    }
+
+    /// The named lambda `name` defined in the function being run (the last of that name).
+    fn lambda_in_scope(&self, name: &str) -> Option<&'a Function> {
+        let unit = self.unit;
+        let here = unit.items.get(self.item)?.chunk.span.clone();
+        unit.prepared
+            .lambdas
+            .iter()
+            .filter(|l| here.start <= l.span.start && l.span.end <= here.end)
+            .filter_map(|l| {
+                unit.functions
+                    .iter()
+                    .find(|f| f.name == name && l.span.contains(&f.span.start))
+            })
+            .last()
     }
 
     /// Whether a call reaches a device function that returns a pointer and declares shared
@@ -618,7 +646,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         self.bind_dependent_types();
         let saved_unit = std::mem::replace(&mut self.unit, unit);
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![Rc::new(frame)]);
+        // A lambda runs in the scope that defines it: it sees what it captures, and what it
+        // assigns to a variable captured by reference stays assigned after the call.
+        let lambda = is_lambda(unit, f);
+        let scopes = if lambda {
+            let mut s = self.scopes.clone();
+            s.push(Rc::new(frame));
+            s
+        } else {
+            vec![Rc::new(frame)]
+        };
+        let saved_scopes = std::mem::replace(&mut self.scopes, scopes);
         let saved_item = std::mem::replace(&mut self.item, f.item);
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
         let saved_override = self.span_override.take();
@@ -641,9 +679,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.span_override = saved_override;
         self.function = saved_fn;
         self.item = saved_item;
-        self.scopes = saved_scopes;
+        if lambda {
+            self.scopes.pop();
+            if self.scopes.len() != saved_scopes.len() {
+                self.scopes = saved_scopes;
+            }
+        } else {
+            self.scopes = saved_scopes;
+        }
         (self.template_values, self.types, self.type_args) = saved_templates;
         self.unit = saved_unit;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
+}
+
+/// Whether `f` is a named lambda lifted as a function (see `front::lambdas`).
+fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
+    unit.prepared
+        .lambdas
+        .iter()
+        .any(|l| l.span.contains(&f.span.start))
 }
