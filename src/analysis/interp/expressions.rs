@@ -628,11 +628,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
-        // An integer variable given a shared-window address holds a pointer from here on.
+        // A variable given a pointer into shared memory (`float *p; p = &s[i];`), or an
+        // integer given a shared-window address, holds that pointer from here on.
         if op.is_none()
             && let Expression::Identifier(id) = &lhs.node
-            && matches!(self.lookup(&id.node.name), Some(Binding::Value(_)))
-            && self.is_shared_address(rhs)
+            && matches!(
+                self.lookup(&id.node.name),
+                Some(Binding::Value(_) | Binding::Opaque)
+            )
+            && (self.is_shared_address(rhs) || self.points_to_shared(rhs))
             && let Some(p) = self.eval_pointer(rhs, mask, &id.node.name)
         {
             self.bind_pointer(&id.node.name, p);
