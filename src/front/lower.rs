@@ -40,7 +40,7 @@ pub struct Lowering<'p> {
     /// lowered and added after its chunk (their ranges are left out of the class's parse).
     pub lifted: Vec<crate::front::prepared::Chunk>,
     /// `out.typenames` as a set (a tile library names thousands of types, each many times).
-    typename_set: rustc_hash::FxHashSet<String>,
+    pub(crate) typename_set: rustc_hash::FxHashSet<String>,
 }
 
 /// Whether a braced list stands where C wants an expression: an argument, a subscript, the
@@ -85,7 +85,7 @@ impl<'p> Lowering<'p> {
         }
     }
 
-    fn t(&self, n: Node<'_>) -> &'p str {
+    pub(crate) fn t(&self, n: Node<'_>) -> &'p str {
         text(n, self.src)
     }
 
@@ -93,7 +93,7 @@ impl<'p> Lowering<'p> {
         self.blank.push(n.byte_range());
     }
 
-    fn patch(&mut self, at: usize, s: impl Into<Cow<'static, str>>) {
+    pub(crate) fn patch(&mut self, at: usize, s: impl Into<Cow<'static, str>>) {
         self.patches.push((at, s.into()));
     }
 
@@ -214,6 +214,7 @@ impl<'p> Lowering<'p> {
                 }
             }
             "expression_statement" if self.declaration_read_as_expression(n) => {}
+            "expression_statement" if self.row_pointer_declaration(n) => {}
             kind if NOT_IN_C.iter().any(|(k, _)| *k == kind) => {
                 let what = NOT_IN_C
                     .iter()
@@ -512,7 +513,7 @@ impl<'p> Lowering<'p> {
         self.add_typename(name);
     }
 
-    fn record_arguments(&mut self, at: usize, args: Node<'_>) {
+    pub(crate) fn record_arguments(&mut self, at: usize, args: Node<'_>) {
         let list: Vec<String> = named_children(args)
             .iter()
             .map(|a| self.t(*a).split_whitespace().collect::<Vec<_>>().join(" "))
@@ -609,79 +610,6 @@ impl<'p> Lowering<'p> {
                 self.add_typename(name);
             }
         }
-        true
-    }
-
-    /// `flash ::copy<true>(x)`: a qualifier that came from a macro expansion, which the
-    /// preprocessor surrounds with spaces. The qualifiers are written joined, `flash__`, right
-    /// before the last name, so that the whole reads as one identifier as when written
-    /// without spaces. Returns false (nothing done) when the qualifiers touch their `::`.
-    fn spaced_qualifiers(&mut self, n: Node<'_>) -> bool {
-        let mut scopes = Vec::new();
-        let mut cur = n;
-        let mut gap = false;
-        let last = loop {
-            // `op::template f<T>`: the keyword is blanked like the spaces.
-            let parts: Vec<Node<'_>> = children(cur)
-                .into_iter()
-                .filter(|c| c.kind() != "template")
-                .collect();
-            let [scope, colons, name] = parts.as_slice() else {
-                return false;
-            };
-            if colons.kind() != "::"
-                || !matches!(
-                    scope.kind(),
-                    "namespace_identifier" | "identifier" | "type_identifier"
-                )
-            {
-                return false;
-            }
-            let after = self.src[colons.end_byte()..name.start_byte()].trim_start();
-            let between = [
-                &self.src[scope.end_byte()..colons.start_byte()],
-                after.strip_prefix("template").unwrap_or(after),
-                &self.src[colons.end_byte()..name.start_byte()],
-            ];
-            if between[..2].iter().any(|b| !b.bytes().all(|c| c == b' ')) {
-                return false;
-            }
-            gap |= between.iter().any(|b| !b.is_empty());
-            scopes.push(self.t(*scope));
-            if name.kind() == "qualified_identifier" {
-                cur = *name;
-            } else if name.kind() == "dependent_name"
-                && let Some(inner) = name.named_child(0)
-            {
-                // `op::template f<T>`: `template` stands between the `::` and the name.
-                gap = true;
-                break inner;
-            } else {
-                break *name;
-            }
-        };
-        if !gap
-            || !matches!(
-                last.kind(),
-                "identifier" | "template_function" | "type_identifier"
-            )
-        {
-            return false;
-        }
-        let prefix: String = scopes.iter().map(|s| format!("{s}__")).collect();
-        let start = last.start_byte() - prefix.len();
-        self.blank.push(n.start_byte()..last.start_byte());
-        self.patch(start, prefix.clone());
-        if last.kind() == "template_function"
-            && let Some(args) = last.child_by_field_name("arguments")
-        {
-            self.record_arguments(start, args);
-        }
-        if is_type_position(n) {
-            let last_name = self.t(last).split('<').next().unwrap_or("").trim();
-            self.add_typename(format!("{prefix}{last_name}"));
-        }
-        self.lower(last);
         true
     }
 
@@ -967,7 +895,7 @@ pub fn enclosing_statement(n: Node<'_>) -> Node<'_> {
 }
 
 /// Whether a name is used as a type (a declaration's type, a cast, a template argument).
-fn is_type_position(n: Node<'_>) -> bool {
+pub(crate) fn is_type_position(n: Node<'_>) -> bool {
     let Some(p) = n.parent() else { return false };
     match p.kind() {
         "declaration"

@@ -184,6 +184,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Binding::Shared(_))
             | Some(Binding::Opaque)
             | Some(Binding::Pointer(_))
+            | Some(Binding::Rows { .. })
             | Some(Binding::MemoryClass { .. }) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
@@ -628,6 +629,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
+        // `p = c ? a : b;` with `c` not known per thread: each side as a branch.
+        if op.is_none()
+            && let Expression::Conditional(c) = &rhs.node
+            && let Expression::Identifier(id) = &lhs.node
+            && matches!(
+                self.lookup(&id.node.name),
+                Some(Binding::Value(_) | Binding::Opaque | Binding::Pointer(_))
+            )
+            && self.points_to_shared(rhs)
+        {
+            match self.eval_pointer(rhs, mask, &id.node.name) {
+                Some(p) => self.bind_pointer_masked(&id.node.name, p, mask, lhs.span),
+                None => self.choose_pointer(lhs, c, mask),
+            }
+            return Lanes::unknown("an address");
+        }
         // A variable given a pointer into shared memory (`float *p; p = &s[i];`), or an
         // integer given a shared-window address, holds that pointer from here on.
         if op.is_none()
@@ -639,7 +656,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && (self.is_shared_address(rhs) || self.points_to_shared(rhs))
             && let Some(p) = self.eval_pointer(rhs, mask, &id.node.name)
         {
-            self.bind_pointer(&id.node.name, p);
+            self.bind_pointer_masked(&id.node.name, p, mask, lhs.span);
             return Lanes::unknown("an address");
         }
         if let Expression::Identifier(id) = &lhs.node
@@ -659,7 +676,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 _ => None,
             };
             match moved {
-                Some(m) => self.bind_pointer(&id.node.name, m),
+                Some(m) => self.bind_pointer_masked(&id.node.name, m, mask, lhs.span),
                 None => self.bind_pointer_lost(&id.node.name),
             }
             return Lanes::unknown("an address");

@@ -185,6 +185,12 @@ enum Binding {
     Shared(usize),
     /// A pointer into a `__shared__` array.
     Pointer(SharedPointer),
+    /// A pointer to rows of a shared array, `float (*t)[33] = (float (*)[33])smem;`: `t[i]`
+    /// is the row `i` rows of `row_bytes` on from `first`, a pointer to its first element.
+    Rows {
+        first: SharedPointer,
+        row_bytes: u32,
+    },
     /// A local array or struct: reads give data, not indices.
     Opaque,
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its

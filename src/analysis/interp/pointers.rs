@@ -53,6 +53,35 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// Assigns a pointer in the threads of `mask`: the others keep what they held. Threads
+    /// left pointing into another array make the pointer one banklint cannot follow (an
+    /// access has one array), said at `at`.
+    pub(super) fn bind_pointer_masked(
+        &mut self,
+        name: &str,
+        p: SharedPointer,
+        mask: &[bool],
+        at: Span,
+    ) {
+        let live = self.live(&vec![true; self.n]);
+        let covers = (0..self.n).all(|t| !live[t] || mask[t]);
+        let merged = match self.lookup(name) {
+            _ if covers => Some(p),
+            Some(Binding::Pointer(old)) => merge_pointers(old, &p, mask),
+            _ => Some(p),
+        };
+        match merged {
+            Some(m) => self.bind_pointer(name, m),
+            None => {
+                self.note_unfollowed(
+                    at,
+                    format!("`{name}` points into different shared arrays (or at different types) in different threads here; banklint analyzes an access in one array, so the accesses through `{name}` after this are not analyzed"),
+                );
+                self.bind_pointer_lost(name);
+            }
+        }
+    }
+
     /// A pointer assigned something banklint cannot follow: accesses through it are unknown.
     pub(super) fn bind_pointer_lost(&mut self, name: &str) {
         if let Some(b) = self.binding_mut(name, |_| true) {
@@ -87,7 +116,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Some(Binding::Shared(a)) => self.arrays[*a].decl.dims.len() > 1,
                 _ => false,
             },
-            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => true,
+            // `t[i]` of a pointer to rows is a row: `t[i][j]` is an access through it.
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                !matches!(&b.node.lhs.node, Expression::Identifier(id)
+                    if matches!(self.lookup(&id.node.name), Some(Binding::Rows { .. })))
+            }
             _ => false,
         }
     }
@@ -102,6 +135,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 None => self.unit.file_shared.iter().any(|a| a.name == id.node.name),
             },
             Expression::Cast(c) => self.points_to_shared(&c.node.expression),
+            // `c ? a : b`: a pointer into shared memory on either side.
+            Expression::Conditional(c) => {
+                self.points_to_shared(&c.node.then_expression)
+                    || self.points_to_shared(&c.node.else_expression)
+            }
+            // `p++` as an operand, `*p++ = v`: the pointer before the step.
+            Expression::UnaryOperator(u) if is_step(&u.node.operator.node) => {
+                self.points_to_shared(&u.node.operand)
+            }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 base_name(&u.node.operand).is_some_and(|n| {
                     matches!(
@@ -118,12 +160,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             {
                 self.points_to_shared(&b.node.lhs) || self.points_to_shared(&b.node.rhs)
             }
-            // A row of a multi-dimensional array decays to a pointer: `tile[ty]`.
-            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => self
-                .shared_ref_indexed(e, true)
-                .is_some_and(|(a, idx, members)| {
-                    members.is_empty() && idx.len() < self.arrays[a].decl.dims.len()
-                }),
+            // A row of a multi-dimensional array decays to a pointer: `tile[ty]`; so does a
+            // row through a pointer to rows, `t[i]`.
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                matches!(&b.node.lhs.node, Expression::Identifier(id)
+                    if matches!(self.lookup(&id.node.name), Some(Binding::Rows { .. })))
+                    || self
+                        .shared_ref_indexed(e, true)
+                        .is_some_and(|(a, idx, members)| {
+                            members.is_empty() && idx.len() < self.arrays[a].decl.dims.len()
+                        })
+            }
             Expression::Call(c) => {
                 self.is_shared_memory_class_call(c)
                     || inline_ptx::is_shared_window_call(&c.node)
@@ -131,6 +178,96 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => false,
         }
+    }
+
+    /// `c ? a : b` where each thread's condition is known: the side each takes, per thread
+    /// when both sides are in one array. `None` when the condition is not known (see
+    /// `choose_pointer`, which runs each side) or the threads take different arrays.
+    fn conditional_pointer(
+        &mut self,
+        c: &ConditionalExpression,
+        mask: &[bool],
+        name: &str,
+    ) -> Option<SharedPointer> {
+        let cond = self.eval(&c.condition, mask);
+        let live: Vec<usize> = (0..self.n).filter(|&t| mask[t]).collect();
+        let side: Vec<Option<bool>> = live
+            .iter()
+            .map(|&t| cond.const_at(t).map(|v| v != 0))
+            .collect();
+        if side.iter().any(Option::is_none) {
+            return None;
+        }
+        if side.iter().all(|s| *s == Some(true)) {
+            return self.eval_pointer(&c.then_expression, mask, name);
+        }
+        if side.iter().all(|s| *s == Some(false)) {
+            return self.eval_pointer(&c.else_expression, mask, name);
+        }
+        let then_mask: Vec<bool> = (0..self.n)
+            .map(|t| mask[t] && cond.const_at(t).is_some_and(|v| v != 0))
+            .collect();
+        let else_mask: Vec<bool> = (0..self.n)
+            .map(|t| mask[t] && cond.const_at(t) == Some(0))
+            .collect();
+        let a = self.eval_pointer(&c.then_expression, &then_mask, name)?;
+        let b = self.eval_pointer(&c.else_expression, &else_mask, name)?;
+        let (Place::Tuple(ta), Place::Tuple(tb)) = (&a.place, &b.place) else {
+            return None;
+        };
+        if a.array != b.array || ta.len() != tb.len() {
+            return None;
+        }
+        let pick = |x: &Lanes, y: &Lanes| {
+            Lanes::from_values(
+                (0..then_mask.len())
+                    .map(|t| {
+                        if then_mask[t] {
+                            x.get(t).into_owned()
+                        } else {
+                            y.get(t).into_owned()
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        let tuple: Vec<Lanes> = ta.iter().zip(tb).map(|(x, y)| pick(x, y)).collect();
+        Some(SharedPointer {
+            anchor: pick(&a.anchor, &b.anchor),
+            place: Place::Tuple(tuple),
+            ..a
+        })
+    }
+
+    /// `p = c ? a : b` with a condition not known per thread: run as
+    /// `if (c) p = a; else p = b;`, so that each side is analyzed as a branch is.
+    pub(super) fn choose_pointer(
+        &mut self,
+        target: &Node<Expression>,
+        c: &Node<ConditionalExpression>,
+        mask: &[bool],
+    ) {
+        let assign = |value: &Node<Expression>| {
+            let span = value.span;
+            let e = Expression::BinaryOperator(Box::new(Node::new(
+                BinaryOperatorExpression {
+                    operator: Node::new(BinaryOperator::Assign, span),
+                    lhs: Box::new(target.clone()),
+                    rhs: Box::new(value.clone()),
+                },
+                span,
+            )));
+            Box::new(Node::new(
+                Statement::Expression(Some(Box::new(Node::new(e, span)))),
+                span,
+            ))
+        };
+        let branch = IfStatement {
+            condition: c.node.condition.clone(),
+            then_statement: assign(&c.node.then_expression),
+            else_statement: Some(assign(&c.node.else_expression)),
+        };
+        self.exec_if(&branch, mask);
     }
 
     /// `&a[i][j]`, the indices not given taken as 0.
@@ -226,12 +363,61 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     Some(self.decay(a))
                 }
             },
+            // `t[i]` of a pointer to rows: row `i`.
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::Index
+                    && matches!(&b.node.lhs.node, Expression::Identifier(_)) =>
+            {
+                let Expression::Identifier(id) = &b.node.lhs.node else {
+                    return None;
+                };
+                match self.lookup(&id.node.name).cloned() {
+                    Some(Binding::Rows { first, row_bytes }) => {
+                        let i = self.eval(&b.node.rhs, mask);
+                        let bytes = Lanes::binary(
+                            BinOp::Mul,
+                            &i,
+                            &Lanes::int(row_bytes.into()),
+                            self.n,
+                            &mut self.syms,
+                        );
+                        let Place::Bytes(off) = &first.place else {
+                            return None;
+                        };
+                        let off = Lanes::binary(BinOp::Add, off, &bytes, self.n, &mut self.syms);
+                        Some(SharedPointer {
+                            place: Place::Bytes(off.clone()),
+                            anchor: off,
+                            ..first
+                        })
+                    }
+                    _ if self.points_to_shared(e) => {
+                        let (array, index_exprs, _) = self.shared_ref_indexed(e, true)?;
+                        Some(self.element_pointer(array, &index_exprs, mask))
+                    }
+                    _ => None,
+                }
+            }
             // `tile[ty]` of a `tile[R][C]`: the row's first element, `&tile[ty][0]`.
             Expression::BinaryOperator(b)
                 if b.node.operator.node == BinaryOperator::Index && self.points_to_shared(e) =>
             {
                 let (array, index_exprs, _) = self.shared_ref_indexed(e, true)?;
                 Some(self.element_pointer(array, &index_exprs, mask))
+            }
+            Expression::Conditional(c) => self.conditional_pointer(&c.node, mask, name),
+            Expression::UnaryOperator(u) if is_step(&u.node.operator.node) => {
+                // `p++` is `p` and then the step; `++p` the step and then `p`.
+                let post = matches!(
+                    u.node.operator.node,
+                    UnaryOperator::PostIncrement | UnaryOperator::PostDecrement
+                );
+                let before = post.then(|| self.eval_pointer(&u.node.operand, mask, name));
+                self.eval(e, mask);
+                match before {
+                    Some(p) => p,
+                    None => self.eval_pointer(&u.node.operand, mask, name),
+                }
             }
             Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
                 // `&r` of a `T &r` bound to an element: the element's address.
@@ -451,6 +637,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         })
     }
 
+    /// The same pointer with its place in bytes, `elem` its pointee.
+    pub(super) fn in_bytes(&mut self, p: SharedPointer, elem: Type) -> Option<SharedPointer> {
+        let q = self.retype(p, elem.clone())?;
+        match q.place {
+            Place::Bytes(_) => Some(q),
+            Place::Tuple(_) => self.retype(
+                SharedPointer {
+                    elem: Type::Unknown(String::new()),
+                    ..q
+                },
+                elem,
+            ),
+        }
+    }
+
     /// The byte offset of an index tuple of `array`.
     fn byte_offset(&mut self, array: usize, tuple: &[Lanes]) -> Option<Lanes> {
         let n = self.n;
@@ -534,4 +735,83 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 fn column(v: &crate::analysis::value::Value, row: i64) -> Option<i64> {
     let a = v.as_affine()?;
     (row > 0 && a.terms.iter().all(|(_, k)| k % row == 0)).then(|| a.constant.rem_euclid(row))
+}
+
+/// `++` or `--`, before or after.
+fn is_step(op: &UnaryOperator) -> bool {
+    matches!(
+        op,
+        UnaryOperator::PreIncrement
+            | UnaryOperator::PostIncrement
+            | UnaryOperator::PreDecrement
+            | UnaryOperator::PostDecrement
+    )
+}
+
+/// `old` where `mask` is clear and `new` where it is set, when both point into one array as
+/// the same type.
+fn merge_pointers(
+    old: &SharedPointer,
+    new: &SharedPointer,
+    mask: &[bool],
+) -> Option<SharedPointer> {
+    if old.array != new.array || old.elem != new.elem {
+        return None;
+    }
+    let place = match (&old.place, &new.place) {
+        (Place::Tuple(a), Place::Tuple(b)) if a.len() == b.len() => {
+            Place::Tuple(a.iter().zip(b).map(|(x, y)| x.merge(y, mask)).collect())
+        }
+        (Place::Bytes(a), Place::Bytes(b)) => Place::Bytes(a.merge(b, mask)),
+        _ => return None,
+    };
+    Some(SharedPointer {
+        array: new.array,
+        elem: new.elem.clone(),
+        place,
+        anchor: old.anchor.merge(&new.anchor, mask),
+    })
+}
+
+/// A pointer after a branch whose sides the threads may both have taken (`then_mask` and
+/// `else_mask` overlap where the condition was not resolved): each thread's side where it
+/// took one, unknown where it may have taken either and the sides differ; `Opaque` when the
+/// sides point into different arrays or at different types.
+pub(super) fn join_pointers(
+    then_p: &SharedPointer,
+    else_p: &SharedPointer,
+    then_mask: &[bool],
+    else_mask: &[bool],
+    name: &str,
+    line: usize,
+) -> Binding {
+    if then_p.array != else_p.array || then_p.elem != else_p.elem {
+        return Binding::Opaque;
+    }
+    let join = |a: &Lanes, b: &Lanes| {
+        Lanes::from_values(
+            (0..then_mask.len())
+                .map(|t| match (then_mask[t], else_mask[t]) {
+                    (true, true) if a.get(t) != b.get(t) => Value::unknown(format!(
+                        "`{name}` depends on which side of the branch at line {line} a thread takes"
+                    )),
+                    (true, false) => a.get(t).into_owned(),
+                    _ => b.get(t).into_owned(),
+                })
+                .collect(),
+        )
+    };
+    let place = match (&then_p.place, &else_p.place) {
+        (Place::Tuple(a), Place::Tuple(b)) if a.len() == b.len() => {
+            Place::Tuple(a.iter().zip(b).map(|(x, y)| join(x, y)).collect())
+        }
+        (Place::Bytes(a), Place::Bytes(b)) => Place::Bytes(join(a, b)),
+        _ => return Binding::Opaque,
+    };
+    Binding::Pointer(SharedPointer {
+        array: else_p.array,
+        elem: else_p.elem.clone(),
+        place,
+        anchor: join(&then_p.anchor, &else_p.anchor),
+    })
 }

@@ -136,7 +136,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             end: span.end,
             op,
             sub,
-            decl: self.arrays[array].decl.decl_span.start,
+            decl: self.arrays[array].decl.name_span.start,
         };
         (span, key)
     }

@@ -211,6 +211,50 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.bind(&name, Binding::Group(group));
                 continue;
             }
+            // `float (*t)[33] = (float (*)[33])smem;`: a pointer to rows (`float (&r)[33] =
+            // tile[i];`, a reference to a row, is lowered to the same C).
+            if let Some(Node {
+                node: Initializer::Expression(e),
+                ..
+            }) = &init.node.initializer
+                && let Some(len) = row_pointer_length(&init.node.declarator.node)
+                && self.points_to_shared(e)
+            {
+                let row = self.shared_ref_indexed(e, true).is_some();
+                match self.eval_pointer(e, mask, &name) {
+                    // A reference to a row: the row's elements.
+                    Some(p) if row => self.bind(&name, Binding::Pointer(p)),
+                    Some(p) => {
+                        let len = self.eval(len, mask).as_const();
+                        let elem = match &base {
+                            Type::Unknown(_) => p.elem.clone(),
+                            t => t.clone(),
+                        };
+                        let size = elem.size();
+                        match (len, size, self.in_bytes(p, elem)) {
+                            (Some(len), Some(size), Some(first)) => {
+                                let row_bytes = u32::try_from(len).unwrap_or(0) * size;
+                                self.bind(&name, Binding::Rows { first, row_bytes });
+                            }
+                            _ => {
+                                self.note_unfollowed(
+                                    e.span,
+                                    format!("`{name}` points to rows of shared memory whose length or element size banklint cannot evaluate; the accesses through it are not analyzed"),
+                                );
+                                self.bind(&name, Binding::Opaque);
+                            }
+                        }
+                    }
+                    None => {
+                        self.note_unfollowed(
+                            e.span,
+                            format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
+                        );
+                        self.bind(&name, Binding::Opaque);
+                    }
+                }
+                continue;
+            }
             let is_array = init
                 .node
                 .declarator
@@ -251,7 +295,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.bind(&name, Binding::Opaque);
                         continue;
                     }
-                    None => {}
+                    // `T *p = c ? a : b;` with `c` not known per thread: each side as a branch.
+                    None if let Expression::Conditional(c) = &e.node => {
+                        let at = init.node.declarator.span;
+                        self.bind(&name, Binding::Value(Lanes::unknown("a pointer")));
+                        let target = Node::new(
+                            Expression::Identifier(Box::new(Node::new(
+                                Identifier { name: name.clone() },
+                                at,
+                            ))),
+                            at,
+                        );
+                        self.choose_pointer(&target, c, mask);
+                        continue;
+                    }
+                    None => {
+                        self.note_unfollowed(
+                            e.span,
+                            format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
+                        );
+                        self.bind(&name, Binding::Opaque);
+                        continue;
+                    }
                 }
             }
             // `V &r = s[i];` (a pointer once lowered) names the element: no load here, the
@@ -275,6 +340,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }) = &init.node.initializer
                 {
                     self.eval(e, mask);
+                }
+                // `float *bufs[2] = {a, b};`: pointers kept in an array are not followed.
+                if let Some(Node {
+                    node: Initializer::List(items),
+                    ..
+                }) = &init.node.initializer
+                    && let Some(item) = items.iter().find(|i| {
+                        matches!(&i.node.initializer.node, Initializer::Expression(e) if self.points_to_shared(e))
+                    })
+                {
+                    self.note_unfollowed(
+                        item.span,
+                        format!("`{name}` keeps pointers into shared memory in an array; banklint does not follow pointers read from an array, so the accesses through its elements are not analyzed"),
+                    );
                 }
                 self.bind(&name, Binding::Opaque);
                 continue;
@@ -406,7 +485,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     if let Some(e) = &i.else_statement {
                         self.exec(e, &else_mask);
                     }
-                    self.join_scopes(after_then, &then_mask, &else_mask, line);
+                    let lost = self.join_scopes(after_then, &then_mask, &else_mask, line);
+                    self.note_mixed_pointers(lost, i.condition.span);
                     self.uncertain -= 1;
                     self.assumptions.pop();
                 } else {
@@ -476,7 +556,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let (Some(k), false) = (slot, decisive) {
             self.decision_points.remove(k);
         }
-        self.join_scopes(after_then, mask, mask, line);
+        let lost = self.join_scopes(after_then, mask, mask, line);
+        self.note_mixed_pointers(lost, i.condition.span);
         // Each warp holds one side's value, whichever: a warp-uniform unknown still.
         for name in uniform_unknowns {
             let s = self.syms.fresh(format!(
@@ -576,8 +657,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         then_mask: &[bool],
         else_mask: &[bool],
         line: usize,
-    ) {
+    ) -> Vec<String> {
         let n = self.n;
+        let mut lost = Vec::new();
         for (scope, then_scope) in self.scopes.iter_mut().zip(then_scopes) {
             if Rc::ptr_eq(scope, &then_scope) && n > 0 {
                 // Neither side wrote here: each thread keeps its value, in the join's form.
@@ -597,6 +679,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             }
             for (name, binding) in Rc::make_mut(scope).iter_mut() {
+                if let (Binding::Pointer(else_p), Some(Binding::Pointer(then_p))) =
+                    (&*binding, then_scope.get(name))
+                {
+                    *binding = super::pointers::join_pointers(
+                        then_p, else_p, then_mask, else_mask, name, line,
+                    );
+                    if matches!(binding, Binding::Opaque) {
+                        lost.push(name.clone());
+                    }
+                    continue;
+                }
                 let (Binding::Value(else_v), Some(Binding::Value(then_v))) =
                     (&*binding, then_scope.get(name))
                 else {
@@ -628,6 +721,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 *binding = Binding::Value(Lanes::from_values(joined));
             }
         }
+        lost
+    }
+
+    /// Says which pointers a branch left pointing into different arrays in different threads.
+    fn note_mixed_pointers(&mut self, names: Vec<String>, at: Span) {
+        for name in names {
+            self.note_unfollowed(
+                at,
+                format!("after this branch `{name}` points into different shared arrays (or at different types) in different threads; banklint analyzes an access in one array, so the accesses through `{name}` after it are not analyzed"),
+            );
+        }
     }
 
     /// The source as the user wrote it, for messages.
@@ -641,4 +745,30 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 struct ExitState {
     exited: Vec<bool>,
     loops: Vec<(Vec<bool>, Vec<bool>)>,
+}
+
+/// The row length of a pointer to rows, `(*t)[N]`: the declarator's one array extent, when
+/// the name inside the parentheses is a pointer.
+fn row_pointer_length(d: &Declarator) -> Option<&Node<Expression>> {
+    let DeclaratorKind::Declarator(inner) = &d.kind.node else {
+        return None;
+    };
+    if !inner
+        .node
+        .derived
+        .iter()
+        .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
+    {
+        return None;
+    }
+    let [one] = d.derived.as_slice() else {
+        return None;
+    };
+    match &one.node {
+        DerivedDeclarator::Array(a) => match &a.node.size {
+            ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => Some(&**e),
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -1,0 +1,120 @@
+//! Declarations and names the grammar reads differently from C++, and lowering puts right:
+//! qualified names that came from a macro expansion (written with spaces around them) and
+//! pointers to rows (`float (*t)[33]`), which the grammar takes for a functional cast.
+
+use crate::front::lower::{Lowering, is_type_position};
+use crate::front::syntax::children;
+use tree_sitter::Node;
+
+impl Lowering<'_> {
+    /// `flash ::copy<true>(x)`: a qualifier that came from a macro expansion, which the
+    /// preprocessor surrounds with spaces. The qualifiers are written joined, `flash__`, right
+    /// before the last name, so that the whole reads as one identifier as when written
+    /// without spaces. Returns false (nothing done) when the qualifiers touch their `::`.
+    pub(crate) fn spaced_qualifiers(&mut self, n: Node<'_>) -> bool {
+        let mut scopes = Vec::new();
+        let mut cur = n;
+        let mut gap = false;
+        let last = loop {
+            // `op::template f<T>`: the keyword is blanked like the spaces.
+            let parts: Vec<Node<'_>> = children(cur)
+                .into_iter()
+                .filter(|c| c.kind() != "template")
+                .collect();
+            let [scope, colons, name] = parts.as_slice() else {
+                return false;
+            };
+            if colons.kind() != "::"
+                || !matches!(
+                    scope.kind(),
+                    "namespace_identifier" | "identifier" | "type_identifier"
+                )
+            {
+                return false;
+            }
+            let after = self.src[colons.end_byte()..name.start_byte()].trim_start();
+            let between = [
+                &self.src[scope.end_byte()..colons.start_byte()],
+                after.strip_prefix("template").unwrap_or(after),
+                &self.src[colons.end_byte()..name.start_byte()],
+            ];
+            if between[..2].iter().any(|b| !b.bytes().all(|c| c == b' ')) {
+                return false;
+            }
+            gap |= between.iter().any(|b| !b.is_empty());
+            scopes.push(self.t(*scope));
+            if name.kind() == "qualified_identifier" {
+                cur = *name;
+            } else if name.kind() == "dependent_name"
+                && let Some(inner) = name.named_child(0)
+            {
+                // `op::template f<T>`: `template` stands between the `::` and the name.
+                gap = true;
+                break inner;
+            } else {
+                break *name;
+            }
+        };
+        if !gap
+            || !matches!(
+                last.kind(),
+                "identifier" | "template_function" | "type_identifier"
+            )
+        {
+            return false;
+        }
+        let prefix: String = scopes.iter().map(|s| format!("{s}__")).collect();
+        let start = last.start_byte() - prefix.len();
+        self.blank.push(n.start_byte()..last.start_byte());
+        self.patch(start, prefix.clone());
+        if last.kind() == "template_function"
+            && let Some(args) = last.child_by_field_name("arguments")
+        {
+            self.record_arguments(start, args);
+        }
+        if is_type_position(n) {
+            let last_name = self.t(last).split('<').next().unwrap_or("").trim();
+            self.add_typename(format!("{prefix}{last_name}"));
+        }
+        self.lower(last);
+        true
+    }
+
+    /// `float (*t)[33] = ...;` and `float (&r)[33] = ...;`, which the grammar reads as an
+    /// expression (a functional cast `float(*t)`, subscripted): left as the C declaration it
+    /// is (`&` becomes `*`), only the initializer lowered.
+    pub(crate) fn row_pointer_declaration(&mut self, n: Node<'_>) -> bool {
+        let Some(right) = n
+            .named_child(0)
+            .filter(|a| a.kind() == "assignment_expression")
+            .and_then(|a| a.child_by_field_name("right"))
+        else {
+            return false;
+        };
+        let src = self.t(n);
+        let toks = crate::front::lex::tokenize(src);
+        let word = |k: usize| toks.get(k).map_or("", |t| t.text(src));
+        let is_type = |w: &str| {
+            crate::front::names::FUNCTIONAL_CASTS
+                .iter()
+                .any(|(t, _)| *t == w)
+                || self.typename_set.contains(w)
+        };
+        if !(is_type(word(0))
+            && word(1) == "("
+            && matches!(word(2), "*" | "&")
+            && toks
+                .get(3)
+                .is_some_and(|t| t.kind == crate::front::lex::TokenKind::Ident)
+            && word(4) == ")"
+            && word(5) == "[")
+        {
+            return false;
+        }
+        if word(2) == "&" {
+            self.patch(n.start_byte() + toks[2].start, "*");
+        }
+        self.lower(right);
+        true
+    }
+}
