@@ -134,11 +134,18 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                 .unwrap_or(tokens.len());
             let head = &tokens[..body];
             let operator = head.iter().any(|t| t.text(&h.text) == "operator");
-            let names: Vec<&str> = head
+            let mut names: Vec<&str> = head
                 .windows(2)
                 .filter(|w| w[0].kind == TokenKind::Ident && w[1].text(&h.text) == "(")
                 .map(|w| w[0].text(&h.text))
                 .collect();
+            // A constructor, renamed for lang-c, is called by its class's name.
+            names.extend(
+                h.methods
+                    .iter()
+                    .filter(|m| m.constructor && m.span.contains(&chunk.span.start))
+                    .map(|m| m.class.as_str()),
+            );
             candidates.push(((id, index), names, operator, h));
         }
     }

@@ -1,5 +1,5 @@
-//! Shared-memory pointers that leave what banklint follows (an object built from one, a
-//! function without a definition given one) are noted where they leave, naming the array;
+//! Shared-memory pointers that leave what banklint follows (an object built from one by a
+//! constructor banklint has no body of, a function without a definition given one) are noted where they leave, naming the array;
 //! before, the accesses made through them were lost without a word.
 
 mod common;
@@ -7,7 +7,7 @@ use common::{banklint, labels_of, temp_dir, write};
 
 const KERNEL: &str = r#"struct allocator {
     int *next;
-    __device__ allocator(int *p) : next(p) {}
+    __device__ allocator(int *p); // defined in another file
 };
 
 __device__ void fill(float *p, int n);

@@ -503,6 +503,11 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
             l.blank_node(c);
         }
     }
+    let holds_pointer = crate::front::methods::holds_pointer(l, body);
+    if holds_pointer {
+        let fields = crate::front::methods::field_names(l, body);
+        l.out.class_fields.push((class.clone(), fields));
+    }
     for member in children(body) {
         match member.kind() {
             "{" | "}" => {}
@@ -526,7 +531,8 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
                 l.blank_node(member);
             }
             "field_declaration" => l.lower(member),
-            "function_definition" | "template_declaration" if lift_method(l, member, &class) => {}
+            "function_definition" | "template_declaration"
+                if lift_method(l, member, &class, holds_pointer) => {}
             _ => l.blank_node(member),
         }
     }
@@ -547,7 +553,7 @@ fn names_file_shared(l: &Lowering<'_>, f: Node<'_>) -> bool {
         .any(|w| l.out.file_shared_names.iter().any(|n| n == w))
 }
 
-fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
+fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointer: bool) -> bool {
     let (f, own) = if member.kind() == "template_declaration" {
         let Some(params) = member.child_by_field_name("parameters") else {
             return false;
@@ -562,11 +568,39 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str) -> bool {
     } else {
         (member, None)
     };
+    let declares = text(f, l.src).contains("__shared__") || names_file_shared(l, f);
     if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
-        || !(text(f, l.src).contains("__shared__") || names_file_shared(l, f))
+        || !(declares || holds_pointer)
         || depth_exceeds(f, MAX_TREE_DEPTH)
     {
         return false;
+    }
+    // A constructor or method of a class that keeps pointers: recorded for the analyzer.
+    let method = if holds_pointer && !declares {
+        let inits = match crate::front::methods::prepare_constructor(l, f, class) {
+            Some(None) => return false,
+            Some(Some(inits)) => Some(inits),
+            None => None,
+        };
+        let name = crate::front::methods::declared_name(f).map(|n| text(n, l.src).to_string());
+        match name {
+            Some(name) if !name.contains("operator") => Some(crate::front::methods::Method {
+                class: class.to_string(),
+                constructor: inits.is_some(),
+                name,
+                span: member.byte_range(),
+                inits: inits.unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    if holds_pointer && !declares && method.is_none() {
+        return false;
+    }
+    if let Some(m) = method {
+        l.out.methods.push(m);
     }
     let mut display_name = None;
     if let Some(op) = find_descendant(f, &["operator_name"]) {

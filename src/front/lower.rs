@@ -170,6 +170,7 @@ impl<'p> Lowering<'p> {
                 self.skip(enclosing_statement(n), "`new`/`delete`");
             }
             "declaration" if crate::front::lambdas::lift_lambda(self, n) => {}
+            "declaration" if crate::front::methods::constructor_read_as_prototype(self, n) => {}
             "structured_binding_declarator" => {
                 // `[a, b]` -> ` a, b `: the names stay, each declared as data.
                 for c in children(n) {
@@ -262,6 +263,13 @@ impl<'p> Lowering<'p> {
             }
             "qualified_identifier" | "nested_namespace_specifier" => return self.qualified(n),
             "reference_declarator" | "abstract_reference_declarator" => {
+                // `T &f(...)`: a function that returns a reference (see `reference_returns`).
+                if n.named_child(0)
+                    .is_some_and(|d| d.kind() == "function_declarator")
+                    && let Some(f) = n.parent().filter(|p| p.kind() == "function_definition")
+                {
+                    self.out.reference_returns.push(f.byte_range());
+                }
                 for c in children(n) {
                     match c.kind() {
                         "&" => self.patch(c.start_byte(), "*"),
@@ -304,6 +312,15 @@ impl<'p> Lowering<'p> {
             }
             "class_specifier" | "struct_specifier" | "union_specifier" => {
                 crate::front::items::lower_class(self, n);
+            }
+            // `this->items` in a method: the field, which the analyzer binds by name.
+            "field_expression"
+                if n.child(0).is_some_and(|c| c.kind() == "this")
+                    && n.child(1).is_some_and(|c| c.kind() == "->") =>
+            {
+                for c in children(n).into_iter().take(2) {
+                    self.blank_node(c);
+                }
             }
             "gnu_asm_expression" => {
                 // lang-c reads GNU asm; its operands are expressions like any other.

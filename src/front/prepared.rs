@@ -160,6 +160,13 @@ pub struct Prepared {
     pub structured_bindings: Vec<usize>,
     /// Named lambdas lifted as device functions (see `front::lambdas`).
     pub lambdas: Vec<crate::front::lambdas::Lambda>,
+    /// Methods and constructors of classes that keep pointers (see `front::methods`).
+    pub methods: Vec<crate::front::methods::Method>,
+    /// Functions that return a reference (`T &at(int i)`, a pointer once lowered): their
+    /// `return s[i];` names the element, it does not load it.
+    pub reference_returns: Vec<Range<usize>>,
+    /// The data members of those classes, by class.
+    pub class_fields: Vec<(String, Vec<String>)>,
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,

@@ -45,6 +45,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
+                    // A reference handed to a function banklint has no definition of (a
+                    // library's `load(tile, ...)`): passed on as a reference, most likely; the
+                    // call is noted as one whose accesses are not analyzed.
+                    Expression::Identifier(id)
+                        if callee.is_none()
+                            && matches!(&call.callee.node, Expression::Identifier(_))
+                            && matches!(
+                                self.lookup(&id.node.name),
+                                Some(Binding::Reference(_))
+                            ) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
                     _ if by_reference
                         && self.shared_ref(a).is_some_and(|(_, idx, members)| {
                             members.is_empty() && !idx.is_empty()
@@ -85,6 +98,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 };
             }
             if let Some(v) = self.group_method(method) {
+                return v;
+            }
+            // A method of an object banklint built (see `objects`).
+            if let Expression::Identifier(id) = &m.node.expression.node
+                && let Some(Binding::Object(obj)) = self.lookup(&id.node.name).cloned()
+                && let Some(v) =
+                    self.method_call(&id.node.name, obj, method, call, args.clone(), mask)
+            {
                 return v;
             }
             // A method of a `__shared__` object (`bar.arrive()` on a `cuda::barrier`): library
@@ -581,9 +602,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.types.clone(),
             self.type_args.clone(),
         );
+        let receiver = self.method_of.take();
         if let Some(header) = &f.template {
             let at = self.span(call.callee.span).start;
-            let given = self.template_arguments_at(at).to_vec();
+            // A method of a class template instance: the class's arguments come first.
+            let given = match &receiver {
+                Some(r) => r
+                    .template_args
+                    .iter()
+                    .cloned()
+                    .chain(self.template_arguments_at(at).iter().cloned())
+                    .collect(),
+                None => self.template_arguments_at(at).to_vec(),
+            };
             // Every argument is read in the caller's scope before any is bound: the callee's
             // parameters may share names with the caller's (`T` given `Pair<T, int>`).
             let mut types = Vec::new();
@@ -653,6 +684,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let mut s = self.scopes.clone();
             s.push(Rc::new(frame));
             s
+        } else if let Some(r) = &receiver {
+            // A method sees its object's fields under its parameters.
+            vec![r.fields.clone(), Rc::new(frame)]
         } else {
             vec![Rc::new(frame)]
         };
@@ -668,7 +702,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.call_stack.push(f.overload_key());
         self.returns.push(None);
         self.returned_pointers.push(None);
+        let reference =
+            (self.unit.prepared.reference_returns.iter()).any(|r| r.contains(&f.span.start));
+        self.returns_reference.push(reference);
+        if let Some(r) = &receiver {
+            self.run_initializers(r, mask);
+        }
         self.exec(&def.statement, mask);
+        if receiver.is_some() {
+            self.method_done = self.scopes.first().cloned();
+        }
+        self.returns_reference.pop();
         let ret = self.returns.pop().flatten();
         self.last_returned_pointer = self.returned_pointers.pop().flatten();
         self.call_stack.pop();

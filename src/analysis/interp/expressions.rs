@@ -185,6 +185,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             | Some(Binding::Opaque)
             | Some(Binding::Pointer(_))
             | Some(Binding::Rows { .. })
+            | Some(Binding::Object(_))
             | Some(Binding::MemoryClass { .. }) => {
                 return Lanes::unknown(format!("`{name}` is an array, not an integer"));
             }
@@ -535,6 +536,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.eval(&b.node.rhs, mask);
             }
             Expression::Member(m) => self.eval_subscripts_only(&m.node.expression, mask),
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Indirection => {
+                self.eval_subscripts_only(&u.node.operand, mask);
+            }
             Expression::Identifier(_) => {}
             _ => {
                 self.eval(e, mask);

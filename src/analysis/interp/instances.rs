@@ -203,7 +203,7 @@ impl Analyzer<'_, '_> {
     }
 }
 
-fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
+pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
     match &t.node {
         TypeSpecifier::TypedefName(id) => Some((id.node.name.clone(), id.span)),
         _ => None,

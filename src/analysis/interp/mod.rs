@@ -34,6 +34,7 @@ pub use reach::SharedReach;
 mod inline_ptx;
 mod instances;
 mod loops;
+mod objects;
 mod pointers;
 mod recording;
 mod references;
@@ -191,6 +192,9 @@ enum Binding {
         first: SharedPointer,
         row_bytes: u32,
     },
+    /// An object of a class that keeps pointers, built by a constructor banklint ran: its
+    /// fields, for its methods (see `objects`).
+    Object(objects::Object),
     /// A local array or struct: reads give data, not indices.
     Opaque,
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
@@ -354,6 +358,15 @@ struct Analyzer<'a, 'p> {
     accessors: std::cell::RefCell<HashMap<(String, usize, usize), bool>>,
     /// What the last inlined call returned as a shared-memory pointer.
     last_returned_pointer: Option<Result<SharedPointer, String>>,
+    /// The object the next inlined call is a method of (see `objects`), and once it has
+    /// returned, its fields as the method left them.
+    method_of: Option<objects::Receiver>,
+    /// Whether each function being inlined returns a reference, innermost last.
+    returns_reference: Vec<bool>,
+    /// Set while `T &x = f(...)` runs `f` (at this call depth): the reference `f` returns
+    /// is bound, not read.
+    binding_reference: Option<usize>,
+    method_done: Option<Scope>,
     /// See `ShapeRun::shift_overflows`.
     shift_overflows: Vec<shifts::ShiftOverflow>,
     /// See `ShapeRun::tma_copies`.
@@ -665,6 +678,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             returned_pointers: Vec::new(),
             accessors: Default::default(),
             last_returned_pointer: None,
+            method_of: None,
+            returns_reference: Vec::new(),
+            binding_reference: None,
+            method_done: None,
             path: shape.path.clone(),
             decision_points: Vec::new(),
         }

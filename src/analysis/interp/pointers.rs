@@ -271,7 +271,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// `&a[i][j]`, the indices not given taken as 0.
-    fn element_pointer(
+    pub(super) fn element_pointer(
         &mut self,
         array: usize,
         index_exprs: &[&Node<Expression>],

@@ -95,6 +95,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
             Statement::Return(e) => {
+                // `return s[i];` from a function returning a reference: the element is
+                // named, not loaded; the caller's use of it is the access.
+                if let Some(e) = e
+                    && self.returns_reference.last() == Some(&true)
+                    && self.binding_reference == Some(self.call_depth.saturating_sub(1))
+                    && (self.shared_ref(e).is_some() || self.is_pointer_access(e))
+                {
+                    // The element, for the caller to bind its reference to.
+                    let target = match self.pointer_target(e, &mask) {
+                        Some((p, members)) if members.is_empty() => Some(p),
+                        _ => match self.shared_ref_indexed(e, false) {
+                            Some((a, idx, members)) if members.is_empty() => {
+                                Some(self.element_pointer(a, &idx, &mask))
+                            }
+                            _ => {
+                                self.eval_subscripts_only(e, &mask);
+                                None
+                            }
+                        },
+                    };
+                    if let (Some(p), Some(slot)) = (target, self.returned_pointers.last_mut()) {
+                        *slot = Some(Ok(p));
+                    }
+                    if self.uncertain == 0 {
+                        self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                    }
+                    return;
+                }
                 if let Some(e) = e {
                     // An accessor returning a pointer into shared memory: one `return` that
                     // some thread reaches, with an address banklint follows.
@@ -198,6 +226,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             }
             if init.node.initializer.is_none() {
+                let at = self.span(init.node.declarator.span).start;
+                let args = (self.unit.prepared.constructor_args.iter())
+                    .find(|(o, _)| *o == at)
+                    .map(|(_, a)| a.clone());
+                if let Some(args) = args
+                    && self.construct(
+                        &name,
+                        &d.node.specifiers,
+                        &args,
+                        init.node.declarator.span,
+                        mask,
+                    )
+                {
+                    continue;
+                }
                 self.note_shared_constructor(&name, init.node.declarator.span);
             }
             let init_expr = match &init.node.initializer {
@@ -364,7 +407,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     node: Initializer::Expression(e),
                     ..
                 }) => {
+                    // `T &x = f(...)` (a pointer once lowered): a reference `f` returns is
+                    // bound here, not read.
+                    let saved = self.binding_reference;
+                    let binds = is_pointer && matches!(e.node, Expression::Call(_));
+                    if binds {
+                        self.binding_reference = Some(self.call_depth);
+                        self.last_returned_pointer = None;
+                    }
                     let v = self.eval(e, mask);
+                    self.binding_reference = saved;
+                    if binds && let Some(Ok(target)) = self.last_returned_pointer.take() {
+                        let written = self.source_text(e.span);
+                        self.bind(
+                            &name,
+                            Binding::Reference(Reference {
+                                target,
+                                written,
+                                loaded: false,
+                            }),
+                        );
+                        continue;
+                    }
                     if base.is_float() {
                         self.data_value(&v, "a floating-point value")
                     } else {

@@ -1,0 +1,251 @@
+//! Objects of classes that keep pointers into shared memory (`Queue q(smem); q.push(v);`):
+//! the constructor is run on a fresh set of fields, its member initializers first, and each
+//! method call runs the method with the object's fields in scope under its parameters; the
+//! fields the method leaves are the object's after the call. Methods are those the front end
+//! lifted (see `front::methods`); a class or method it did not is noted as before.
+
+use super::*;
+
+/// An object: its class, the template arguments its type was written with, its fields.
+#[derive(Clone)]
+pub(super) struct Object {
+    pub class: String,
+    pub template_args: Vec<String>,
+    pub fields: Scope,
+}
+
+/// A lifted method, its unit, and the header it is in when that is not the current unit.
+struct Found<'a, 'p> {
+    unit: &'a Unit<'p>,
+    function: &'a Function,
+    method: &'a crate::front::methods::Method,
+    header: Option<String>,
+}
+
+/// The object the next inlined call runs on: fields, template arguments, and for a
+/// constructor its member initializers with the range they are reported at.
+pub(super) struct Receiver {
+    pub fields: Scope,
+    pub template_args: Vec<String>,
+    pub inits: Vec<(String, String)>,
+    pub at: Range<usize>,
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// The lifted method `name` of `class` with `arity` parameters (a constructor's name is
+    /// its class's).
+    /// This unit's first, then the home file's and the headers' (a class is most often
+    /// defined in a header).
+    fn method(
+        &self,
+        class: &str,
+        name: &str,
+        arity: usize,
+        constructor: bool,
+    ) -> Option<Found<'a, 'p>> {
+        let here: &'a Unit<'p> = self.unit;
+        let units = std::iter::once((None, here))
+            .chain(std::iter::once((Some(""), self.home_unit)))
+            .chain(self.headers.iter().map(|(h, u)| (Some(h.as_str()), u)));
+        for (header, unit) in units {
+            let found = unit
+                .prepared
+                .methods
+                .iter()
+                .filter(|m| m.class == class && m.name == name && m.constructor == constructor)
+                .filter_map(|m| {
+                    let f = unit
+                        .functions
+                        .iter()
+                        .find(|f| m.span.contains(&f.span.start))?;
+                    Some((unit, f, m))
+                })
+                .find(|(_, f, _)| f.params.len() == arity);
+            if let Some((unit, function, method)) = found {
+                let header = header
+                    .filter(|_| !std::ptr::eq(unit, here))
+                    .map(str::to_string);
+                return Some(Found {
+                    unit,
+                    function,
+                    method,
+                    header,
+                });
+            }
+        }
+        None
+    }
+
+    /// The data members of `class`, from the unit that defines it.
+    fn class_fields(&self, unit: &Unit<'_>, class: &str) -> Vec<String> {
+        unit.prepared
+            .class_fields
+            .iter()
+            .find(|(c, _)| c == class)
+            .map(|(_, f)| f.clone())
+            .unwrap_or_default()
+    }
+
+    /// `C obj(args);`: runs `C`'s constructor when banklint lifted it, and binds `obj` to the
+    /// object it builds. Returns false when there is none to run.
+    pub(super) fn construct(
+        &mut self,
+        name: &str,
+        specs: &[Node<DeclarationSpecifier>],
+        args_text: &str,
+        at: Span,
+        mask: &[bool],
+    ) -> bool {
+        let Some((class, type_at)) = specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => instances::typedef_name(t),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let arity = if args_text.trim().is_empty() {
+            0
+        } else {
+            let toks = crate::front::lex::tokenize(args_text);
+            crate::front::lex::split_top_level(args_text, &toks).len()
+        };
+        let Some(found) = self.method(&class, &class, arity, true) else {
+            return false;
+        };
+        let m = found.method;
+        let Some(Node {
+            node: Expression::Call(call),
+            ..
+        }) = parse_expression_text(self.unit, &format!("_({args_text})"))
+        else {
+            return false;
+        };
+        let template_args = self
+            .template_arguments_at(self.span(type_at).start)
+            .to_vec();
+        let fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = self
+            .class_fields(found.unit, &class)
+            .into_iter()
+            .map(|n| {
+                let why = format!("the field `{n}` of `{name}` is not set by its constructor");
+                (n, Binding::Value(Lanes::unknown(why)))
+            })
+            .collect();
+        // The arguments are read where the object is declared.
+        let outer = self.span(at);
+        let saved = self.span_override.replace(outer);
+        let args: Vec<Lanes> = call
+            .node
+            .arguments
+            .iter()
+            .map(|a| self.eval(a, mask))
+            .collect();
+        self.method_of = Some(Receiver {
+            fields: Rc::new(fields),
+            template_args: template_args.clone(),
+            inits: m.inits.clone(),
+            at: m.span.clone(),
+        });
+        self.inline_found(&found, at, &call.node, args, mask);
+        self.span_override = saved;
+        let Some(fields) = self.method_done.take() else {
+            return false;
+        };
+        self.bind(
+            name,
+            Binding::Object(Object {
+                class,
+                template_args,
+                fields,
+            }),
+        );
+        true
+    }
+
+    /// `obj.method(args)` on an object banklint built: the method runs on its fields.
+    /// `None` when the class has no such lifted method.
+    pub(super) fn method_call(
+        &mut self,
+        object: &str,
+        obj: Object,
+        method: &str,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        let Some(found) = self.method(&obj.class, method, args.len(), false) else {
+            // A method banklint has no body of, on an object that keeps a pointer into
+            // shared memory: what it does through the pointer is not seen.
+            if obj
+                .fields
+                .values()
+                .any(|b| matches!(b, Binding::Pointer(_)))
+            {
+                self.note_unfollowed(
+                    call.callee.span,
+                    format!("`{object}.{method}` is a method banklint has no definition of (not defined in its class `{}`), and `{object}` keeps a pointer into shared memory: the accesses it makes through it are not analyzed", obj.class),
+                );
+            }
+            return None;
+        };
+        self.method_of = Some(Receiver {
+            fields: obj.fields.clone(),
+            template_args: obj.template_args.clone(),
+            inits: Vec::new(),
+            at: 0..0,
+        });
+        let v = self.inline_found(&found, call.callee.span, call, args, mask);
+        if let Some(fields) = self.method_done.take()
+            && let Some(b) = self.binding_mut(object, |_| true)
+        {
+            *b = Binding::Object(Object { fields, ..obj });
+        }
+        Some(v)
+    }
+
+    /// Runs a method found in a header as a call of a header's function is run: its
+    /// accesses are reported at the call (`at`) in the file checked.
+    fn inline_found(
+        &mut self,
+        found: &Found<'a, 'p>,
+        at: Span,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Lanes {
+        let Some(header) = found.header.clone() else {
+            return self.inline_call_in(found.unit, found.function, call, args, mask);
+        };
+        let saved = (self.unit, self.home_call.clone());
+        if self.home_call.is_none() {
+            self.home_call = Some((self.span(at), header));
+        }
+        let v = self.inline_call_in(found.unit, found.function, call, args, mask);
+        (self.unit, self.home_call) = saved;
+        v
+    }
+
+    /// A constructor's member initializers, `: items(p), n(0)`, run in its scope before its
+    /// body, reported at the constructor.
+    pub(super) fn run_initializers(&mut self, r: &Receiver, mask: &[bool]) {
+        if r.inits.is_empty() {
+            return;
+        }
+        let saved = self.span_override.replace(r.at.clone());
+        for (field, text) in &r.inits {
+            let Some(value) = parse_expression_text(self.unit, text) else {
+                continue;
+            };
+            let target = Node::new(
+                Expression::Identifier(Box::new(Node::new(
+                    Identifier {
+                        name: field.clone(),
+                    },
+                    value.span,
+                ))),
+                value.span,
+            );
+            self.assign(&target, None, &value, mask);
+        }
+        self.span_override = saved;
+    }
+}

@@ -1,0 +1,156 @@
+//! Methods of classes that keep pointers (`struct Queue { float *items; ... }`): each
+//! `__device__` method and constructor defined in the class is read as a device function of
+//! its own, recorded here with its class, so that the analyzer can run `Queue q(smem);` and
+//! `q.push(v)` on an object whose fields it tracks (see `analysis::interp::objects`).
+
+use crate::front::lower::Lowering;
+use crate::front::syntax::{children, find_descendant, named_children, text};
+use tree_sitter::Node;
+
+/// A method or constructor lifted as a device function, by the range of its definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Method {
+    pub class: String,
+    /// The method's name; the class's for a constructor.
+    pub name: String,
+    pub constructor: bool,
+    pub span: std::ops::Range<usize>,
+    /// A constructor's member initializers, `: items(p), n(0)`: field and expression text.
+    pub inits: Vec<(String, String)>,
+}
+
+/// Whether a class body declares a data member that is a pointer (not a static one).
+pub fn holds_pointer(l: &Lowering<'_>, body: Node<'_>) -> bool {
+    children(body).into_iter().any(|m| {
+        m.kind() == "field_declaration"
+            && find_descendant(m, &["function_declarator"]).is_none()
+            && !text(m, l.src).trim_start().starts_with("static")
+            && find_descendant(m, &["pointer_declarator"]).is_some()
+    })
+}
+
+/// The names of a class's data members (not static ones, not methods).
+pub fn field_names(l: &Lowering<'_>, body: Node<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in children(body) {
+        if m.kind() != "field_declaration"
+            || find_descendant(m, &["function_declarator"]).is_some()
+            || text(m, l.src).trim_start().starts_with("static")
+        {
+            continue;
+        }
+        for d in named_children(m) {
+            if let Some(id) = find_descendant(d, &["field_identifier"]) {
+                out.push(text(id, l.src).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The name a function definition declares (`push` of `void push(float v)`).
+pub fn declared_name<'t>(f: Node<'t>) -> Option<Node<'t>> {
+    let d = find_descendant(
+        f.child_by_field_name("declarator")?,
+        &["function_declarator"],
+    )?;
+    d.child_by_field_name("declarator")
+}
+
+/// Readies a constructor `__device__ Queue(float *p) : items(p), n(0) { ... }` for lang-c:
+/// `int        _____(float *p)                   { ... }`: the initializers are blanked and
+/// returned, a return type is written over `__device__` and the name made one no type has.
+/// `None` when `f` is not a constructor of `class`; `Some(None)` when it is one that cannot be
+/// written so (no `__device__` before its name to write the type over).
+pub fn prepare_constructor(
+    l: &mut Lowering<'_>,
+    f: Node<'_>,
+    class: &str,
+) -> Option<Option<Vec<(String, String)>>> {
+    let name = declared_name(f)?;
+    if text(name, l.src) != class || class.is_empty() {
+        return None;
+    }
+    let Some(device) = children(f)
+        .into_iter()
+        .find(|c| c.end_byte() <= name.start_byte() && text(*c, l.src) == "__device__")
+    else {
+        return Some(None);
+    };
+    let mut inits = Vec::new();
+    if let Some(list) = children(f)
+        .into_iter()
+        .find(|c| c.kind() == "field_initializer_list")
+    {
+        for init in named_children(list) {
+            let field = init.named_child(0).map(|n| text(n, l.src).to_string());
+            let value = init.named_child(1).map(|v| {
+                let t = text(v, l.src).trim();
+                let inner = t
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .or_else(|| t.strip_prefix('{').and_then(|t| t.strip_suffix('}')))
+                    .unwrap_or(t);
+                inner.split_whitespace().collect::<Vec<_>>().join(" ")
+            });
+            if let (Some(field), Some(value)) = (field, value) {
+                inits.push((field, value));
+            }
+        }
+        l.blank_node(list);
+    }
+    l.patches.push((device.start_byte(), "int".into()));
+    l.blank_node(name);
+    l.patches.push((
+        name.start_byte(),
+        "_".repeat(name.byte_range().len()).into(),
+    ));
+    Some(Some(inits))
+}
+
+/// `Stage<float> st(t);` in a function body, which the grammar reads as a prototype (a
+/// function `st` taking a `t`): when every "parameter" is a plain name that is no type, it
+/// is an object built by a constructor. Its arguments are blanked and recorded as those of
+/// `T x(a, b)` are.
+pub fn constructor_read_as_prototype(l: &mut Lowering<'_>, n: Node<'_>) -> bool {
+    if n.parent().is_none_or(|p| p.kind() != "compound_statement") {
+        return false;
+    }
+    let Some(d) = n
+        .child_by_field_name("declarator")
+        .filter(|d| d.kind() == "function_declarator")
+    else {
+        return false;
+    };
+    let (Some(name), Some(params)) = (
+        d.child_by_field_name("declarator"),
+        d.child_by_field_name("parameters"),
+    ) else {
+        return false;
+    };
+    let args = named_children(params);
+    let plain = |p: &Node<'_>| {
+        p.kind() == "parameter_declaration"
+            && p.child_by_field_name("declarator").is_none()
+            && p.child_by_field_name("type").is_some_and(|t| {
+                let name = text(t, l.src);
+                t.kind() == "type_identifier"
+                    && !l.out.declared_types.iter().any(|d| d == name)
+                    && crate::analysis::types::builtin(name).is_none()
+            })
+    };
+    if name.kind() != "identifier" || args.is_empty() || !args.iter().all(plain) {
+        return false;
+    }
+    let inner = text(params, l.src);
+    let inner = inner.strip_prefix('(').unwrap_or(inner);
+    let inner = inner.strip_suffix(')').unwrap_or(inner).trim().to_string();
+    l.out.constructor_args.push((name.start_byte(), inner));
+    l.blank_node(params);
+    for c in children(n) {
+        if c.id() != d.id() {
+            l.lower(c);
+        }
+    }
+    true
+}
