@@ -80,7 +80,7 @@ impl Lowering<'_> {
         true
     }
 
-    /// `float (*t)[33] = ...;` and `float (&r)[33] = ...;`, which the grammar reads as an
+    /// `float (*t)[33] = ...;` and `T<4> (&r)[33] = ...;`, which the grammar reads as an
     /// expression (a functional cast `float(*t)`, subscripted): left as the C declaration it
     /// is (`&` becomes `*`), only the initializer lowered.
     pub(crate) fn row_pointer_declaration(&mut self, n: Node<'_>) -> bool {
@@ -100,19 +100,37 @@ impl Lowering<'_> {
                 .any(|(t, _)| *t == w)
                 || self.typename_set.contains(w)
         };
-        if !(is_type(word(0))
-            && word(1) == "("
-            && matches!(word(2), "*" | "&")
+        if !is_type(word(0)) {
+            return false;
+        }
+        // `tile<64, 64> (&rows)[2] = ...`: the type's template arguments, blanked and
+        // recorded as a type's are.
+        let mut k = 1;
+        if word(1) == "<" {
+            let Some(close) = crate::front::lex::matching_angle(src, &toks, 1) else {
+                return false;
+            };
+            k = close + 1;
+        }
+        if !(word(k) == "("
+            && matches!(word(k + 1), "*" | "&")
             && toks
-                .get(3)
+                .get(k + 2)
                 .is_some_and(|t| t.kind == crate::front::lex::TokenKind::Ident)
-            && word(4) == ")"
-            && word(5) == "[")
+            && word(k + 3) == ")"
+            && word(k + 4) == "[")
         {
             return false;
         }
-        if word(2) == "&" {
-            self.patch(n.start_byte() + toks[2].start, "*");
+        let base = n.start_byte();
+        if k > 1 {
+            let args = crate::front::lex::argument_texts(src, &toks[2..k - 1]);
+            self.out.template_calls.push((base + toks[0].start, args));
+            self.blank
+                .push(base + toks[1].start..base + toks[k - 1].end);
+        }
+        if word(k + 1) == "&" {
+            self.patch(base + toks[k + 1].start, "*");
         }
         self.lower(right);
         true

@@ -58,6 +58,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
+                    _ if callee.is_none()
+                        && matches!(&call.callee.node, Expression::Identifier(_))
+                        && self.is_shared_object(a) =>
+                    {
+                        Lanes::unknown("a reference")
+                    }
                     _ if by_reference
                         && self.shared_ref(a).is_some_and(|(_, idx, members)| {
                             members.is_empty() && !idx.is_empty()
@@ -604,7 +610,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         );
         let receiver = self.method_of.take();
         if let Some(header) = &f.template {
-            let at = self.span(call.callee.span).start;
+            // `obj.f<4>(x)`: the arguments were recorded at the method's name.
+            let at = match &call.callee.node {
+                Expression::Member(m) => self.span(m.node.identifier.span).start,
+                _ => self.span(call.callee.span).start,
+            };
             // A method of a class template instance: the class's arguments come first.
             let given = match &receiver {
                 Some(r) => r

@@ -81,6 +81,7 @@ impl Analyzer<'_, '_> {
         }
         let array = call.arguments.iter().find_map(|a| {
             let reaches = self.points_to_shared(a)
+                || self.is_shared_object(a)
                 || matches!(&a.node, Expression::Identifier(id)
                     if matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))));
             reaches
@@ -97,5 +98,22 @@ impl Analyzer<'_, '_> {
                 ),
             );
         }
+    }
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// `tiles[i]` through a pointer into shared memory whose element is an object (a struct,
+    /// or a type banklint does not know): handed to a function, it is most likely passed by
+    /// reference, not loaded.
+    pub(super) fn is_shared_object(&self, e: &Node<Expression>) -> bool {
+        let Expression::BinaryOperator(b) = &e.node else {
+            return false;
+        };
+        if b.node.operator.node != BinaryOperator::Index {
+            return false;
+        }
+        matches!(&b.node.lhs.node, Expression::Identifier(id)
+            if matches!(self.lookup(&id.node.name),
+                Some(Binding::Pointer(p)) if matches!(p.elem, Type::Record(_) | Type::Unknown(_))))
     }
 }

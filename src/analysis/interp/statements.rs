@@ -382,7 +382,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ..
                 }) = &init.node.initializer
                 {
+                    // `T (&rows)[2] = f();`: a reference `f` returns is bound, not read;
+                    // `rows[i]` is then an element of the array it names.
+                    let saved = self.binding_reference;
+                    let rows = row_pointer_length(&init.node.declarator.node).is_some()
+                        && matches!(e.node, Expression::Call(_));
+                    if rows {
+                        self.binding_reference = Some(self.call_depth);
+                        self.last_returned_pointer = None;
+                    }
                     self.eval(e, mask);
+                    self.binding_reference = saved;
+                    if rows && let Some(Ok(p)) = self.last_returned_pointer.take() {
+                        let elem = match &base {
+                            Type::Unknown(_) => p.elem.clone(),
+                            t => t.clone(),
+                        };
+                        if let Some(p) = self.retype(p, elem) {
+                            self.bind(&name, Binding::Pointer(p));
+                            continue;
+                        }
+                    }
                 }
                 // `float *bufs[2] = {a, b};`: pointers kept in an array are not followed.
                 if let Some(Node {
