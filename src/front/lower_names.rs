@@ -80,7 +80,7 @@ impl Lowering<'_> {
         true
     }
 
-    /// `float (*t)[33] = ...;` and `T<4> (&r)[33] = ...;`, which the grammar reads as an
+    /// `float (*t)[33] = ...;`, `T<4> (&r)[2][4] = ...;` and `T (&r) = ...;`, which the grammar reads as an
     /// expression (a functional cast `float(*t)`, subscripted): left as the C declaration it
     /// is (`&` becomes `*`), only the initializer lowered.
     pub(crate) fn row_pointer_declaration(&mut self, n: Node<'_>) -> bool {
@@ -118,7 +118,7 @@ impl Lowering<'_> {
                 .get(k + 2)
                 .is_some_and(|t| t.kind == crate::front::lex::TokenKind::Ident)
             && word(k + 3) == ")"
-            && word(k + 4) == "[")
+            && (word(k + 4) == "[" || (word(k + 4) == "=" && word(k + 1) == "&")))
         {
             return false;
         }

@@ -385,7 +385,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // `T (&rows)[2] = f();`: a reference `f` returns is bound, not read;
                     // `rows[i]` is then an element of the array it names.
                     let saved = self.binding_reference;
-                    let rows = row_pointer_length(&init.node.declarator.node).is_some()
+                    let rows = nested_pointer(&init.node.declarator.node)
                         && matches!(e.node, Expression::Call(_));
                     if rows {
                         self.binding_reference = Some(self.call_depth);
@@ -394,6 +394,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     self.eval(e, mask);
                     self.binding_reference = saved;
                     if rows && let Some(Ok(p)) = self.last_returned_pointer.take() {
+                        if row_pointer_length(&init.node.declarator.node).is_none() {
+                            // `T (&x)[2][4] = ...`: rows of rows, which banklint does not follow.
+                            self.note_unfollowed(
+                                e.span,
+                                format!("`{name}` names an array of more than one dimension in shared memory, which banklint does not follow through a reference; the accesses through `{name}` are not analyzed"),
+                            );
+                            self.bind(&name, Binding::Opaque);
+                            continue;
+                        }
                         let elem = match &base {
                             Type::Unknown(_) => p.elem.clone(),
                             t => t.clone(),
@@ -430,7 +439,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // `T &x = f(...)` (a pointer once lowered): a reference `f` returns is
                     // bound here, not read.
                     let saved = self.binding_reference;
-                    let binds = is_pointer && matches!(e.node, Expression::Call(_));
+                    let binds = (is_pointer || nested_pointer(&init.node.declarator.node))
+                        && matches!(e.node, Expression::Call(_));
                     if binds {
                         self.binding_reference = Some(self.call_depth);
                         self.last_returned_pointer = None;
@@ -829,6 +839,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 struct ExitState {
     exited: Vec<bool>,
     loops: Vec<(Vec<bool>, Vec<bool>)>,
+}
+
+/// Whether the name inside the declarator's parentheses is a pointer (or a reference, once
+/// lowered): `(*t)[N]`, `(&rows)[2][4]`, `(&r)`.
+fn nested_pointer(d: &Declarator) -> bool {
+    matches!(&d.kind.node, DeclaratorKind::Declarator(inner)
+        if inner.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_))))
 }
 
 /// The row length of a pointer to rows, `(*t)[N]`: the declarator's one array extent, when
