@@ -716,11 +716,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             (self.unit.prepared.reference_returns.iter()).any(|r| r.contains(&f.span.start));
         self.returns_reference.push(reference);
         if let Some(r) = &receiver {
+            self.method_classes.push(r.class.clone());
             self.run_initializers(r, mask);
         }
         self.exec(&def.statement, mask);
         if receiver.is_some() {
             self.method_done = self.scopes.first().cloned();
+            self.method_classes.pop();
         }
         self.returns_reference.pop();
         let ret = self.returns.pop().flatten();

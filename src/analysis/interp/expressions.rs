@@ -213,6 +213,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(v) = self.named_constant(name) {
             return Lanes::int(v);
         }
+        // In a method: a static member of its class, by its bare name, read where the
+        // class's template parameters are bound.
+        if let Some(class) = self.method_classes.last().cloned() {
+            let prepared = self.unit.prepared;
+            let value = std::iter::once(prepared)
+                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+                .flat_map(|p| p.static_members.iter())
+                .find(|m| m.class == class && m.member == name)
+                .map(|m| m.value.clone());
+            if let Some(value) = value {
+                let v = self.eval_text(&value, span, mask, name);
+                if v.as_const().is_some() {
+                    return v;
+                }
+            }
+        }
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }

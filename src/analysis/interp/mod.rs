@@ -363,6 +363,8 @@ struct Analyzer<'a, 'p> {
     method_of: Option<objects::Receiver>,
     /// Whether each function being inlined returns a reference, innermost last.
     returns_reference: Vec<bool>,
+    /// The class of each method being run (its static members are read by bare name).
+    method_classes: Vec<String>,
     /// Set while `T &x = f(...)` runs `f` (at this call depth): the reference `f` returns
     /// is bound, not read.
     binding_reference: Option<usize>,
@@ -680,6 +682,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             last_returned_pointer: None,
             method_of: None,
             returns_reference: Vec::new(),
+            method_classes: Vec::new(),
             binding_reference: None,
             method_done: None,
             path: shape.path.clone(),

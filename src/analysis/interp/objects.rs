@@ -25,6 +25,7 @@ struct Found<'a, 'p> {
 /// The object the next inlined call runs on: fields, template arguments, and for a
 /// constructor its member initializers with the range they are reported at.
 pub(super) struct Receiver {
+    pub class: String,
     pub fields: Scope,
     pub template_args: Vec<String>,
     pub inits: Vec<(String, String)>,
@@ -140,6 +141,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .map(|a| self.eval(a, mask))
             .collect();
         self.method_of = Some(Receiver {
+            class: class.clone(),
             fields: Rc::new(fields),
             template_args: template_args.clone(),
             inits: m.inits.clone(),
@@ -188,6 +190,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return None;
         };
         self.method_of = Some(Receiver {
+            class: obj.class.clone(),
             fields: obj.fields.clone(),
             template_args: obj.template_args.clone(),
             inits: Vec::new(),
