@@ -86,3 +86,14 @@ fn stats_say_why_arrays_have_no_analyzed_access() {
         "{out}"
     );
 }
+
+#[test]
+fn a_conversion_of_an_address_is_not_a_call_that_leaves() {
+    let dir = temp_dir("escapes-conversion");
+    let src = "#include <stdint.h>\n__global__ void k(unsigned long long *out)\n{\n    __shared__ float s[32];\n    s[threadIdx.x] = 1.0f;\n    out[threadIdx.x] = uint64_t(&s[threadIdx.x]);\n}\n";
+    write(&dir, "k.cu", src.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let notes = labels_of(&json, "skipped-code");
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(json["accesses"].as_array().unwrap().len(), 1, "{json}");
+}

@@ -88,7 +88,14 @@ impl Analyzer<'_, '_> {
                 .then(|| self.shared_array_in_text(&self.source_text(a.span)))
                 .flatten()
         });
-        if let Some(array) = array {
+        // `uint64_t(p)`: a conversion, not a call (an address as an integer).
+        let conversion = || {
+            crate::analysis::types::builtin(name).is_some()
+                || self.unit.prepared.typenames.iter().any(|t| t == name)
+        };
+        if let Some(array) = array
+            && !conversion()
+        {
             let shown = name.replace("__", "::");
             self.note_unfollowed(
                 whole.span,
