@@ -288,13 +288,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             }
                         }
                     }
-                    None => {
-                        self.note_unfollowed(
-                            e.span,
-                            format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
-                        );
-                        self.bind(&name, Binding::Opaque);
-                    }
+                    None => self.pointer_not_followed(&name, e),
                 }
                 continue;
             }
@@ -353,11 +347,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         continue;
                     }
                     None => {
-                        self.note_unfollowed(
-                            e.span,
-                            format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
-                        );
-                        self.bind(&name, Binding::Opaque);
+                        self.pointer_not_followed(&name, e);
                         continue;
                     }
                 }
@@ -816,6 +806,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         lost
+    }
+
+    /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
+    /// accesses through it left out.
+    fn pointer_not_followed(&mut self, name: &str, e: &Node<Expression>) {
+        self.note_unfollowed(
+            e.span,
+            format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
+        );
+        self.bind(name, Binding::Opaque);
     }
 
     /// Says which pointers a branch left pointing into different arrays in different threads.
