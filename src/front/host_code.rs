@@ -21,6 +21,8 @@ pub enum HostValue {
     TensorMap(Result<crate::bank::tma::TmaSwizzle, String>, usize),
     /// A type alias in scope (`using acc_t = float;`), by the type it names.
     Type(String),
+    /// A variable holding a kernel (`auto k = &kern<4>;`): each kernel it may hold here.
+    Kernels(Vec<crate::front::host_kernel_pointers::KernelRef>),
     Unknown(String),
 }
 
@@ -40,6 +42,13 @@ impl HostValue {
             HostValue::Unknown(why) => Err(why.clone()),
             HostValue::TensorMap(..) => Err("a tensor map is not a shape".into()),
             HostValue::Type(t) => Err(format!("`{t}` is a type")),
+            HostValue::Kernels(ks) => Err(format!(
+                "it names a function ({}), not a number",
+                ks.iter()
+                    .map(|k| format!("`{}`", k.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         }
     }
 }
@@ -57,6 +66,9 @@ pub struct LaunchValues {
     /// The enclosing host function template's arguments in the run that saw this launch, as
     /// written at the call that instantiates it (`launch<64, 2>(...)`): empty outside one.
     pub host_args: Vec<(String, String)>,
+    /// For a launch through a variable (`k<<<g, b>>>(x)` after `auto k = &kern<4>;`), the
+    /// kernels it may hold there; empty for a launch that names its kernel.
+    pub through: Vec<crate::front::host_kernel_pointers::KernelRef>,
 }
 
 pub(super) type Env = HashMap<String, HostValue>;
@@ -320,8 +332,12 @@ impl<'s> HostReader<'s> {
                 let line = self.line(n);
                 for (k, va) in a {
                     let vb = b.get(&k);
-                    let joined = match vb {
-                        Some(vb) if *vb == va => va,
+                    let joined = match (vb, &va) {
+                        (Some(vb), _) if *vb == va => va,
+                        // A variable holding a kernel holds either side's.
+                        (Some(HostValue::Kernels(kb)), HostValue::Kernels(ka)) => {
+                            HostValue::Kernels(crate::front::host_kernel_pointers::union(ka, kb))
+                        }
                         _ => HostValue::Unknown(format!(
                             "`{k}` depends on which side of the branch at line {line} runs"
                         )),
@@ -376,6 +392,13 @@ impl<'s> HostReader<'s> {
                 // `dim3 b(TILE, TILE);` reads as a function declaration to a grammar that
                 // does not know `TILE` is a value: inside a function body it is an object
                 // constructed from those names.
+                // `void (*k)(float *);`: a pointer to a function, assigned later.
+                "function_declarator"
+                    if d.child_by_field_name("declarator")
+                        .is_some_and(|x| x.kind() == "parenthesized_declarator") =>
+                {
+                    (Some(d), None)
+                }
                 "function_declarator" => {
                     let name = d.child_by_field_name("declarator");
                     let args: Vec<HostValue> = d
@@ -399,6 +422,22 @@ impl<'s> HostReader<'s> {
                 }
                 _ => continue,
             };
+            // `auto k = &kern<4>;`, `void (*k)(float *) = kern;`: a kernel held.
+            if let Some(declarator) = name_node
+                && crate::front::host_kernel_pointers::declares_function_holder(
+                    n, declarator, self.src,
+                )
+                && let Some(id) =
+                    crate::front::host_kernel_pointers::declared_identifier(declarator)
+                && let Some(ks) = match value {
+                    Some(v) => self.kernels_named(v, env),
+                    // Assigned later: `void (*k)(float *); k = &kern<4>;`.
+                    None => Some(Vec::new()),
+                }
+            {
+                env.insert(self.t(id).to_string(), HostValue::Kernels(ks));
+                continue;
+            }
             let Some(name) = name_node.filter(|x| x.kind() == "identifier") else {
                 continue;
             };
@@ -448,7 +487,12 @@ impl<'s> HostReader<'s> {
                 match lhs.kind() {
                     "identifier" => {
                         let name = self.t(lhs).to_string();
-                        let new = if op == "=" {
+                        let holds_kernel = matches!(env.get(&name), Some(HostValue::Kernels(_)));
+                        let new = if let (true, "=", Some(ks)) =
+                            (holds_kernel, op, self.kernels_named(rhs, env))
+                        {
+                            HostValue::Kernels(ks)
+                        } else if op == "=" {
                             self.eval(rhs, env)
                         } else {
                             let old = env
@@ -541,6 +585,11 @@ impl<'s> HostReader<'s> {
             }
             _ => {}
         }
+    }
+
+    /// Whether `name` is a variable, parameter or constant the host code declares.
+    pub(super) fn is_declared(&self, name: &str, env: &Env) -> bool {
+        env.contains_key(name) || self.globals.contains_key(name)
     }
 
     /// The value of a name written as text.
@@ -654,9 +703,10 @@ impl<'s> HostReader<'s> {
                 match self.eval(base, env) {
                     HostValue::Dim3(d) => HostValue::Int(d[k]),
                     HostValue::Unknown(w) => HostValue::Unknown(w),
-                    HostValue::Int(_) | HostValue::TensorMap(..) | HostValue::Type(_) => {
-                        unknown(format!("`{}` is not a dim3", self.t(base)))
-                    }
+                    HostValue::Int(_)
+                    | HostValue::TensorMap(..)
+                    | HostValue::Type(_)
+                    | HostValue::Kernels(_) => unknown(format!("`{}` is not a dim3", self.t(base))),
                 }
             }
             "call_expression" => self.call(n, env),
@@ -763,6 +813,7 @@ fn dim3(parts: &[HostValue]) -> HostValue {
             HostValue::Dim3(_) => return HostValue::Unknown("a dim3 inside a dim3".into()),
             HostValue::TensorMap(..) => return HostValue::Unknown("a tensor map in a dim3".into()),
             HostValue::Type(t) => return HostValue::Unknown(format!("the type `{t}` in a dim3")),
+            HostValue::Kernels(_) => return HostValue::Unknown("a kernel in a dim3".into()),
         }
     }
     HostValue::Dim3(d)

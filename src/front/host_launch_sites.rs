@@ -60,18 +60,23 @@ impl HostReader<'_> {
         arguments: &[Node<'_>],
         env: &Env,
     ) {
+        let through = match env.get(self.t(kernel).trim()) {
+            Some(HostValue::Kernels(ks)) => ks.clone(),
+            _ => Vec::new(),
+        };
         let values = LaunchValues {
             block: block.map(|b| self.eval(b, env)),
             template_values: self.template_values(kernel, env),
             arguments: arguments.iter().map(|a| self.eval(*a, env)).collect(),
             host_args: self.instance.clone(),
+            through,
         };
         self.launches.push((kernel.start_byte(), values));
     }
 
     /// The template arguments of a launched kernel (`k<BM, T>`, `ns::k<BM>`) as their values
     /// here: a number, a type, or `None` where unknown.
-    fn template_values(&self, f: Node<'_>, env: &Env) -> Vec<Option<String>> {
+    pub(super) fn template_values(&self, f: Node<'_>, env: &Env) -> Vec<Option<String>> {
         let f = match f.kind() {
             "qualified_identifier" => f.child_by_field_name("name").unwrap_or(f),
             _ => f,

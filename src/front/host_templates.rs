@@ -222,6 +222,7 @@ impl HostReader<'_> {
                 Param::Type => {
                     if let Some((_, text)) = arg {
                         written.push((name.clone(), text.clone()));
+                        env.insert(name.clone(), HostValue::Type(text.clone()));
                         binds_something = true;
                     }
                 }

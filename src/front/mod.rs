@@ -19,6 +19,7 @@ pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;
 pub mod host_code;
+pub mod host_kernel_pointers;
 pub mod host_launch_sites;
 pub mod host_scopes;
 pub mod host_templates;

@@ -431,7 +431,16 @@ fn launch_shapes(
     shapes: &mut Vec<BlockShape>,
     without_shape: &mut Vec<WithoutShape>,
 ) {
-    for launch in prepared.launches.iter().filter(|l| l.kernel == f.name) {
+    // A launch through a variable (`k<<<...>>>` after `auto k = &kern<4>;`) launches the
+    // kernels the host code says it holds there.
+    let launches_f = |l: &&crate::front::cuda::Launch| {
+        l.kernel == f.name && l.values.iter().all(|v| v.through.is_empty())
+            || l.values
+                .iter()
+                .flat_map(|v| &v.through)
+                .any(|k| k.name == f.name)
+    };
+    for launch in prepared.launches.iter().filter(launches_f) {
         // `cudaLaunchKernelEx` gives no configuration in the call; `<<<grid>>>` is malformed.
         let block = launch.config.get(1);
         if block.is_none() && !launch.config.is_empty() {
@@ -453,17 +462,39 @@ fn launch_shapes(
             &launch.values[..]
         };
         for values in runs {
-            launch_run(
-                prepared,
-                f,
-                launch,
-                values,
-                &text,
-                source,
-                unresolved,
-                shapes,
-                without_shape,
-            );
+            let held: Vec<LaunchValues> = values
+                .through
+                .iter()
+                .filter(|k| k.name == f.name)
+                .map(|k| LaunchValues {
+                    template_values: k.template_values.clone(),
+                    ..values.clone()
+                })
+                .collect();
+            let written: Vec<&[String]> = values
+                .through
+                .iter()
+                .filter(|k| k.name == f.name)
+                .map(|k| &k.template_args[..])
+                .collect();
+            let each: Vec<(&[String], &LaunchValues)> = if values.through.is_empty() {
+                vec![(&launch.template_args[..], values)]
+            } else {
+                written.into_iter().zip(&held).collect()
+            };
+            for (template_args, values) in each {
+                launch_run(
+                    prepared,
+                    f,
+                    (launch, template_args),
+                    values,
+                    &text,
+                    source,
+                    unresolved,
+                    shapes,
+                    without_shape,
+                );
+            }
         }
     }
 }
@@ -473,7 +504,7 @@ fn launch_shapes(
 fn launch_run(
     prepared: &Prepared,
     f: &Function,
-    launch: &crate::front::cuda::Launch,
+    (launch, template_args): (&crate::front::cuda::Launch, &[String]),
     values: &LaunchValues,
     text: &str,
     source: &dyn Fn(&crate::front::cuda::Launch) -> ShapeSource,
@@ -518,7 +549,7 @@ fn launch_run(
     }
     let arguments = launch_arguments(f, values);
     let tensor_maps = launch_tensor_maps(f, values);
-    for written in host_instantiations(prepared, launch, values) {
+    for written in host_instantiations(prepared, launch, template_args, values) {
         let template_args = bind_template_args(f, &written);
         match dims_here {
             Some(dims) if valid(dims) => {
@@ -614,12 +645,12 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
 fn host_instantiations(
     p: &Prepared,
     launch: &crate::front::cuda::Launch,
+    template_args: &[String],
     values: &LaunchValues,
 ) -> Vec<Vec<String>> {
     // Arguments the host code makes constants (`constexpr int BM = 32; k<BM><<<...>>>`) by
     // their value; others (types, the host template's own parameters) as written.
-    let args: Vec<String> = launch
-        .template_args
+    let args: Vec<String> = template_args
         .iter()
         .enumerate()
         .map(
@@ -647,8 +678,7 @@ fn host_instantiations(
     }) else {
         return written;
     };
-    let uses_param = launch
-        .template_args
+    let uses_param = template_args
         .iter()
         .any(|a| header.params.iter().any(|hp| hp.name == a.trim()));
     if !uses_param {
@@ -668,8 +698,7 @@ fn host_instantiations(
         if p.text.get(*at..*at + name.len()) != Some(name) || *at == name_tok.start {
             continue;
         }
-        let substituted: Vec<String> = launch
-            .template_args
+        let substituted: Vec<String> = template_args
             .iter()
             .map(|a| {
                 header

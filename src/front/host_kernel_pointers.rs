@@ -1,0 +1,110 @@
+//! Kernels held in host variables: `auto k = &kern<T, 4>;`, `void (*k)(float *) = kern;`,
+//! `k = flag ? kern<true> : kern<false>;`. The variable's value is the set of kernels it may
+//! hold where the code stands (each side of a branch adds its own), so that a launch through
+//! it (`k<<<g, b>>>(x)`, `cudaLaunchKernel((void *)k, ...)`) runs every one of them.
+
+use crate::front::host_code::{Env, HostReader, HostValue};
+use tree_sitter::Node;
+
+/// Kernels a host variable may hold, one per distinct instantiation.
+pub const MAX_KERNELS_PER_POINTER: usize = 64;
+
+/// One kernel a variable may hold: its name (last component) and explicit template
+/// arguments as written, with their values where the pointer was taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelRef {
+    pub name: String,
+    pub template_args: Vec<String>,
+    pub template_values: Vec<Option<String>>,
+}
+
+impl HostReader<'_> {
+    /// The kernel a function designator names (`kern`, `ns::kern<T>`, `&kern<4>`, `(void *)k`),
+    /// or the kernels a variable holds; `None` for anything else.
+    pub(super) fn kernels_named(&self, n: Node<'_>, env: &Env) -> Option<Vec<KernelRef>> {
+        match n.kind() {
+            "pointer_expression" if self.t(n).starts_with('&') => {
+                self.kernels_named(n.child_by_field_name("argument")?, env)
+            }
+            "parenthesized_expression" => self.kernels_named(n.named_child(0)?, env),
+            "cast_expression" => self.kernels_named(n.child_by_field_name("value")?, env),
+            "conditional_expression" => {
+                let pick = |field: &str| self.kernels_named(n.child_by_field_name(field)?, env);
+                match self.eval(n.child_by_field_name("condition")?, env).as_int() {
+                    Some(0) => pick("alternative"),
+                    Some(_) => pick("consequence"),
+                    None => Some(union(&pick("consequence")?, &pick("alternative")?)),
+                }
+            }
+            "identifier" | "qualified_identifier" | "template_function" => {
+                if let Some(HostValue::Kernels(ks)) = env.get(self.t(n).trim()) {
+                    return Some(ks.clone());
+                }
+                let plain = match n.kind() {
+                    "qualified_identifier" => n.child_by_field_name("name").unwrap_or(n),
+                    _ => n,
+                };
+                let name_node = match plain.kind() {
+                    "template_function" => plain.child_by_field_name("name")?,
+                    "identifier" => plain,
+                    _ => return None,
+                };
+                // A name declared here (a variable, a parameter) is not a kernel.
+                let name = self.t(name_node).trim();
+                if plain.kind() == "identifier" && self.is_declared(name, env) {
+                    return None;
+                }
+                let template_args = plain
+                    .child_by_field_name("arguments")
+                    .map(|a| {
+                        crate::front::syntax::named_children(a)
+                            .iter()
+                            .map(|x| self.t(*x).split_whitespace().collect::<Vec<_>>().join(" "))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(vec![KernelRef {
+                    name: name.to_string(),
+                    template_args,
+                    template_values: self.template_values(plain, env),
+                }])
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The kernels either of two values may hold, each once, at most `MAX_KERNELS_PER_POINTER`.
+pub fn union(a: &[KernelRef], b: &[KernelRef]) -> Vec<KernelRef> {
+    let mut out = a.to_vec();
+    for k in b {
+        if out.len() < MAX_KERNELS_PER_POINTER && !out.contains(k) {
+            out.push(k.clone());
+        }
+    }
+    out
+}
+
+/// Whether a declaration declares a variable that holds a function: `auto`,
+/// `decltype(...)`, or a pointer-to-function declarator (`void (*k)(float *)`).
+pub fn declares_function_holder(decl: Node<'_>, declarator: Node<'_>, src: &str) -> bool {
+    let ty = decl
+        .child_by_field_name("type")
+        .map_or("", |t| crate::front::syntax::text(t, src));
+    ty.split_whitespace()
+        .any(|w| w == "auto" || w.starts_with("decltype"))
+        || declarator.kind() == "function_declarator"
+}
+
+/// The identifier a declarator declares, through pointers, references and a function
+/// declarator's parenthesized name (`(*k)(float *)`).
+pub fn declared_identifier(mut d: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..16 {
+        d = match d.kind() {
+            "identifier" => return Some(d),
+            "parenthesized_declarator" => d.named_child(0)?,
+            _ => d.child_by_field_name("declarator")?,
+        };
+    }
+    None
+}
