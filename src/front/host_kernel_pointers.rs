@@ -4,19 +4,11 @@
 //! it (`k<<<g, b>>>(x)`, `cudaLaunchKernel((void *)k, ...)`) runs every one of them.
 
 use crate::front::host_code::{Env, HostReader, HostValue};
+pub use crate::front::host_values::KernelRef;
 use tree_sitter::Node;
 
 /// Kernels a host variable may hold, one per distinct instantiation.
 pub const MAX_KERNELS_PER_POINTER: usize = 64;
-
-/// One kernel a variable may hold: its name (last component) and explicit template
-/// arguments as written, with their values where the pointer was taken.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelRef {
-    pub name: String,
-    pub template_args: Vec<String>,
-    pub template_values: Vec<Option<String>>,
-}
 
 impl HostReader<'_> {
     /// The kernel a function designator names (`kern`, `ns::kern<T>`, `&kern<4>`, `(void *)k`),

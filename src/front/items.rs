@@ -101,6 +101,7 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
     }
     // Each launch read as part of its host function gets the values it sees, once per run
     // of that function.
+    l.host_reader.classes.sync(l.out);
     l.host_reader.finish(root);
     let values = std::mem::take(&mut l.host_reader.launches);
     for (at, v) in values {
@@ -297,7 +298,10 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         l.out.skipped.truncate(skipped_before);
     }
     match kind {
-        ChunkKind::HostFunction => l.host_reader.function(n),
+        ChunkKind::HostFunction => {
+            l.host_reader.classes.sync(l.out);
+            l.host_reader.function(n)
+        }
         ChunkKind::Declaration => l.host_reader.global_in(n, &l.namespace),
         ChunkKind::DeviceFunction { .. } => {}
     }
@@ -488,6 +492,9 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
         return;
     }
     for c in children(n) {
+        if c.kind() == "base_class_clause" && !class.is_empty() {
+            record_bases(l, c, &class, &args);
+        }
         if c.kind() == "alignas_qualifier"
             && !class.is_empty()
             && let Some(align) = alignas_value(text(c, l.src))
@@ -518,9 +525,17 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
                 }
             }
             ":" => {}
-            "type_definition" => {
+            "type_definition" | "alias_declaration" => {
                 record_member_typedef(l, member, &class, &args);
                 l.blank_node(member);
+            }
+            "field_declaration"
+                if member
+                    .child_by_field_name("type")
+                    .is_some_and(|t| t.kind() == "enum_specifier") =>
+            {
+                record_member_enumerators(l, member, &class);
+                l.lower(member);
             }
             "field_declaration" if is_static(l, member) => {
                 record_static_member(l, member, &class);
@@ -703,7 +718,8 @@ fn is_static(l: &Lowering<'_>, member: Node<'_>) -> bool {
         .any(|c| c.kind() == "storage_class_specifier" && text(*c, l.src) == "static")
 }
 
-/// `typedef TYPE MEMBER;` inside a class (template or specialization).
+/// `typedef TYPE MEMBER;` or `using MEMBER = TYPE;` inside a class (template or
+/// specialization).
 fn record_member_typedef(
     l: &mut Lowering<'_>,
     t: Node<'_>,
@@ -713,7 +729,10 @@ fn record_member_typedef(
     let Some(ty) = t.child_by_field_name("type") else {
         return;
     };
-    let Some(decl) = t.child_by_field_name("declarator") else {
+    let Some(decl) = t
+        .child_by_field_name("declarator")
+        .or_else(|| t.child_by_field_name("name"))
+    else {
         return;
     };
     l.out.member_typedefs.push(MemberTypedef {
@@ -727,6 +746,53 @@ fn record_member_typedef(
     });
 }
 
+/// `struct K : public Base<N>`: the bases as written, in the class's own terms; a member
+/// the class does not declare is looked for in them.
+fn record_bases(l: &mut Lowering<'_>, clause: Node<'_>, class: &str, args: &Option<Vec<String>>) {
+    let bases = named_children(clause)
+        .iter()
+        .filter(|b| !matches!(b.kind(), "access_specifier" | "virtual"))
+        .map(|b| {
+            text(*b, l.src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    l.out.class_bases.push(crate::front::cuda::ClassBases {
+        class: class.replace("::", "__"),
+        args: args.clone(),
+        bases,
+    });
+}
+
+/// `enum { THREADS = N, WARPS = THREADS / 32, NEXT };` inside a class: each enumerator is
+/// one of its static constants (`K::WARPS`), one more than the one before when not given.
+fn record_member_enumerators(l: &mut Lowering<'_>, member: Node<'_>, class: &str) {
+    let Some(list) = member
+        .child_by_field_name("type")
+        .and_then(|t| t.child_by_field_name("body"))
+    else {
+        return;
+    };
+    let mut previous: Option<String> = None;
+    for e in named_children(list)
+        .into_iter()
+        .filter(|e| e.kind() == "enumerator")
+    {
+        let Some(name) = e.child_by_field_name("name") else {
+            continue;
+        };
+        let name = text(name, l.src).to_string();
+        let value = match e.child_by_field_name("value") {
+            Some(v) => text(v, l.src).to_string(),
+            None => previous.map_or_else(|| "0".to_string(), |p| format!("{p} + 1")),
+        };
+        previous = Some(name.clone());
+        record_static(l, member, class, name, value);
+    }
+}
+
 /// `static constexpr int size = 4;` inside `struct x128`: `x128::size` is 4.
 fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
     let (Some(name), Some(value)) = (
@@ -735,6 +801,17 @@ fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
     ) else {
         return;
     };
+    if class.is_empty() {
+        return;
+    }
+    let (name, value) = (
+        text(name, l.src).to_string(),
+        text(value, l.src).to_string(),
+    );
+    record_static(l, f, class, name, value);
+}
+
+fn record_static(l: &mut Lowering<'_>, f: Node<'_>, class: &str, member: String, value: String) {
     if class.is_empty() {
         return;
     }
@@ -751,8 +828,8 @@ fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
         .unwrap_or_default();
     l.out.static_members.push(StaticMember {
         class: class.to_string(),
-        member: text(name, l.src).to_string(),
-        value: text(value, l.src).to_string(),
+        member,
+        value,
         params,
     });
 }

@@ -393,6 +393,15 @@ impl<'p> Lowering<'p> {
         {
             let name = self.t(name).to_string();
             let ty = self.t(ty).split_whitespace().collect::<Vec<_>>().join(" ");
+            // One in a function body may name the function's template parameters
+            // (`using T = typename K::compute_t;`): resolved per instantiation.
+            if std::iter::successors(n.parent(), |p| p.parent())
+                .any(|p| p.kind() == "compound_statement")
+            {
+                self.out
+                    .local_aliases
+                    .push((n.start_byte(), name.clone(), ty.clone()));
+            }
             self.out.aliases.push((name.clone(), ty));
             self.add_typename(name);
         }

@@ -15,15 +15,18 @@
 
 pub mod annotation_syntax;
 pub mod casts;
+pub mod class_members;
 pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;
+pub mod host_classes;
 pub mod host_code;
 pub mod host_kernel_pointers;
 pub mod host_launch_sites;
 pub mod host_scopes;
 pub mod host_templates;
 pub mod host_tensor_maps;
+pub mod host_values;
 pub mod includes;
 pub mod items;
 pub mod lambdas;

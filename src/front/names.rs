@@ -151,6 +151,30 @@ pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
     .then_some((bare, qualifier))
 }
 
+/// `ns::A<x, y::z>::m` split at its `::` outside `<>`: `ns`, `A<x, y::z>`, `m`.
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    let bytes = path.as_bytes();
+    let mut k = 0;
+    while k < bytes.len() {
+        match bytes[k] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(k + 1) == Some(&b':') => {
+                parts.push(path[from..k].trim().to_string());
+                from = k + 2;
+                k += 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    parts.push(path[from..].trim().to_string());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
 /// Whether something declared in `namespace` is named by `qualifier`: the namespace itself
 /// or its trailing part (`tma` names `kittens__tma`).
 pub fn namespace_matches(namespace: &str, qualifier: &str) -> bool {

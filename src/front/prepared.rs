@@ -211,8 +211,14 @@ pub struct Prepared {
     pub host_constants: Vec<(String, i64)>,
     /// `using NAME = TYPE;`, as written.
     pub aliases: Vec<(String, String)>,
-    /// Static data members with a value in their class (`static constexpr int size = 4;`).
+    /// Those of `aliases` written in a function body, by offset: they may name the
+    /// function's template parameters, so each instantiation resolves them anew.
+    pub local_aliases: Vec<(usize, String, String)>,
+    /// Static data members with a value in their class (`static constexpr int size = 4;`)
+    /// and enumerators declared in a class (`enum { THREADS = N };`).
     pub static_members: Vec<StaticMember>,
+    /// The base classes of each class that has some (`struct K : public Base<N>`).
+    pub class_bases: Vec<ClassBases>,
     /// Dependent member types written `typename vec4<T>::Type`, each rewritten in place to
     /// one identifier of the same length (`vec4_T___Type`) that the analysis resolves once `T`
     /// is bound.
@@ -253,6 +259,14 @@ pub struct StaticMember {
     /// The parameters of the class template it belongs to (`ElementType` of
     /// `template <class ElementType> struct Packed128`), which `value` may name.
     pub params: Vec<String>,
+}
+
+/// The base classes of `class` (a specialization's with its `args`), as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassBases {
+    pub class: String,
+    pub args: Option<Vec<String>>,
+    pub bases: Vec<String>,
 }
 
 /// `typename CLASS<ARGS>::MEMBER`, spelled `name` in the text lang-c reads.
@@ -344,6 +358,7 @@ impl Prepared {
             .extend(other.file_shared_names.iter().cloned());
         self.member_typedefs
             .extend(other.member_typedefs.iter().cloned());
+        self.class_bases.extend(other.class_bases.iter().cloned());
         self.aliases.extend(other.aliases.iter().cloned());
         self.host_constants
             .extend(other.host_constants.iter().cloned());

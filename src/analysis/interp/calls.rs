@@ -702,6 +702,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         let saved_scopes = std::mem::replace(&mut self.scopes, scopes);
         let saved_item = std::mem::replace(&mut self.item, f.item);
+        if let Some(def) = unit.definition(f) {
+            let body = unit.items.get(f.item).map(|i| i.chunk.span.clone());
+            self.bind_member_types(body, def.declarator.span);
+        }
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();

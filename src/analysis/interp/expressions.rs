@@ -306,89 +306,48 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             })
     }
 
-    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member,
-    /// also through an alias of a class template (`typedef Packed128<floatX> x128;`) or a
-    /// type parameter bound to one (`C::DEPTH` with `C = config<256, 4>`), its value read with
-    /// the template arguments for the class's parameters and the class's other static members
-    /// for their names.
+    /// `x128::size` (written `x128__size` for lang-c): a class's static constant member or
+    /// enumerator, also through an alias of a class template (`typedef Packed128<floatX>
+    /// x128;`) or a type parameter bound to one (`C::DEPTH` with `C = config<256, 4>`), read
+    /// with the class's parameters bound and what its other members and bases say (see
+    /// `front::class_members`).
     pub(super) fn static_member(&mut self, name: &str) -> Option<i64> {
         let prepared = self.unit.prepared;
         let preparations =
             || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
-        let find = |class: &str, member: &str| {
-            preparations()
-                .flat_map(|p| p.static_members.iter())
-                .find(|m| m.class == class && m.member == member)
-        };
         // `Cls___pad` is member `_pad` of `Cls`: try every `__` split, the rightmost first.
-        let direct = name
-            .match_indices("__")
-            .filter_map(|(k, _)| find(&name[..k], &name[k + 2..]))
-            .last();
-        let (class, member) = name.rsplit_once("__")?;
-        let (m, args) = match direct {
-            Some(m) => (m, Vec::new()),
-            None => {
-                let target = match self.type_args.get(class) {
-                    Some(bound) => bound.clone(),
-                    None => preparations()
-                        .flat_map(|p| p.aliases.iter())
-                        .find(|(alias, _)| alias == class)?
-                        .1
-                        .clone(),
-                };
-                let (template, args) = match crate::front::names::split_template_args(&target) {
-                    Some((template, args)) => (template.to_string(), args),
-                    None => (target.trim().to_string(), Vec::new()),
-                };
-                let template = template
-                    .rsplit("::")
-                    .next()
-                    .unwrap_or(&template)
-                    .to_string();
-                (find(&template, member)?, args)
+        let splits: Vec<usize> = name.match_indices("__").map(|(k, _)| k).collect();
+        for k in splits.into_iter().rev() {
+            let (class, member) = (&name[..k], &name[k + 2..]);
+            if class.is_empty() || member.is_empty() {
+                continue;
             }
-        };
-        let m = m.clone();
-        self.static_value(&m, &args)
+            let target = match self.type_args.get(class) {
+                Some(bound) => bound.clone(),
+                None => preparations()
+                    .flat_map(|p| p.aliases.iter())
+                    .find(|(alias, _)| alias == class)
+                    .map_or_else(|| class.replace("__", "::"), |(_, t)| t.clone()),
+            };
+            if let Some(v) = self.class_constant(&target, member) {
+                return Some(v);
+            }
+        }
+        None
     }
 
-    /// The value of the static member `m` with `args` (as written, in order) for its class
-    /// template's parameters; the class's other static members are read by name, as many
-    /// rounds as they nest.
-    pub(super) fn static_value(
-        &mut self,
-        m: &crate::front::cuda::StaticMember,
-        args: &[String],
-    ) -> Option<i64> {
+    /// The value of the constant `member` of the class `class` names (`Traits<256, float>`).
+    pub(super) fn class_constant(&mut self, class: &str, member: &str) -> Option<i64> {
         let prepared = self.unit.prepared;
-        let preparations =
-            || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
-        let siblings: Vec<(String, String)> = preparations()
-            .flat_map(|p| p.static_members.iter())
-            .filter(|s| s.class == m.class && s.member != m.member)
-            .map(|s| (s.member.clone(), format!("({})", s.value)))
-            .collect();
-        let siblings: Vec<(&str, &str)> = siblings
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .collect();
-        let mut value = m.value.clone();
-        for _ in 0..crate::limits::MAX_STATIC_MEMBER_NESTING {
-            let next = crate::front::names::replace_words(&value, &siblings);
-            if next == value {
-                break;
-            }
-            value = next;
-        }
-        let bindings: Vec<(&str, &str)> = m
-            .params
-            .iter()
-            .map(String::as_str)
-            .zip(args.iter().map(String::as_str))
-            .collect();
-        let value = crate::front::names::replace_words(&value, &bindings);
-        let expr = parse_expression_text(self.unit, &value)?;
+        let classes = crate::front::class_members::Classes::new(
+            std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared)),
+        );
+        let crate::front::class_members::Member::Value(text) = classes.member(class, member)?
+        else {
+            return None;
+        };
+        // Names left qualified (`ns::N`) are spelled as the lowering spells them.
+        let expr = parse_expression_text(self.unit, &text.replace("::", "__"))?;
         eval_constant(self.unit, &expr, 0)
     }
 

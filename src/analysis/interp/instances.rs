@@ -78,16 +78,17 @@ impl Analyzer<'_, '_> {
         }
         let texts = &key.1;
         // The class's static constant members under these arguments (`size` in `payload[size]`).
-        let members: Vec<crate::front::cuda::StaticMember> = std::iter::once(self.unit.prepared)
+        let members: Vec<String> = std::iter::once(self.unit.prepared)
             .chain(self.headers.iter().map(|(_, h)| h.prepared))
             .flat_map(|p| p.static_members.iter())
             .filter(|m| m.class == template.tag)
-            .cloned()
+            .map(|m| m.member.clone())
             .collect();
+        let instance = format!("{}<{}>", template.tag, texts.join(", "));
         let mut values = HashMap::new();
-        for m in &members {
-            if let Some(v) = self.static_value(m, texts) {
-                values.insert(m.member.clone(), v);
+        for m in members {
+            if let Some(v) = self.class_constant(&instance, &m) {
+                values.insert(m, v);
             }
         }
         let display = format!("{}<{}>", template.tag, texts.join(", "));

@@ -34,6 +34,7 @@ pub use reach::SharedReach;
 mod inline_ptx;
 mod instances;
 mod loops;
+mod member_types;
 mod objects;
 mod pointers;
 mod recording;
@@ -751,6 +752,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);
         }
         self.bind_dependent_types();
+        let body = self.unit.items.get(f.item).map(|i| i.chunk.span.clone());
+        self.bind_member_types(body, def.declarator.span);
         for p in &f.params {
             let known = self
                 .arguments
@@ -776,30 +779,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.returns.push(None);
         self.exec(&def.statement, &mask);
         self.returns.pop();
-    }
-
-    /// Gives each dependent member type (`typename vec4<T>::Type`, spelled `vec4_T___Type`)
-    /// the type it names under the current template bindings; one that does not resolve is
-    /// left unknown.
-    fn bind_dependent_types(&mut self) {
-        let p = self.unit.prepared;
-        for dep in &p.dependent_types {
-            let ty = p
-                .resolve_dependent(dep, &self.type_args)
-                .and_then(|t| type_from_text(&self.types, &t));
-            // Written only when it changes: the table is shared with the callers' saved copies.
-            match ty {
-                Some(ty) if self.types.named.get(&dep.name) != Some(&ty) => {
-                    Rc::make_mut(&mut self.types)
-                        .named
-                        .insert(dep.name.clone(), ty);
-                }
-                None if self.types.named.contains_key(&dep.name) => {
-                    Rc::make_mut(&mut self.types).named.remove(&dep.name);
-                }
-                _ => {}
-            }
-        }
     }
 
     /// A warp-uniform unknown, one per name.

@@ -1,0 +1,392 @@
+//! Members of a class named with its template arguments (`Traits<256, float>`), as traits
+//! classes handed to kernels give them (`template <typename K> __global__ void k()` reading
+//! `K::THREADS` and `typename K::compute_t`): static constants and enumerators, member types
+//! (`typedef`, `using`), and what the class's bases give it. The class's parameters are bound
+//! to the arguments, missing ones to their defaults (each default seeing the parameters
+//! before it). Values are text with every name the class knows replaced (sibling members,
+//! `Base::X`, `typename Base::T`, `Other<A>::Y`), evaluated by the caller.
+
+use crate::front::cuda::{Prepared, TemplateHeader};
+use crate::front::names::{split_path, split_template_args};
+use crate::limits::MAX_STATIC_MEMBER_NESTING;
+
+/// What a member is: a constant's value or a type, as text in the caller's terms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Member {
+    Value(String),
+    Type(String),
+}
+
+/// The classes of a file and its headers.
+pub struct Classes<'p> {
+    preps: Vec<&'p Prepared>,
+}
+
+impl<'p> Classes<'p> {
+    pub fn new(preps: impl IntoIterator<Item = &'p Prepared>) -> Classes<'p> {
+        Classes {
+            preps: preps.into_iter().collect(),
+        }
+    }
+
+    /// Member `member` of the class `class` names (`ns::Traits<256, float>`, `x128`), with
+    /// every name in it that the class knows replaced.
+    pub fn member(&self, class: &str, member: &str) -> Option<Member> {
+        self.member_at(class, member, 0)
+    }
+
+    /// `text` (a type or a value written outside any class) with `typename` dropped and each
+    /// `A<x>::m` whose class banklint has read replaced by what it is.
+    pub fn resolve(&self, text: &str) -> String {
+        let text = drop_word(text, "typename");
+        let resolve = |path: &str| -> Option<String> {
+            let parts = split_path(path);
+            let (last, scope) = parts.split_last()?;
+            if scope.is_empty() {
+                return None;
+            }
+            Some(match self.member_at(&scope.join("::"), last, 0)? {
+                Member::Value(v) => format!("({v})"),
+                Member::Type(t) => t,
+            })
+        };
+        let out = replace_paths(&text, &resolve);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    fn member_at(&self, class: &str, member: &str, depth: usize) -> Option<Member> {
+        if depth > MAX_STATIC_MEMBER_NESTING {
+            return None;
+        }
+        let (tag, args) = tag_and_args(class);
+        let bindings = self.bindings(&tag, &args);
+        let bind = |t: &str| substitute(t, &|w| bound(&bindings, w));
+        let found = self.own_member(&tag, &args, member).map(|m| match m {
+            Member::Value(v) => Member::Value(bind(&v)),
+            Member::Type(t) => Member::Type(bind(&t)),
+        });
+        let found = match found {
+            Some(m) => m,
+            None => {
+                // Inherited: the first base that has it.
+                return self
+                    .bases(&tag, &args)
+                    .iter()
+                    .find_map(|b| self.member_at(&bind(b), member, depth + 1));
+            }
+        };
+        // Names the value uses that the class knows: its other members, its bases' members.
+        let expanded = self.expand(&found_text(&found), class, depth + 1);
+        let expanded = expanded.split_whitespace().collect::<Vec<_>>().join(" ");
+        Some(match found {
+            Member::Value(_) => Member::Value(expanded),
+            Member::Type(_) => Member::Type(expanded),
+        })
+    }
+
+    /// Rewrites `text` (a value or a type written in `class`) so that it names nothing of
+    /// `class`: `typename` dropped, a sibling or inherited member replaced by what it is,
+    /// `A::m` and `A<x>::m` resolved where `A` is a class banklint has read.
+    fn expand(&self, text: &str, class: &str, depth: usize) -> String {
+        if depth > MAX_STATIC_MEMBER_NESTING {
+            return text.to_string();
+        }
+        let text = drop_word(text, "typename");
+        let resolve = |path: &str| -> Option<String> {
+            let parts = split_path(path);
+            let (last, scope) = parts.split_last()?;
+            let as_text = |m: Member| match m {
+                Member::Value(v) => format!("({v})"),
+                Member::Type(t) => t,
+            };
+            if scope.is_empty() {
+                // A bare name: a member of the class it is written in.
+                return self.member_at(class, last, depth + 1).map(as_text);
+            }
+            // `A::m`: `A` may itself be a member type of the class (`Base`, `Reducer`).
+            let scope = scope.join("::");
+            let owner = match self.member_at(class, &scope, depth + 1) {
+                Some(Member::Type(t)) => t,
+                _ => scope,
+            };
+            self.member_at(&owner, last, depth + 1).map(as_text)
+        };
+        replace_paths(&text, &resolve)
+    }
+
+    /// The class template's header, by tag, from this file or a header.
+    fn header(&self, tag: &str) -> Option<&'p TemplateHeader> {
+        self.preps
+            .iter()
+            .flat_map(|p| p.class_templates.iter())
+            .find(|(t, _)| t == tag)
+            .map(|(_, h)| h)
+    }
+
+    /// The class's parameters bound to `args`, missing ones to their defaults.
+    fn bindings(&self, tag: &str, args: &[String]) -> Vec<(String, String)> {
+        let Some(header) = self.header(tag) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (k, p) in header.params.iter().enumerate() {
+            let value = match (args.get(k), &p.default) {
+                (Some(a), _) => a.clone(),
+                (None, Some(d)) => substitute(d, &|w| bound(&out, w)),
+                (None, None) => continue,
+            };
+            out.push((p.name.clone(), value));
+        }
+        out
+    }
+
+    /// A member the class itself declares (a specialization's for its arguments first).
+    fn own_member(&self, tag: &str, args: &[String], member: &str) -> Option<Member> {
+        let statics = self
+            .preps
+            .iter()
+            .flat_map(|p| p.static_members.iter())
+            .find(|m| m.class == tag && m.member == member)
+            .map(|m| Member::Value(m.value.clone()));
+        let same = |written: &[String]| {
+            written.len() == args.len()
+                && written
+                    .iter()
+                    .zip(args)
+                    .all(|(w, a)| w.split_whitespace().eq(a.split_whitespace()))
+        };
+        let typedefs = self
+            .preps
+            .iter()
+            .flat_map(|p| p.member_typedefs.iter())
+            .filter(|m| m.class == tag && m.member == member);
+        let typedef = typedefs
+            .clone()
+            .find(|m| m.args.as_deref().is_some_and(same))
+            .or_else(|| typedefs.clone().find(|m| m.args.is_none()))
+            .map(|m| Member::Type(m.ty.clone()));
+        statics.or(typedef)
+    }
+
+    fn bases(&self, tag: &str, args: &[String]) -> Vec<String> {
+        self.preps
+            .iter()
+            .flat_map(|p| p.class_bases.iter())
+            .find(|b| {
+                b.class == tag
+                    && b.args.as_ref().is_none_or(|a| {
+                        a.len() == args.len()
+                            && a.iter()
+                                .zip(args)
+                                .all(|(w, x)| w.split_whitespace().eq(x.split_whitespace()))
+                    })
+            })
+            .map(|b| b.bases.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn found_text(m: &Member) -> String {
+    match m {
+        Member::Value(v) | Member::Type(v) => v.clone(),
+    }
+}
+
+fn bound(bindings: &[(String, String)], word: &str) -> Option<String> {
+    bindings
+        .iter()
+        .find(|(n, _)| n == word)
+        .map(|(_, v)| v.clone())
+}
+
+/// `ns::Traits<256, float>` -> (`Traits`, [`256`, `float`]): the tag classes are kept by.
+fn tag_and_args(class: &str) -> (String, Vec<String>) {
+    let class = class.trim().trim_start_matches("typename ").trim();
+    let (name, mut args) = split_template_args(class).unwrap_or((class, Vec::new()));
+    args.retain(|a| !a.is_empty());
+    let tag = name.rsplit("::").next().unwrap_or(name).trim().to_string();
+    (tag, args)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn drop_word(text: &str, word: &str) -> String {
+    substitute(text, &|w| (w == word).then(String::new))
+}
+
+/// Replaces each whole word `f` gives a replacement for, except words after `::`, `.` or
+/// `->` (members, not names in scope).
+pub fn substitute(text: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        if is_word_char(chars[k]) && (k == 0 || !is_word_char(chars[k - 1])) {
+            let start = k;
+            while k < chars.len() && is_word_char(chars[k]) {
+                k += 1;
+            }
+            let word: String = chars[start..k].iter().collect();
+            let before: String = out.trim_end().chars().rev().take(2).collect();
+            let member = before.starts_with(':') || before.starts_with('.') || before == ">-";
+            match f(&word).filter(|_| !member && !word.starts_with(|c: char| c.is_ascii_digit())) {
+                Some(r) => out.push_str(&r),
+                None => out.push_str(&word),
+            }
+        } else {
+            out.push(chars[k]);
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Replaces each name path in `text` (`X`, `A::m`, `ns::A<x, y>::m`) that `resolve` knows;
+/// a path it does not know is kept as written, its template arguments rewritten in turn.
+fn replace_paths(text: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        let after_member = {
+            let t = out.trim_end();
+            t.ends_with('.') || t.ends_with("->")
+        };
+        if !is_word_char(c) || c.is_ascii_digit() || after_member {
+            // Copy a number or a member name whole.
+            let start = k;
+            k += 1;
+            while is_word_char(c) && k < chars.len() && is_word_char(chars[k]) {
+                k += 1;
+            }
+            out.extend(&chars[start..k]);
+            continue;
+        }
+        // A path: words joined by `::`, each with an optional `<...>`.
+        let start = k;
+        let mut end;
+        loop {
+            while k < chars.len() && is_word_char(chars[k]) {
+                k += 1;
+            }
+            end = k;
+            let mut j = k;
+            while j < chars.len() && chars[j] == ' ' {
+                j += 1;
+            }
+            if j < chars.len() && chars[j] == '<' {
+                if let Some(close) = matching_angle(&chars, j) {
+                    j = close + 1;
+                    end = j;
+                } else {
+                    break;
+                }
+            }
+            let mut i = j;
+            while i < chars.len() && chars[i] == ' ' {
+                i += 1;
+            }
+            if i + 1 < chars.len() && chars[i] == ':' && chars[i + 1] == ':' {
+                i += 2;
+                while i < chars.len() && chars[i] == ' ' {
+                    i += 1;
+                }
+                if i < chars.len() && is_word_char(chars[i]) {
+                    k = i;
+                    continue;
+                }
+            }
+            break;
+        }
+        k = end;
+        let path: String = chars[start..end].iter().collect();
+        match resolve(&path) {
+            Some(r) => out.push_str(&r),
+            None => {
+                // Unknown: its template arguments may still hold names to resolve.
+                match path.find('<') {
+                    Some(open) if path.ends_with('>') => {
+                        out.push_str(&path[..open + 1]);
+                        out.push_str(&replace_paths(&path[open + 1..path.len() - 1], resolve));
+                        out.push('>');
+                    }
+                    _ => out.push_str(&path),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `>` closing the `<` at `open`, if the text between is a template argument list
+/// (balanced, no `;`); `a < b` comparisons find none.
+fn matching_angle(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, &c) in chars.iter().enumerate().skip(open) {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (c == '>').then_some(k);
+                }
+            }
+            ';' | '{' | '}' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(src: &str) -> Prepared {
+        crate::front::cuda::prepare(src, &Default::default())
+    }
+
+    #[test]
+    fn members_through_bases_defaults_and_siblings() {
+        let p = file(
+            "template <int N, typename T> struct Base { using elem_t = T; enum { THREADS = N, WARPS = THREADS / 32 }; };\n\
+             template <int M, typename U, typename B = Base<M * 32, U>> struct K : public B {\n\
+               enum { ROWS = B::WARPS * 2 };\n\
+               static constexpr int BYTES = ROWS * sizeof(typename B::elem_t);\n\
+               using vec_t = typename B::elem_t;\n\
+             };\n",
+        );
+        let c = Classes::new([&p]);
+        assert_eq!(
+            c.member("K<2, float>", "THREADS"),
+            Some(Member::Value("2 * 32".into()))
+        );
+        assert_eq!(
+            c.member("K<2, float>", "vec_t"),
+            Some(Member::Type("float".into()))
+        );
+        let Some(Member::Value(rows)) = c.member("K<2, float>", "ROWS") else {
+            panic!("ROWS")
+        };
+        assert_eq!(rows.replace(' ', ""), "((2*32)/32)*2");
+        let Some(Member::Value(bytes)) = c.member("K<2, float>", "BYTES") else {
+            panic!("BYTES")
+        };
+        assert!(bytes.replace(' ', "").contains("sizeof(float)"), "{bytes}");
+        assert_eq!(c.member("K<2, float>", "missing"), None);
+    }
+
+    #[test]
+    fn paths_and_comparisons() {
+        let r = |p: &str| (p == "A::x").then(|| "(1)".to_string());
+        assert_eq!(replace_paths("A::x + a < b", &r), "(1) + a < b");
+        assert_eq!(replace_paths("s.A::x", &r), "s.A::x");
+        assert_eq!(
+            substitute("T + B::T", &|w| (w == "T").then(|| "int".into())),
+            "int + B::T"
+        );
+    }
+}
