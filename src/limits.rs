@@ -65,6 +65,20 @@ pub const WORK_BUDGET: u64 = 8_000_000;
 /// instantiations of an attention kernel cost about twice one run, not 14 times.
 pub const MIN_RUN_BUDGET_SHARE: u64 = 8;
 
+/// Thread-statements all the runs of one file may spend on enumerating loops: a file of
+/// many kernels, each in many configurations, costs a bounded amount; runs past it enumerate
+/// a small share each and analyze the rest of their loops symbolically.
+pub const FILE_WORK_BUDGET: u64 = 4 * WORK_BUDGET;
+
+/// Configurations of one function analyzed (launch shapes, template arguments, element
+/// sizes): with a share of [`WORK_BUDGET`] each of at least 1/[`MIN_RUN_BUDGET_SHARE`],
+/// this bounds one function's analysis at 2 budgets; further ones are said, not analyzed.
+pub const MAX_CONFIGURATIONS: usize = 16;
+
+/// Runs of one function in all: its configurations times the paths of its branches on
+/// uniform unknowns ([`MAX_DECISIONS`]); past this, the paths stay joined in one run.
+pub const MAX_RUNS_PER_FUNCTION: usize = 32;
+
 /// Branches on a warp-uniform unknown that assign variables differently, analyzed side by
 /// side (each one doubles the runs of its function; further ones are joined).
 pub const MAX_DECISIONS: usize = 3;

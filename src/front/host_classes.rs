@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub struct HostClasses {
     own: Prepared,
     headers: Vec<Arc<Prepared>>,
+    /// The class whose method runs, if any: its constants are named bare there.
+    within: Option<String>,
 }
 
 impl HostClasses {
@@ -33,6 +35,15 @@ impl HostClasses {
         }
     }
 
+    /// Starts a method of `class`; gives back the class it was in before.
+    pub fn enter(&mut self, class: String) -> Option<String> {
+        self.within.replace(class)
+    }
+
+    pub fn leave(&mut self, outer: Option<String>) {
+        self.within = outer;
+    }
+
     fn classes(&self) -> Classes<'_> {
         Classes::new(std::iter::once(&self.own).chain(self.headers.iter().map(|h| &**h)))
     }
@@ -45,10 +56,13 @@ impl HostReader<'_> {
     pub(super) fn class_constant(&self, path: &str, env: &Env) -> Option<HostValue> {
         let parts = crate::front::names::split_path(path);
         let (member, scope) = parts.split_last()?;
-        if scope.is_empty() {
-            return None;
-        }
-        let scope = crate::front::class_members::substitute(&scope.join("::"), &|w| match env
+        let scope = match (scope.is_empty(), &self.classes.within) {
+            (false, _) => scope.join("::"),
+            // A bare name in a method: its class's member.
+            (true, Some(class)) => class.clone(),
+            (true, None) => return None,
+        };
+        let scope = crate::front::class_members::substitute(&scope, &|w| match env
             .get(w)
             .or_else(|| self.globals.get(w))?
         {

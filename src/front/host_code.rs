@@ -188,6 +188,18 @@ impl<'s> HostReader<'s> {
         self.run_function(f, env);
     }
 
+    /// A host method defined in its class (`args`: a specialization's arguments): its body
+    /// runs with the class's constants readable by their bare names (`THREADS`).
+    pub fn method(&mut self, f: Node<'_>, class: &str, args: &Option<Vec<String>>) {
+        let class = match args {
+            Some(a) => format!("{class}<{}>", a.join(", ")),
+            None => class.to_string(),
+        };
+        let outer = self.classes.enter(class);
+        self.function(f);
+        self.classes.leave(outer);
+    }
+
     /// Runs `f`'s body from `env`.
     pub(super) fn run_function(&mut self, f: Node<'_>, mut env: Env) {
         // Parameters are whatever the caller passes.

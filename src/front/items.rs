@@ -548,6 +548,18 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
             "field_declaration" => l.lower(member),
             "function_definition" | "template_declaration"
                 if lift_method(l, member, &class, holds_pointer) => {}
+            // A host method launches kernels with the class's constants in scope.
+            "function_definition" if function_kind(l, member).0 == ChunkKind::HostFunction => {
+                // Lowered for its launch sites only, then left out of the class's parse.
+                let patches_before = l.patches.len();
+                l.host = true;
+                l.lower(member);
+                l.host = false;
+                l.patches.truncate(patches_before);
+                l.host_reader.classes.sync(l.out);
+                l.host_reader.method(member, &class, &args);
+                l.blank_node(member);
+            }
             _ => l.blank_node(member),
         }
     }

@@ -141,6 +141,11 @@ pub struct ApiLaunch<'t> {
 pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
     let function = call.child_by_field_name("function")?;
     let args = named_children(call.child_by_field_name("arguments")?);
+    // `cudaLaunchCooperativeKernel<F>(...)`: the C++ overload, named with its template.
+    let function = match function.kind() {
+        "template_function" => function.child_by_field_name("name")?,
+        _ => function,
+    };
     let name = text(function, src);
     let name = name.rsplit("::").next().unwrap_or(name).trim();
     let (kernel, config, arguments) = match name {

@@ -15,6 +15,8 @@ use crate::front::annotation_syntax::Directive;
 use crate::front::cuda::Prepared;
 use crate::front::host_code::{HostValue, LaunchValues};
 
+use crate::limits::MAX_CONFIGURATIONS;
+
 /// Threads per block allowed by every architecture since 2.x (512 on 1.x).
 pub const MAX_THREADS: u32 = 1024;
 
@@ -27,6 +29,8 @@ pub struct UnresolvedLaunch {
     pub reason: String,
     /// What was not used: `None` for a launch's block shape.
     pub annotation: Option<String>,
+    /// For a kernel with more configurations than banklint analyzes: how many it has.
+    pub configurations: Option<usize>,
 }
 
 /// Template arguments and constant kernel arguments, by parameter name.
@@ -161,6 +165,7 @@ pub fn shapes_for(
                 span: span.clone(),
                 reason: format!("`{}` has no parameter `{name}`", f.name),
                 annotation: Some(format!("args({name} = ...)")),
+                configurations: None,
             });
         }
         for shape in &mut shapes {
@@ -174,7 +179,29 @@ pub fn shapes_for(
                 .collect();
         }
     }
+    // Every analysis is bounded: a kernel launched in hundreds of configurations (a
+    // registration macro expanded per type and size) is analyzed in the first few.
+    let total = shapes.len();
+    if total > MAX_CONFIGURATIONS {
+        shapes.truncate(MAX_CONFIGURATIONS);
+        unresolved.push(UnresolvedLaunch {
+            span: p.source_span(f.span.start..first_line_end(&p.text, f.span.clone())),
+            reason: format!(
+                "`{}` has {total} configurations (launch shapes, template arguments, element sizes); banklint analyzes the first {MAX_CONFIGURATIONS} and reports the worst of those",
+                f.name
+            ),
+            annotation: None,
+            configurations: Some(total),
+        });
+    }
     shapes
+}
+
+/// Where the first line of `span` in `text` ends (within `span`).
+fn first_line_end(text: &str, span: std::ops::Range<usize>) -> usize {
+    text.get(span.clone())
+        .and_then(|t| t.find('\n'))
+        .map_or(span.end, |k| span.start + k)
 }
 
 /// Each shape under each `// banklint: instantiate(...)` annotation above the kernel: the
@@ -210,6 +237,7 @@ fn with_annotated_instantiations(
                     )
                 },
                 annotation: Some(format!("instantiate({name} = ...)")),
+                configurations: None,
             }),
             None => usable.push(args),
         }
@@ -448,6 +476,7 @@ fn launch_shapes(
                 span: prepared.source_span(launch.span.clone()),
                 reason: "the launch has no block argument".into(),
                 annotation: None,
+                configurations: None,
             });
             continue;
         }
@@ -544,6 +573,7 @@ fn launch_run(
                 span,
                 reason,
                 annotation: None,
+                configurations: None,
             });
         }
     }

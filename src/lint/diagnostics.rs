@@ -442,6 +442,10 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
     }
     for u in &report.unresolved_launches {
         let (message, note) = match &u.annotation {
+            None if u.configurations.is_some() => (
+                "some configurations of this kernel are not analyzed".to_string(),
+                "a launch or an `// banklint: instantiate(...)` annotation in this file names the configuration to analyze".to_string(),
+            ),
             None => (
                 "block shape of this launch is not used".to_string(),
                 match launched_kernel(report, u.span.start)

@@ -406,6 +406,9 @@ pub fn analyze<'p>(
     let mut arrays = ArrayTable::default();
     let mut runs = Vec::new();
     let mut reached = BTreeSet::new();
+    // Shared by every run of the file: many kernels, each in many configurations, still
+    // cost a bounded amount.
+    let mut file_budget = crate::limits::FILE_WORK_BUDGET;
     let order: Vec<&Function> = unit
         .functions
         .iter()
@@ -427,11 +430,14 @@ pub fn analyze<'p>(
             &inert::inert_type_params(unit, f, &reach),
         );
         let run_budget = run_budget(shapes.len());
+        let shape_count = shapes.len();
         for shape in shapes {
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
             a.headers = headers;
-            a.budget = run_budget;
+            a.budget = within_file_budget(run_budget, file_budget);
+            let granted = a.budget;
             a.run_function(f);
+            file_budget = file_budget.saturating_sub(granted - a.budget);
             let points = std::mem::take(&mut a.decision_points);
             let first = ShapeRun {
                 function: f.name.clone(),
@@ -443,7 +449,11 @@ pub fn analyze<'p>(
                 shift_overflows: a.shift_overflows,
                 tma_copies: a.tma_copies,
             };
-            if points.is_empty() {
+            // Paths multiply the runs: a function in many configurations keeps its branches
+            // joined rather than run more than `MAX_RUNS_PER_FUNCTION` times.
+            if points.is_empty()
+                || shape_count << points.len() > crate::limits::MAX_RUNS_PER_FUNCTION
+            {
                 runs.push(first);
                 continue;
             }
@@ -464,8 +474,10 @@ pub fn analyze<'p>(
                 };
                 let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
                 a.headers = headers;
-                a.budget = run_budget;
+                a.budget = within_file_budget(run_budget, file_budget);
+                let granted = a.budget;
                 a.run_function(f);
+                file_budget = file_budget.saturating_sub(granted - a.budget);
                 runs.push(ShapeRun {
                     function: f.name.clone(),
                     kernel: f.kernel,
@@ -855,6 +867,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.budget = self.budget.saturating_sub(work);
         self.budget > 0
     }
+}
+
+/// A run's enumeration budget once the file's runs so far have spent theirs: what is left of
+/// the file's, but never less than a small share, so that each run still enumerates its
+/// first loops.
+fn within_file_budget(run_budget: u64, file_left: u64) -> u64 {
+    run_budget.min(file_left.max(WORK_BUDGET / crate::limits::MIN_RUN_BUDGET_SHARE / 8))
 }
 
 /// The enumeration budget of each of a function's `runs` runs (see `MIN_RUN_BUDGET_SHARE`).
