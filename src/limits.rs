@@ -72,12 +72,12 @@ pub const FILE_WORK_BUDGET: u64 = 4 * WORK_BUDGET;
 
 /// Configurations of one function analyzed (launch shapes, template arguments, element
 /// sizes): with a share of [`WORK_BUDGET`] each of at least 1/[`MIN_RUN_BUDGET_SHARE`],
-/// this bounds one function's analysis at 2 budgets; further ones are said, not analyzed.
-pub const MAX_CONFIGURATIONS: usize = 16;
+/// this bounds one function's analysis at 1.5 budgets; further ones are said, not analyzed.
+pub const MAX_CONFIGURATIONS: usize = 12;
 
-/// Runs of one function in all: its configurations times the paths of its branches on
-/// uniform unknowns ([`MAX_DECISIONS`]); past this, the paths stay joined in one run.
-pub const MAX_RUNS_PER_FUNCTION: usize = 32;
+/// Runs of one file's functions in all (configurations times the paths of branches on
+/// uniform unknowns, [`MAX_DECISIONS`]): past this, a run's paths stay joined in it.
+pub const MAX_RUNS_PER_FILE: usize = 128;
 
 /// Branches on a warp-uniform unknown that assign variables differently, analyzed side by
 /// side (each one doubles the runs of its function; further ones are joined).

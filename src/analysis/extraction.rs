@@ -103,6 +103,8 @@ pub struct Unit<'p> {
 struct Lookup {
     functions: HashMap<String, Vec<usize>>,
     typenames: std::collections::HashSet<String>,
+    /// Type names spelled `P__member` (`typename P::member`), by `P`: (member, name).
+    members_of: HashMap<String, Vec<(String, String)>>,
 }
 
 impl Unit<'_> {
@@ -161,11 +163,33 @@ impl Unit<'_> {
             for (i, f) in self.functions.iter().enumerate() {
                 functions.entry(f.name.clone()).or_default().push(i);
             }
+            let mut members_of: HashMap<String, Vec<(String, String)>> = HashMap::new();
+            for name in &self.prepared.typenames {
+                if let Some((scope, member)) = name.split_once("__")
+                    && !scope.is_empty()
+                    && !member.is_empty()
+                {
+                    members_of
+                        .entry(scope.to_string())
+                        .or_default()
+                        .push((member.to_string(), name.clone()));
+                }
+            }
             Lookup {
                 functions,
                 typenames: self.prepared.typenames.iter().cloned().collect(),
+                members_of,
             }
         })
+    }
+
+    /// The type names written `typename scope::member` (spelled `scope__member`), as
+    /// (member, name).
+    pub fn member_typenames(&self, scope: &str) -> &[(String, String)] {
+        self.lookup()
+            .members_of
+            .get(scope)
+            .map_or(&[][..], |v| &v[..])
     }
 
     /// Whether `name` is one of the file's type names (its own and its headers').

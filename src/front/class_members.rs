@@ -59,20 +59,25 @@ impl<'p> Classes<'p> {
             return None;
         }
         let (tag, args) = tag_and_args(class);
-        let bindings = self.bindings(&tag, &args);
-        let bind = |t: &str| substitute(t, &|w| bound(&bindings, w));
-        let found = self.own_member(&tag, &args, member).map(|m| match m {
-            Member::Value(v) => Member::Value(bind(&v)),
-            Member::Type(t) => Member::Type(bind(&t)),
-        });
+        let primary = self.bindings(&tag, &args);
+        let bind = |t: &str, spec: &Option<Bindings>| {
+            let b = spec.as_ref().unwrap_or(&primary);
+            substitute(t, &|w| bound(b, w))
+        };
+        let found = self
+            .own_member(&tag, &args, member)
+            .map(|(m, spec)| match m {
+                Member::Value(v) => Member::Value(bind(&v, &spec)),
+                Member::Type(t) => Member::Type(bind(&t, &spec)),
+            });
         let found = match found {
             Some(m) => m,
             None => {
                 // Inherited: the first base that has it.
-                return self
-                    .bases(&tag, &args)
+                let (bases, spec) = self.bases(&tag, &args);
+                return bases
                     .iter()
-                    .find_map(|b| self.member_at(&bind(b), member, depth + 1));
+                    .find_map(|b| self.member_at(&bind(b, &spec), member, depth + 1));
             }
         };
         // Names the value uses that the class knows: its other members, its bases' members.
@@ -140,50 +145,85 @@ impl<'p> Classes<'p> {
         out
     }
 
-    /// A member the class itself declares (a specialization's for its arguments first).
-    fn own_member(&self, tag: &str, args: &[String], member: &str) -> Option<Member> {
+    /// A member the class itself declares: a specialization's whose arguments match first
+    /// (with its own parameters bound by the match), else the primary template's.
+    fn own_member(
+        &self,
+        tag: &str,
+        args: &[String],
+        member: &str,
+    ) -> Option<(Member, Option<Bindings>)> {
         let statics = self
             .preps
             .iter()
             .flat_map(|p| p.static_members.iter())
-            .find(|m| m.class == tag && m.member == member)
-            .map(|m| Member::Value(m.value.clone()));
-        let same = |written: &[String]| {
-            written.len() == args.len()
-                && written
-                    .iter()
-                    .zip(args)
-                    .all(|(w, a)| w.split_whitespace().eq(a.split_whitespace()))
-        };
+            .filter(|m| m.class == tag && m.member == member)
+            .map(|m| (&m.args, &m.params, Member::Value(m.value.clone())));
         let typedefs = self
             .preps
             .iter()
             .flat_map(|p| p.member_typedefs.iter())
-            .filter(|m| m.class == tag && m.member == member);
-        let typedef = typedefs
-            .clone()
-            .find(|m| m.args.as_deref().is_some_and(same))
-            .or_else(|| typedefs.clone().find(|m| m.args.is_none()))
-            .map(|m| Member::Type(m.ty.clone()));
-        statics.or(typedef)
+            .filter(|m| m.class == tag && m.member == member)
+            .map(|m| (&m.args, &m.params, Member::Type(m.ty.clone())));
+        let all: Vec<_> = statics.chain(typedefs).collect();
+        let specialized = all.iter().find_map(|(written, params, m)| {
+            let bound = unify(written.as_deref()?, params, args)?;
+            Some((m.clone(), Some(bound)))
+        });
+        specialized.or_else(|| {
+            all.into_iter()
+                .find(|(written, _, _)| written.is_none())
+                .map(|(_, _, m)| (m, None))
+        })
     }
 
-    fn bases(&self, tag: &str, args: &[String]) -> Vec<String> {
-        self.preps
+    /// The bases of the class (a matching specialization's first), with the bindings of
+    /// the specialization's own parameters when one matched.
+    fn bases(&self, tag: &str, args: &[String]) -> (Vec<String>, Option<Bindings>) {
+        let all: Vec<&crate::front::cuda::ClassBases> = self
+            .preps
             .iter()
             .flat_map(|p| p.class_bases.iter())
-            .find(|b| {
-                b.class == tag
-                    && b.args.as_ref().is_none_or(|a| {
-                        a.len() == args.len()
-                            && a.iter()
-                                .zip(args)
-                                .all(|(w, x)| w.split_whitespace().eq(x.split_whitespace()))
-                    })
+            .filter(|b| b.class == tag)
+            .collect();
+        let specialized = all.iter().find_map(|b| {
+            let bound = unify(b.args.as_deref()?, &b.params, args)?;
+            Some((b.bases.clone(), Some(bound)))
+        });
+        specialized
+            .or_else(|| {
+                all.iter()
+                    .find(|b| b.args.is_none())
+                    .map(|b| (b.bases.clone(), None))
             })
-            .map(|b| b.bases.clone())
             .unwrap_or_default()
     }
+}
+
+type Bindings = Vec<(String, String)>;
+
+/// A specialization's written arguments matched against the actual ones: a written argument
+/// that is one of the specialization's parameters takes the actual one (the same wherever it
+/// appears), any other must be the same text. `None` when they do not match.
+fn unify(written: &[String], params: &[String], actual: &[String]) -> Option<Bindings> {
+    if written.len() != actual.len() {
+        return None;
+    }
+    let mut bound: Bindings = Vec::new();
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (w, a) in written.iter().zip(actual) {
+        let w = norm(w);
+        if params.contains(&w) {
+            match bound.iter().find(|(n, _)| *n == w) {
+                Some((_, v)) if *v != norm(a) => return None,
+                Some(_) => {}
+                None => bound.push((w, norm(a))),
+            }
+        } else if w != norm(a) {
+            return None;
+        }
+    }
+    Some(bound)
 }
 
 fn found_text(m: &Member) -> String {
@@ -377,6 +417,31 @@ mod tests {
         };
         assert!(bytes.replace(' ', "").contains("sizeof(float)"), "{bytes}");
         assert_eq!(c.member("K<2, float>", "missing"), None);
+    }
+
+    #[test]
+    fn a_matching_partial_specialization_wins() {
+        let p = file(
+            "template <typename T, int N> struct Packed { enum { PER_LDG = N }; typedef T Type; };\n\
+             template <int N> struct Packed<short, N> { enum { PER_LDG = N / 2 }; typedef int Type; };\n",
+        );
+        let c = Classes::new([&p]);
+        assert_eq!(
+            c.member("Packed<float, 8>", "Type"),
+            Some(Member::Type("float".into()))
+        );
+        assert_eq!(
+            c.member("Packed<float, 8>", "PER_LDG"),
+            Some(Member::Value("8".into()))
+        );
+        assert_eq!(
+            c.member("Packed<short, 8>", "Type"),
+            Some(Member::Type("int".into()))
+        );
+        assert_eq!(
+            c.member("Packed<short, 8>", "PER_LDG"),
+            Some(Member::Value("8 / 2".into()))
+        );
     }
 
     #[test]

@@ -54,6 +54,9 @@ impl HostReader<'_> {
     /// (through a type alias or type parameter in scope, or written out) and `m` is one of
     /// its constants with a value here.
     pub(super) fn class_constant(&self, path: &str, env: &Env) -> Option<HostValue> {
+        if !path.contains("::") && self.classes.within.is_none() {
+            return None;
+        }
         let parts = crate::front::names::split_path(path);
         let (member, scope) = parts.split_last()?;
         let scope = match (scope.is_empty(), &self.classes.within) {

@@ -534,11 +534,11 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
                     .child_by_field_name("type")
                     .is_some_and(|t| t.kind() == "enum_specifier") =>
             {
-                record_member_enumerators(l, member, &class);
+                record_member_enumerators(l, member, &class, &args);
                 l.lower(member);
             }
             "field_declaration" if is_static(l, member) => {
-                record_static_member(l, member, &class);
+                record_static_member(l, member, &class, &args);
                 l.blank_node(member);
             }
             "field_declaration" if find_descendant(member, &["function_declarator"]).is_some() => {
@@ -747,9 +747,11 @@ fn record_member_typedef(
     else {
         return;
     };
+    let params = template_params_around(l, t);
     l.out.member_typedefs.push(MemberTypedef {
         class: class.to_string(),
         args: args.clone(),
+        params,
         member: text(decl, l.src).to_string(),
         ty: text(ty, l.src)
             .split_whitespace()
@@ -771,16 +773,23 @@ fn record_bases(l: &mut Lowering<'_>, clause: Node<'_>, class: &str, args: &Opti
                 .join(" ")
         })
         .collect();
+    let params = template_params_around(l, clause);
     l.out.class_bases.push(crate::front::cuda::ClassBases {
         class: class.replace("::", "__"),
         args: args.clone(),
+        params,
         bases,
     });
 }
 
 /// `enum { THREADS = N, WARPS = THREADS / 32, NEXT };` inside a class: each enumerator is
 /// one of its static constants (`K::WARPS`), one more than the one before when not given.
-fn record_member_enumerators(l: &mut Lowering<'_>, member: Node<'_>, class: &str) {
+fn record_member_enumerators(
+    l: &mut Lowering<'_>,
+    member: Node<'_>,
+    class: &str,
+    args: &Option<Vec<String>>,
+) {
     let Some(list) = member
         .child_by_field_name("type")
         .and_then(|t| t.child_by_field_name("body"))
@@ -801,12 +810,17 @@ fn record_member_enumerators(l: &mut Lowering<'_>, member: Node<'_>, class: &str
             None => previous.map_or_else(|| "0".to_string(), |p| format!("{p} + 1")),
         };
         previous = Some(name.clone());
-        record_static(l, member, class, name, value);
+        record_static(l, member, (class, args), name, value);
     }
 }
 
 /// `static constexpr int size = 4;` inside `struct x128`: `x128::size` is 4.
-fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
+fn record_static_member(
+    l: &mut Lowering<'_>,
+    f: Node<'_>,
+    class: &str,
+    args: &Option<Vec<String>>,
+) {
     let (Some(name), Some(value)) = (
         f.child_by_field_name("declarator"),
         f.child_by_field_name("default_value"),
@@ -820,15 +834,35 @@ fn record_static_member(l: &mut Lowering<'_>, f: Node<'_>, class: &str) {
         text(name, l.src).to_string(),
         text(value, l.src).to_string(),
     );
-    record_static(l, f, class, name, value);
+    record_static(l, f, (class, args), name, value);
 }
 
-fn record_static(l: &mut Lowering<'_>, f: Node<'_>, class: &str, member: String, value: String) {
+/// A static constant of `class` (`args`: a specialization's arguments as written).
+fn record_static(
+    l: &mut Lowering<'_>,
+    f: Node<'_>,
+    (class, args): (&str, &Option<Vec<String>>),
+    member: String,
+    value: String,
+) {
     if class.is_empty() {
         return;
     }
     // The class template around the member, if any: its parameters may appear in the value.
-    let params = std::iter::successors(f.parent(), |n| n.parent())
+    let params = template_params_around(l, f);
+    l.out.static_members.push(StaticMember {
+        class: class.to_string(),
+        args: args.clone(),
+        member,
+        value,
+        params,
+    });
+}
+
+/// The parameters of the template declaration around `n` (a class template's, or a partial
+/// specialization's own), in order.
+fn template_params_around(l: &Lowering<'_>, n: Node<'_>) -> Vec<String> {
+    std::iter::successors(n.parent(), |n| n.parent())
         .find(|n| n.kind() == "template_declaration")
         .and_then(|t| t.child_by_field_name("parameters"))
         .map(|list| {
@@ -837,13 +871,7 @@ fn record_static(l: &mut Lowering<'_>, f: Node<'_>, class: &str, member: String,
                 .filter_map(|p| crate::front::syntax::template_param(*p, l.src).map(|(n, _)| n))
                 .collect()
         })
-        .unwrap_or_default();
-    l.out.static_members.push(StaticMember {
-        class: class.to_string(),
-        member,
-        value,
-        params,
-    });
+        .unwrap_or_default()
 }
 
 /// `typedef Packed128<floatX> x128;`: an alias whose static members (`x128::size`) are the

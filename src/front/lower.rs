@@ -156,6 +156,11 @@ impl<'p> Lowering<'p> {
                 self.blank_node(n)
             }
             "alias_declaration" => self.alias(n),
+            // Kept for lang-c; one in a function body is also resolved per instantiation.
+            "type_definition" => {
+                self.local_typedef(n);
+                return true;
+            }
             "ERROR" if self.type_after_attribute_macro(n) => {}
             "ERROR" => self.error(n),
             "lambda_expression" => {
@@ -393,19 +398,37 @@ impl<'p> Lowering<'p> {
         {
             let name = self.t(name).to_string();
             let ty = self.t(ty).split_whitespace().collect::<Vec<_>>().join(" ");
-            // One in a function body may name the function's template parameters
-            // (`using T = typename K::compute_t;`): resolved per instantiation.
-            if std::iter::successors(n.parent(), |p| p.parent())
-                .any(|p| p.kind() == "compound_statement")
-            {
-                self.out
-                    .local_aliases
-                    .push((n.start_byte(), name.clone(), ty.clone()));
-            }
+            self.local_alias(n, &name, &ty);
             self.out.aliases.push((name.clone(), ty));
             self.add_typename(name);
         }
         self.blank_node(n);
+    }
+
+    /// An alias in a function body may name the function's template parameters (`using T =
+    /// typename K::compute_t;`): recorded to be resolved per instantiation.
+    fn local_alias(&mut self, n: Node<'_>, name: &str, ty: &str) {
+        if std::iter::successors(n.parent(), |p| p.parent())
+            .any(|p| p.kind() == "compound_statement")
+        {
+            self.out
+                .local_aliases
+                .push((n.start_byte(), name.to_string(), ty.to_string()));
+        }
+    }
+
+    /// `typedef PackedStorage<T, N> P;` in a function body: a local alias too.
+    fn local_typedef(&mut self, n: Node<'_>) {
+        let Some(ty) = n.child_by_field_name("type") else {
+            return;
+        };
+        let ty = self.t(ty).split_whitespace().collect::<Vec<_>>().join(" ");
+        for d in named_children(n) {
+            if d.kind() == "type_identifier" {
+                let name = self.t(d).to_string();
+                self.local_alias(n, &name, &ty);
+            }
+        }
     }
 
     /// `static _CCCL_DEVICE FType *f()`: a word banklint does not know before a function's

@@ -231,6 +231,9 @@ pub struct Prepared {
 pub struct MemberTypedef {
     pub class: String,
     pub args: Option<Vec<String>>,
+    /// The template parameters of the class or specialization it is in (a partial
+    /// specialization's `args` name them).
+    pub params: Vec<String>,
     pub member: String,
     pub ty: String,
 }
@@ -254,6 +257,8 @@ pub struct WrapperArray {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StaticMember {
     pub class: String,
+    /// A specialization's arguments as written (`None`: the primary template or a class).
+    pub args: Option<Vec<String>>,
     pub member: String,
     pub value: String,
     /// The parameters of the class template it belongs to (`ElementType` of
@@ -266,6 +271,7 @@ pub struct StaticMember {
 pub struct ClassBases {
     pub class: String,
     pub args: Option<Vec<String>>,
+    pub params: Vec<String>,
     pub bases: Vec<String>,
 }
 

@@ -15,42 +15,54 @@ impl Analyzer<'_, '_> {
     /// for the members read through it.
     pub(super) fn bind_member_types(&mut self, body: Option<std::ops::Range<usize>>, at: Span) {
         let p = self.unit.prepared;
+        // The function's own aliases: recorded in text order.
+        let locals = match &body {
+            Some(b) => {
+                let from = p.local_aliases.partition_point(|(at, _, _)| *at < b.start);
+                let to = p.local_aliases.partition_point(|(at, _, _)| *at < b.end);
+                &p.local_aliases[from..to.max(from)]
+            }
+            None => &[][..],
+        };
+        let members = self
+            .type_args
+            .keys()
+            .any(|param| !self.unit.member_typenames(param).is_empty());
+        if locals.is_empty() && !members {
+            return;
+        }
         let headers: Vec<&crate::front::cuda::Prepared> =
             self.headers.iter().map(|(_, h)| h.prepared).collect();
         let classes = crate::front::class_members::Classes::new(
             std::iter::once(p).chain(headers.iter().copied()),
         );
         let mut found: Vec<(String, String)> = Vec::new();
-        if !self.type_args.is_empty() {
-            for name in p.typenames.iter().filter(|n| n.contains("__")) {
-                let Some((param, member)) = name.split_once("__") else {
-                    continue;
-                };
-                if let Some(class) = self.type_args.get(param)
-                    && let Some(crate::front::class_members::Member::Type(t)) =
-                        classes.member(class, member)
+        for (param, class) in self.type_args.iter() {
+            for (member, name) in self.unit.member_typenames(param) {
+                if let Some(crate::front::class_members::Member::Type(t)) =
+                    classes.member(class, member)
                 {
                     found.push((name.clone(), t));
                 }
             }
         }
-        let locals = if body.is_some() {
-            &p.local_aliases[..]
-        } else {
-            &[][..]
-        };
-        let mut pending = found.into_iter();
+        let mut pending: std::collections::VecDeque<(String, String)> = found.into();
         let mut k = 0;
-        loop {
-            let (name, resolved) = if let Some(next) = pending.next() {
+        // Each step binds one name; names only come from the file's type names and aliases.
+        let mut steps = self.unit.prepared.typenames.len() + locals.len() + 1;
+        while steps > 0 {
+            steps -= 1;
+            let (name, resolved) = if let Some(next) = pending.pop_front() {
                 next
-            } else if let Some((at, name, text)) = locals.get(k) {
+            } else if let Some((_, name, text)) = locals.get(k) {
                 k += 1;
-                if !body.as_ref().is_some_and(|b| b.contains(at)) {
-                    continue;
-                }
+                // Type parameters and aliases by the text they are bound to, value
+                // parameters by their value.
                 let bound = crate::front::class_members::substitute(text, &|w| {
-                    self.type_args.get(w).cloned()
+                    self.type_args.get(w).cloned().or_else(|| {
+                        let v = self.template_values.get(w)?.as_const()?;
+                        Some(v.to_string())
+                    })
                 });
                 let resolved = classes.resolve(&bound);
                 if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ") {
@@ -63,7 +75,18 @@ impl Analyzer<'_, '_> {
             if let Some(ty) = self.type_of_text(&resolved, at) {
                 Rc::make_mut(&mut self.types).named.insert(name.clone(), ty);
             }
+            // Member types named through this alias (`typename P::Type`) resolve now too.
+            let through: Vec<(String, String)> = self
+                .unit
+                .member_typenames(&name)
+                .iter()
+                .filter_map(|(member, full)| match classes.member(&resolved, member)? {
+                    crate::front::class_members::Member::Type(t) => Some((full.clone(), t)),
+                    crate::front::class_members::Member::Value(_) => None,
+                })
+                .collect();
             Rc::make_mut(&mut self.type_args).insert(name, resolved);
+            pending.extend(through);
         }
     }
 

@@ -430,7 +430,6 @@ pub fn analyze<'p>(
             &inert::inert_type_params(unit, f, &reach),
         );
         let run_budget = run_budget(shapes.len());
-        let shape_count = shapes.len();
         for shape in shapes {
             let mut a = Analyzer::new(unit, options.target, &shape, &mut arrays, &mut reached);
             a.headers = headers;
@@ -449,10 +448,10 @@ pub fn analyze<'p>(
                 shift_overflows: a.shift_overflows,
                 tma_copies: a.tma_copies,
             };
-            // Paths multiply the runs: a function in many configurations keeps its branches
-            // joined rather than run more than `MAX_RUNS_PER_FUNCTION` times.
+            // Paths multiply the runs: past `MAX_RUNS_PER_FILE` in the file, a function keeps
+            // its branches joined in one run.
             if points.is_empty()
-                || shape_count << points.len() > crate::limits::MAX_RUNS_PER_FUNCTION
+                || runs.len() + (1 << points.len()) > crate::limits::MAX_RUNS_PER_FILE
             {
                 runs.push(first);
                 continue;
