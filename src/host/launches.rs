@@ -180,14 +180,16 @@ pub fn shapes_for(
         }
     }
     // Every analysis is bounded: a kernel launched in hundreds of configurations (a
-    // registration macro expanded per type and size) is analyzed in the first few.
+    // registration macro expanded per type and size) is analyzed in a few that between them
+    // give each template parameter, block shape and argument every value it takes, as far
+    // as they can.
     let total = shapes.len();
     if total > MAX_CONFIGURATIONS {
-        shapes.truncate(MAX_CONFIGURATIONS);
+        shapes = crate::host::configurations::spread(shapes, MAX_CONFIGURATIONS);
         unresolved.push(UnresolvedLaunch {
             span: p.source_span(f.span.start..first_line_end(&p.text, f.span.clone())),
             reason: format!(
-                "`{}` has {total} configurations (launch shapes, template arguments, element sizes); banklint analyzes the first {MAX_CONFIGURATIONS} and reports the worst of those",
+                "`{}` has {total} configurations (launch shapes, template arguments, element sizes); banklint analyzes {MAX_CONFIGURATIONS} of them, chosen so that each value a template argument, block shape or argument takes, and each pair of them, is in one where it can, and reports the worst of those",
                 f.name
             ),
             annotation: None,
@@ -647,6 +649,12 @@ fn launch_tensor_maps(f: &Function, values: &LaunchValues) -> TensorMapArguments
 
 /// The shape for a kernel without a usable launch: its annotation, else --block-dim, else one
 /// warp of a block whose x extent is a multiple of 32.
+/// The shape a kernel with nothing known gets, for other modules' tests.
+#[cfg(test)]
+pub fn fallback_shape_for_tests() -> BlockShape {
+    fallback_shape(None, None)
+}
+
 fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockShape {
     let (dims, source) = match (annotated, cli) {
         (Some(dims), _) => (Some(dims), ShapeSource::Annotation),

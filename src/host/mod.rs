@@ -1,4 +1,5 @@
 //! Host facts: what the host code of a file says about its kernels (block shapes, template
 //! and kernel arguments at launch sites, annotations above kernels).
 
+pub mod configurations;
 pub mod launches;

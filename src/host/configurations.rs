@@ -1,0 +1,104 @@
+//! Which configurations of a function are analyzed when it has more than
+//! `limits::MAX_CONFIGURATIONS` (a kernel instantiated per type and size by a registration
+//! macro): a spread that gives each value, and each pair of values, of its template
+//! parameters, block shape and arguments a configuration where it can.
+
+use crate::analysis::interp::BlockShape;
+
+/// At most `n` of `shapes`, chosen greedily so that as many as possible of the values each
+/// template parameter, block shape, argument and assumed type takes, and of the pairs of
+/// them that occur, appear in one of them (the earliest shape wins a tie); then the
+/// earliest others, up to `n`.
+pub fn spread(shapes: Vec<BlockShape>, n: usize) -> Vec<BlockShape> {
+    let facets = |s: &BlockShape| -> Vec<String> {
+        let mut out: Vec<String> = s
+            .template_args
+            .iter()
+            .map(|(k, v)| format!("T {k}={v}"))
+            .chain(s.arguments.iter().map(|(k, v)| format!("A {k}={v}")))
+            .chain(s.assumed_types.iter().map(|(k, v)| format!("U {k}={v}")))
+            .collect();
+        out.push(format!("D {:?}", s.dims));
+        out
+    };
+    // Values and pairs of values: a branch on two parameters (`if (L2) ... DIMS / 4`) is
+    // reached in some configuration when every pair that occurs is in one.
+    let all: Vec<Vec<String>> = shapes
+        .iter()
+        .map(|s| {
+            let one = facets(s);
+            let mut both = one.clone();
+            for (i, a) in one.iter().enumerate() {
+                for b in &one[i + 1..] {
+                    both.push(format!("{a} & {b}"));
+                }
+            }
+            both
+        })
+        .collect();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut chosen: Vec<usize> = Vec::new();
+    while chosen.len() < n {
+        let best = (0..shapes.len())
+            .filter(|k| !chosen.contains(k))
+            .map(|k| {
+                let new = all[k].iter().filter(|f| !seen.contains(f.as_str())).count();
+                (new, std::cmp::Reverse(k))
+            })
+            .max();
+        match best {
+            Some((new, std::cmp::Reverse(k))) if new > 0 => {
+                seen.extend(all[k].iter().map(String::as_str));
+                chosen.push(k);
+            }
+            _ => break,
+        }
+    }
+    for k in 0..shapes.len() {
+        if chosen.len() >= n {
+            break;
+        }
+        if !chosen.contains(&k) {
+            chosen.push(k);
+        }
+    }
+    chosen.sort_unstable();
+    shapes
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| chosen.contains(k))
+        .map(|(_, s)| s)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spread_of_configurations_covers_every_value() {
+        // 16 configurations, `A` in {0, 1} (the first 8 all 0) and `B` in 0..8: 8 chosen
+        // include both values of `A` and every value of `B`, where the first 8 would not.
+        let shapes: Vec<BlockShape> = (0..16)
+            .map(|k| BlockShape {
+                template_args: vec![
+                    ("A".into(), (k / 8).to_string()),
+                    ("B".into(), (k % 8).to_string()),
+                ],
+                ..crate::host::launches::fallback_shape_for_tests()
+            })
+            .collect();
+        let chosen = spread(shapes, 8);
+        assert_eq!(chosen.len(), 8);
+        let values = |name: &str| -> std::collections::BTreeSet<String> {
+            chosen
+                .iter()
+                .flat_map(|s| &s.template_args)
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
+        assert_eq!(values("A").len(), 2);
+        assert_eq!(values("B").len(), 8);
+    }
+}
