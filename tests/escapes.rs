@@ -97,3 +97,28 @@ fn a_conversion_of_an_address_is_not_a_call_that_leaves() {
     assert!(notes.is_empty(), "{notes:?}");
     assert_eq!(json["accesses"].as_array().unwrap().len(), 1, "{json}");
 }
+
+#[test]
+fn a_cast_pointer_into_an_array_of_unknown_element_type_is_reported() {
+    // `arr`'s element type names a member of a class over a type banklint does not know:
+    // its layout is not known, and the store through the cast pointer in `put` used to be
+    // lost without a word. It is reported, with the reason.
+    let src = "__device__ void put(float *s, int i) {\n    reinterpret_cast<float2 *>(&s[2 * i])[0] = make_float2(0.f, 1.f);\n}\n\
+template <typename T> struct Holder { typedef T Type; };\n\
+template <typename S>\n__global__ void k(float *o)\n{\n    typedef Holder<S> H;\n    typedef typename H::Type Stored;\n    extern __shared__ Stored arr[];\n    put(&arr[4], threadIdx.x);\n}\n\
+void h(float *o) { k<Mystery><<<1, 32, 4096>>>(o); }\n";
+    let dir = temp_dir("escapes-unknown-layout");
+    write(&dir, "u.cu", src.as_bytes());
+    let json = banklint(&dir, &["check", "u.cu", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 1, "{json}");
+    let a = &accesses[0];
+    assert_eq!(a["array"], "arr", "{json}");
+    assert_eq!(a["status"], "unknown", "{json}");
+    assert!(
+        a["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("the element type") && r.contains("of `arr` is not known")),
+        "{json}"
+    );
+}

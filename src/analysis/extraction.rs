@@ -165,10 +165,8 @@ impl Unit<'_> {
             }
             let mut members_of: HashMap<String, Vec<(String, String)>> = HashMap::new();
             for name in &self.prepared.typenames {
-                if let Some((scope, member)) = name.split_once("__")
-                    && !scope.is_empty()
-                    && !member.is_empty()
-                {
+                // Every split: a scope may end in `_` (`P_::Type` is spelled `P___Type`).
+                for (scope, member) in crate::front::names::scope_splits(name) {
                     members_of
                         .entry(scope.to_string())
                         .or_default()

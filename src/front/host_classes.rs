@@ -52,7 +52,7 @@ impl HostClasses {
 impl HostReader<'_> {
     /// `A::m` (or `ns::A<x>::m`) as an integer, when `A` names a class banklint has read
     /// (through a type alias or type parameter in scope, or written out) and `m` is one of
-    /// its constants with a value here.
+    /// its constants with a value here; as the type it names when `m` is a member type.
     pub(super) fn class_constant(&self, path: &str, env: &Env) -> Option<HostValue> {
         if !path.contains("::") && self.classes.within.is_none() {
             return None;
@@ -73,8 +73,10 @@ impl HostReader<'_> {
             HostValue::Int(v) => Some(v.to_string()),
             _ => None,
         });
-        let Member::Value(text) = self.classes.classes().member(&scope, member)? else {
-            return None;
+        let text = match self.classes.classes().member(&scope, member)? {
+            Member::Value(text) => text,
+            // A member type (`typedef uint16_t StorageType;`) names its type, as an alias does.
+            Member::Type(t) => return Some(HostValue::Type(t)),
         };
         Some(match constant_text(&text) {
             Ok(v) => HostValue::Int(v),

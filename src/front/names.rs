@@ -151,6 +151,19 @@ pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
     .then_some((bare, qualifier))
 }
 
+/// Each way to read a joined name (`A__m`, the front end's spelling of `A::m`) as scope and
+/// member, the last `__` first; overlapping ones count, as a scope may end in `_`
+/// (`P_::Type` is `P___Type`: `P_` and `Type`, or `P` and `_Type`).
+pub fn scope_splits(name: &str) -> Vec<(&str, &str)> {
+    let bytes = name.as_bytes();
+    (1..bytes.len().saturating_sub(2))
+        .rev()
+        .filter(|&k| bytes[k] == b'_' && bytes[k + 1] == b'_')
+        .map(|k| (&name[..k], &name[k + 2..]))
+        .filter(|(scope, member)| !scope.is_empty() && !member.is_empty())
+        .collect()
+}
+
 /// `ns::A<x, y::z>::m` split at its `::` outside `<>`: `ns`, `A<x, y::z>`, `m`.
 pub fn split_path(path: &str) -> Vec<String> {
     let mut parts = Vec::new();

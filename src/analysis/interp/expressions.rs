@@ -315,13 +315,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let prepared = self.unit.prepared;
         let preparations =
             || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
-        // `Cls___pad` is member `_pad` of `Cls`: try every `__` split, the rightmost first.
-        let splits: Vec<usize> = name.match_indices("__").map(|(k, _)| k).collect();
-        for k in splits.into_iter().rev() {
-            let (class, member) = (&name[..k], &name[k + 2..]);
-            if class.is_empty() || member.is_empty() {
-                continue;
-            }
+        // `Cls___pad` is member `_pad` of `Cls`, or `pad` of `Cls_`: try every `__` split,
+        // the rightmost first.
+        for (class, member) in crate::front::names::scope_splits(name) {
             let target = match self.type_args.get(class) {
                 Some(bound) => bound.clone(),
                 None => preparations()

@@ -655,7 +655,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// The byte offset of an index tuple of `array`.
     fn byte_offset(&mut self, array: usize, tuple: &[Lanes]) -> Option<Lanes> {
         let n = self.n;
-        let strides = self.arrays[array].layout.as_ref()?.strides()?;
+        let strides = self.arrays[array].layout.as_ref().and_then(|l| l.strides());
+        let Some(strides) = strides else {
+            // No layout (an element type or inner extent banklint does not know): the pointer
+            // is still into this array, at an offset that says why it is not known, so the
+            // accesses through it are reported rather than lost.
+            let entry = &self.arrays[array];
+            let why = entry
+                .layout_problem
+                .clone()
+                .unwrap_or_else(|| format!("the layout of `{}` is not known", entry.decl.name));
+            return Some(Lanes::unknown(why));
+        };
         let mut off = Lanes::int(0);
         for (i, s) in tuple.iter().zip(strides) {
             let term = Lanes::binary(BinOp::Mul, i, &Lanes::int(s), n, &mut self.syms);
