@@ -72,8 +72,8 @@ pub const FILE_WORK_BUDGET: u64 = 4 * WORK_BUDGET;
 
 /// Configurations of one function analyzed (launch shapes, template arguments, element
 /// sizes): with a share of [`WORK_BUDGET`] each of at least 1/[`MIN_RUN_BUDGET_SHARE`],
-/// this bounds one function's analysis at 2 budgets; further ones are said, not analyzed.
-pub const MAX_CONFIGURATIONS: usize = 16;
+/// this bounds one function's analysis at 1.5 budgets; further ones are said, not analyzed.
+pub const MAX_CONFIGURATIONS: usize = 12;
 
 /// Runs of one file's functions in all (configurations times the paths of branches on
 /// uniform unknowns, [`MAX_DECISIONS`]): past this, a run's paths stay joined in it.
