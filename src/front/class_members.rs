@@ -145,62 +145,117 @@ impl<'p> Classes<'p> {
         out
     }
 
-    /// A member the class itself declares: a specialization's whose arguments match first
-    /// (with its own parameters bound by the match), else the primary template's.
+    /// Which definition of the class `args` select: the specialization whose arguments they
+    /// match (its written arguments and its own parameters' bindings), or the primary
+    /// template (`Some(None)`). `None` when that cannot be decided: an argument that is
+    /// neither a number nor a built-in type (an alias or parameter banklint did not resolve)
+    /// stands where a specialization writes something else, so either could be meant.
+    fn choose(&self, tag: &str, args: &[String]) -> Option<Option<(Vec<String>, Bindings)>> {
+        let specializations = self.preps.iter().flat_map(|p| {
+            let statics = p
+                .static_members
+                .iter()
+                .map(|m| (&m.class, &m.args, &m.params));
+            let typedefs = p
+                .member_typedefs
+                .iter()
+                .map(|m| (&m.class, &m.args, &m.params));
+            let bases = p.class_bases.iter().map(|b| (&b.class, &b.args, &b.params));
+            statics.chain(typedefs).chain(bases)
+        });
+        let mut undecided = false;
+        for (class, written, params) in specializations {
+            let Some(written) = written.as_deref().filter(|_| class == tag) else {
+                continue;
+            };
+            match unify(written, params, args) {
+                Some(bound) => return Some(Some((written.to_vec(), bound))),
+                None => undecided |= could_match(written, params, args),
+            }
+        }
+        (!undecided).then_some(None)
+    }
+
+    /// A member the chosen definition of the class declares, with the bindings of a
+    /// specialization's own parameters when one was chosen.
     fn own_member(
         &self,
         tag: &str,
         args: &[String],
         member: &str,
     ) -> Option<(Member, Option<Bindings>)> {
+        let chosen = self.choose(tag, args)?;
+        let written = chosen.as_ref().map(|(w, _)| w);
+        let is_chosen = |a: &Option<Vec<String>>| a.as_ref() == written;
         let statics = self
             .preps
             .iter()
             .flat_map(|p| p.static_members.iter())
-            .filter(|m| m.class == tag && m.member == member)
-            .map(|m| (&m.args, &m.params, Member::Value(m.value.clone())));
-        let typedefs = self
-            .preps
-            .iter()
-            .flat_map(|p| p.member_typedefs.iter())
-            .filter(|m| m.class == tag && m.member == member)
-            .map(|m| (&m.args, &m.params, Member::Type(m.ty.clone())));
-        let all: Vec<_> = statics.chain(typedefs).collect();
-        let specialized = all.iter().find_map(|(written, params, m)| {
-            let bound = unify(written.as_deref()?, params, args)?;
-            Some((m.clone(), Some(bound)))
-        });
-        specialized.or_else(|| {
-            all.into_iter()
-                .find(|(written, _, _)| written.is_none())
-                .map(|(_, _, m)| (m, None))
-        })
+            .find(|m| m.class == tag && m.member == member && is_chosen(&m.args))
+            .map(|m| Member::Value(m.value.clone()));
+        let typedef = || {
+            self.preps
+                .iter()
+                .flat_map(|p| p.member_typedefs.iter())
+                .find(|m| m.class == tag && m.member == member && is_chosen(&m.args))
+                .map(|m| Member::Type(m.ty.clone()))
+        };
+        let m = statics.or_else(typedef)?;
+        Some((m, chosen.map(|(_, bound)| bound)))
     }
 
-    /// The bases of the class (a matching specialization's first), with the bindings of
-    /// the specialization's own parameters when one matched.
+    /// The bases of the chosen definition of the class, with the bindings of a
+    /// specialization's own parameters when one was chosen.
     fn bases(&self, tag: &str, args: &[String]) -> (Vec<String>, Option<Bindings>) {
-        let all: Vec<&crate::front::cuda::ClassBases> = self
+        let Some(chosen) = self.choose(tag, args) else {
+            return (Vec::new(), None);
+        };
+        let written = chosen.as_ref().map(|(w, _)| w);
+        let bases = self
             .preps
             .iter()
             .flat_map(|p| p.class_bases.iter())
-            .filter(|b| b.class == tag)
-            .collect();
-        let specialized = all.iter().find_map(|b| {
-            let bound = unify(b.args.as_deref()?, &b.params, args)?;
-            Some((b.bases.clone(), Some(bound)))
-        });
-        specialized
-            .or_else(|| {
-                all.iter()
-                    .find(|b| b.args.is_none())
-                    .map(|b| (b.bases.clone(), None))
-            })
-            .unwrap_or_default()
+            .find(|b| b.class == tag && b.args.as_ref() == written)
+            .map(|b| b.bases.clone())
+            .unwrap_or_default();
+        (bases, chosen.map(|(_, bound)| bound))
     }
 }
 
 type Bindings = Vec<(String, String)>;
+
+/// Whether a specialization that does not unify with `actual` might still be the one meant:
+/// where it writes something other than its own parameter, the actual argument is a name
+/// banklint has not resolved (not a number, not a built-in type, no template arguments).
+fn could_match(written: &[String], params: &[String], actual: &[String]) -> bool {
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let settled = |a: &str| {
+        a.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '(')
+            || matches!(a, "true" | "false")
+            || a.contains('<')
+            || crate::front::names::BUILTIN_TYPENAMES.contains(&a)
+            || a.split(' ').all(|w| {
+                matches!(
+                    w,
+                    "unsigned"
+                        | "signed"
+                        | "int"
+                        | "short"
+                        | "long"
+                        | "char"
+                        | "float"
+                        | "double"
+                        | "bool"
+                        | "const"
+                )
+            })
+    };
+    written.len() == actual.len()
+        && written.iter().zip(actual).all(|(w, a)| {
+            let (w, a) = (norm(w), norm(a));
+            params.contains(&w) || w == a || !settled(&a)
+        })
+}
 
 /// A specialization's written arguments matched against the actual ones: a written argument
 /// that is one of the specialization's parameters takes the actual one (the same wherever it
@@ -441,6 +496,12 @@ mod tests {
         assert_eq!(
             c.member("Packed<short, 8>", "PER_LDG"),
             Some(Member::Value("8 / 2".into()))
+        );
+        // A name banklint has not resolved may be `short`: neither definition is taken.
+        assert_eq!(c.member("Packed<Storage, 8>", "PER_LDG"), None);
+        assert_eq!(
+            c.member("Packed<Pair<int>, 8>", "PER_LDG"),
+            Some(Member::Value("8".into()))
         );
     }
 
