@@ -596,14 +596,17 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointe
         (member, None)
     };
     let declares = text(f, l.src).contains("__shared__") || names_file_shared(l, f);
+    // `Ops::copy(dst, src)`, `group<4>::load(...)`: a static method is a function in its
+    // class's scope, called by its qualified name.
+    let stat = is_static(l, f) && !class.is_empty();
     if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
-        || !(declares || holds_pointer)
+        || !(declares || holds_pointer || stat)
         || depth_exceeds(f, MAX_TREE_DEPTH)
     {
         return false;
     }
     // A constructor or method of a class that keeps pointers: recorded for the analyzer.
-    let method = if holds_pointer && !declares {
+    let method = if holds_pointer && !declares && !stat {
         let inits = match crate::front::methods::prepare_constructor(l, f, class) {
             Some(None) => return false,
             Some(Some(inits)) => Some(inits),
@@ -623,7 +626,7 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointe
     } else {
         None
     };
-    if holds_pointer && !declares && method.is_none() {
+    if holds_pointer && !declares && !stat && method.is_none() {
         return false;
     }
     if let Some(m) = method {
@@ -658,11 +661,16 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointe
     };
     l.lower(f);
     let span = member.byte_range();
+    let namespace = match (stat, l.namespace.is_empty()) {
+        (false, _) => l.namespace.clone(),
+        (true, true) => class.replace("::", "__"),
+        (true, false) => format!("{}__{}", l.namespace, class.replace("::", "__")),
+    };
     l.lifted.push(Chunk {
         tokens: token_range(l, &span),
         span,
         kind: ChunkKind::DeviceFunction { kernel: false },
-        namespace: l.namespace.clone(),
+        namespace,
         quiet: false,
         holes: Vec::new(),
         template,

@@ -624,6 +624,9 @@ impl<'p> Lowering<'p> {
                     t.rfind('>').is_some_and(|p| t[p..].contains("::"))
                 }
         });
+        if has_template_scope && self.call_through_class_template(n) {
+            return false;
+        }
         if has_template_scope {
             // `AsianOption<Real>::Put`, `Info<T>::convert(x)`: one name the analysis does
             // not know (a value it treats as data, a call it cannot follow).

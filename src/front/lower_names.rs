@@ -1,9 +1,10 @@
 //! Declarations and names the grammar reads differently from C++, and lowering puts right:
-//! qualified names that came from a macro expansion (written with spaces around them) and
-//! pointers to rows (`float (*t)[33]`), which the grammar takes for a functional cast.
+//! qualified names that came from a macro expansion (written with spaces around them), calls
+//! of a class template's static method (`group<4>::load(...)`), and pointers to rows
+//! (`float (*t)[33]`), which the grammar takes for a functional cast.
 
 use crate::front::lower::{Lowering, is_type_position};
-use crate::front::syntax::children;
+use crate::front::syntax::{children, named_children};
 use tree_sitter::Node;
 
 impl Lowering<'_> {
@@ -80,6 +81,86 @@ impl Lowering<'_> {
         true
     }
 
+    /// `ns::group<4>::load<T>(dst, src)`: a call of a static method of a class template. The
+    /// name is written joined without the class's arguments, `ns__group__load`, right before
+    /// the method's name, and the class's template arguments, then the method's, are recorded
+    /// at it: the analyzer binds them to the lifted method's template parameters, the class's
+    /// first. Returns false (nothing done) for anything else: not a call, or more than one
+    /// scope with template arguments.
+    pub(crate) fn call_through_class_template(&mut self, n: Node<'_>) -> bool {
+        if n.parent().is_none_or(|p| {
+            p.kind() != "call_expression"
+                || p.child_by_field_name("function").map(|f| f.id()) != Some(n.id())
+        }) {
+            return false;
+        }
+        let mut scopes = Vec::new();
+        let mut args = None;
+        let mut cur = n;
+        let last = loop {
+            let (Some(scope), Some(name)) = (
+                cur.child_by_field_name("scope"),
+                cur.child_by_field_name("name"),
+            ) else {
+                return false;
+            };
+            match scope.kind() {
+                "namespace_identifier" | "type_identifier" => scopes.push(self.t(scope)),
+                "template_type" if args.is_none() => {
+                    let (Some(class), Some(list)) = (
+                        scope.child_by_field_name("name"),
+                        scope.child_by_field_name("arguments"),
+                    ) else {
+                        return false;
+                    };
+                    scopes.push(self.t(class));
+                    args = Some(list);
+                }
+                _ => return false,
+            }
+            match name.kind() {
+                "qualified_identifier" => cur = name,
+                "identifier" | "template_function" => break name,
+                _ => return false,
+            }
+        };
+        let Some(class_args) = args else {
+            return false;
+        };
+        let (ident, own_args) = match last.kind() {
+            "template_function" => match (
+                last.child_by_field_name("name"),
+                last.child_by_field_name("arguments"),
+            ) {
+                (Some(i), Some(a)) if i.kind() == "identifier" => (i, Some(a)),
+                _ => return false,
+            },
+            _ => (last, None),
+        };
+        let prefix: String = scopes.iter().map(|s| format!("{s}__")).collect();
+        let Some(start) = ident.start_byte().checked_sub(prefix.len()) else {
+            return false;
+        };
+        if start < n.start_byte() || !scopes.iter().all(|s| is_plain_name(s)) {
+            return false;
+        }
+        let written = |l: &Self, a: Node<'_>| -> Vec<String> {
+            named_children(a)
+                .iter()
+                .map(|x| l.t(*x).split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect()
+        };
+        let mut list = written(self, class_args);
+        if let Some(a) = own_args {
+            list.extend(written(self, a));
+            self.blank.push(a.byte_range());
+        }
+        self.blank.push(n.start_byte()..ident.start_byte());
+        self.patch(start, prefix);
+        self.out.template_calls.push((start, list));
+        true
+    }
+
     /// `float (*t)[33] = ...;`, `T<4> (&r)[2][4] = ...;` and `T (&r) = ...;`, which the grammar reads as an
     /// expression (a functional cast `float(*t)`, subscripted): left as the C declaration it
     /// is (`&` becomes `*`), only the initializer lowered.
@@ -135,4 +216,9 @@ impl Lowering<'_> {
         self.lower(right);
         true
     }
+}
+
+/// A C identifier (a scope's name as written, without template arguments).
+fn is_plain_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

@@ -182,6 +182,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
         }
         if let Some(c) = callee {
+            self.scope_args = c.scope_args;
             let Some(header) = c.header else {
                 return self.inline_call_in(c.unit, c.function, call, args, mask);
             };
@@ -416,6 +417,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             unit,
             function,
             header: Some(header.to_string()),
+            scope_args: Vec::new(),
         })
     }
 
@@ -446,6 +448,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 unit,
                 function,
                 header: None,
+                scope_args: Vec::new(),
             });
         }
         match unit
@@ -456,9 +459,50 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 unit,
                 function,
                 header: None,
+                scope_args: Vec::new(),
             }),
-            None => self.header_function(name, arity),
+            None => self
+                .header_function(name, arity)
+                .or_else(|| self.callee_through_alias(name, arity)),
         }
+    }
+
+    /// `ns::warp::load(...)` with `using warp = group<1>;`: the static method `load` of the
+    /// class the alias names, with the alias's template arguments for the class's parameters.
+    fn callee_through_alias(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
+        for (scope, member) in crate::front::names::scope_splits(name) {
+            let alias = scope.rsplit("__").next().unwrap_or(scope);
+            let Some((_, target)) = self
+                .unit
+                .prepared
+                .aliases
+                .iter()
+                .rev()
+                .find(|(n, _)| n == alias)
+            else {
+                continue;
+            };
+            let (class, args) = crate::front::names::split_template_args(target)
+                .unwrap_or((target.as_str(), Vec::new()));
+            let class = class.trim().replace("::", "__");
+            let method = format!("{class}__{member}");
+            let found = match self.unit.function(&method, arity).filter(|f| !f.kernel) {
+                Some(function) => Some(Callee {
+                    unit: self.unit,
+                    function,
+                    header: None,
+                    scope_args: Vec::new(),
+                }),
+                None => self.header_function(&method, arity),
+            };
+            if let Some(c) = found {
+                return Some(Callee {
+                    scope_args: args,
+                    ..c
+                });
+            }
+        }
+        None
     }
 
     /// The named lambda `name` defined in the function being run (the last of that name).
@@ -482,32 +526,61 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// as a pointer into that array.
     pub(super) fn call_returns_shared(&self, call: &CallExpression) -> bool {
         let Expression::Identifier(id) = &call.callee.node else {
-            return false;
+            return self.method_returns_shared(call);
         };
         // By the unit too: a header's function may call another `f` than the file's.
         let unit = std::ptr::from_ref(self.unit) as usize;
         let key = (id.node.name.clone(), call.arguments.len(), unit);
-        if let Some(known) = self.accessors.borrow().get(&key) {
-            return *known;
+        let known = self.accessors.borrow().get(&key).copied();
+        let returns = known.unwrap_or_else(|| {
+            let answer = self.returns_shared_uncached(&key.0, key.1);
+            self.accessors.borrow_mut().insert(key, answer);
+            answer
+        });
+        match returns {
+            Returns::Other => false,
+            Returns::Shared => true,
+            // `float *carve(int *base, int n) { return (float *)base + n; }`: a pointer into
+            // shared memory when it is given one.
+            Returns::Pointer => call
+                .arguments
+                .iter()
+                .any(|a| self.points_to_shared(a) || self.is_shared_object(a)),
         }
-        let answer = self.returns_shared_uncached(&key.0, key.1);
-        self.accessors.borrow_mut().insert(key, answer);
-        answer
     }
 
-    fn returns_shared_uncached(&self, name: &str, arity: usize) -> bool {
-        let Some(c) = self.callee(name, arity) else {
+    /// `obj.grab(n)` on an object that keeps a pointer into shared memory, whose method
+    /// returns a pointer: most likely one derived from the object's.
+    fn method_returns_shared(&self, call: &CallExpression) -> bool {
+        let Expression::Member(m) = &call.callee.node else {
             return false;
+        };
+        let Expression::Identifier(object) = &m.node.expression.node else {
+            return false;
+        };
+        let Some(Binding::Object(obj)) = self.lookup(&object.node.name) else {
+            return false;
+        };
+        if !obj
+            .fields
+            .values()
+            .any(|b| matches!(b, Binding::Pointer(_)))
+        {
+            return false;
+        }
+        let name = &m.node.identifier.node.name;
+        self.method(&obj.class, name, call.arguments.len(), false)
+            .and_then(|found| found.unit.definition(found.function))
+            .is_some_and(|def| returns_pointer(&def.declarator.node))
+    }
+
+    fn returns_shared_uncached(&self, name: &str, arity: usize) -> Returns {
+        let Some(c) = self.callee(name, arity) else {
+            return Returns::Other;
         };
         let Some(def) = c.unit.definition(c.function) else {
-            return false;
+            return Returns::Other;
         };
-        let returns_pointer = def
-            .declarator
-            .node
-            .derived
-            .iter()
-            .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)));
         let span = c.function.span.clone();
         // `uint32_t smem_addr(const void *p) { return __cvta_generic_to_shared(p); }`: an
         // integer that is a shared-window address, followed like the intrinsic. Only when
@@ -528,17 +601,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         .any(|w| *w == "__cvta_generic_to_shared")
                 })
         };
-        if !returns_pointer {
-            return returns_window();
+        if !returns_pointer(&def.declarator.node) {
+            return if returns_window() {
+                Returns::Shared
+            } else {
+                Returns::Other
+            };
         }
-        c.unit
+        let mentions_shared = c
+            .unit
             .prepared
             .keywords_in(span.clone())
             .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
             || c.unit.prepared.text.get(span).is_some_and(|t| {
                 t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
                     .any(|w| c.unit.file_shared.iter().any(|a| a.name == w))
-            })
+            });
+        if mentions_shared {
+            Returns::Shared
+        } else {
+            Returns::Pointer
+        }
     }
 
     /// Inlines `f`, defined in `unit` (the caller's, or a header's).
@@ -609,6 +692,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.type_args.clone(),
         );
         let receiver = self.method_of.take();
+        let scope_args = std::mem::take(&mut self.scope_args);
         if let Some(header) = &f.template {
             // `obj.f<4>(x)`: the arguments were recorded at the method's name.
             let at = match &call.callee.node {
@@ -616,14 +700,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 _ => self.span(call.callee.span).start,
             };
             // A method of a class template instance: the class's arguments come first.
-            let given = match &receiver {
+            let given: Vec<String> = match &receiver {
                 Some(r) => r
                     .template_args
                     .iter()
                     .cloned()
                     .chain(self.template_arguments_at(at).iter().cloned())
                     .collect(),
-                None => self.template_arguments_at(at).to_vec(),
+                None => scope_args
+                    .into_iter()
+                    .chain(self.template_arguments_at(at).iter().cloned())
+                    .collect(),
             };
             // Every argument is read in the caller's scope before any is bound: the callee's
             // parameters may share names with the caller's (`T` given `Pair<T, int>`).
@@ -719,18 +806,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let reference =
             (self.unit.prepared.reference_returns.iter()).any(|r| r.contains(&f.span.start));
         self.returns_reference.push(reference);
+        // A method reads its class's static members by their bare names; a static method is
+        // lifted into its class's scope, the last part of its namespace.
+        let class = match &receiver {
+            Some(r) => r.class.clone(),
+            None => f.namespace.rsplit("__").next().unwrap_or("").to_string(),
+        };
+        self.method_classes.push(class);
         if let Some(r) = &receiver {
-            self.method_classes.push(r.class.clone());
             self.run_initializers(r, mask);
         }
         self.exec(&def.statement, mask);
+        self.method_classes.pop();
         if receiver.is_some() {
             self.method_done = self.scopes.first().cloned();
-            self.method_classes.pop();
         }
         self.returns_reference.pop();
         let ret = self.returns.pop().flatten();
         self.last_returned_pointer = self.returned_pointers.pop().flatten();
+        self.last_call_returned_reference = reference;
         self.call_stack.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;
@@ -759,4 +853,21 @@ fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
         .lambdas
         .iter()
         .any(|l| l.span.contains(&f.span.start))
+}
+
+/// What a function returns, as far as following shared-memory pointers goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Returns {
+    /// A pointer into shared memory it names (or a shared-window address).
+    Shared,
+    /// A pointer: into shared memory when it is given one.
+    Pointer,
+    Other,
+}
+
+/// Whether a function's declarator returns a pointer (`float *f(...)`).
+fn returns_pointer(d: &lang_c::ast::Declarator) -> bool {
+    d.derived
+        .iter()
+        .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)))
 }

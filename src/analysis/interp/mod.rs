@@ -218,6 +218,9 @@ struct Callee<'a, 'p> {
     unit: &'a Unit<'p>,
     function: &'a Function,
     header: Option<String>,
+    /// The template arguments of the class a static method is called through when an alias
+    /// names it (`warp::load` with `using warp = group<1>;`: `1`).
+    scope_args: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -356,9 +359,14 @@ struct Analyzer<'a, 'p> {
     returned_pointers: Vec<Option<Result<SharedPointer, String>>>,
     /// Whether a call of a name with an arity, from a unit, reaches an accessor of shared
     /// memory (see `call_returns_shared`), looked up once.
-    accessors: std::cell::RefCell<HashMap<(String, usize, usize), bool>>,
+    accessors: std::cell::RefCell<HashMap<(String, usize, usize), calls::Returns>>,
     /// What the last inlined call returned as a shared-memory pointer.
     last_returned_pointer: Option<Result<SharedPointer, String>>,
+    /// Whether the last inlined call returns a reference (`T &f()`): what it returned is
+    /// an element to bind, not a pointer.
+    last_call_returned_reference: bool,
+    /// The class template arguments the next inlined call gets from an alias (see `Callee`).
+    scope_args: Vec<String>,
     /// The object the next inlined call is a method of (see `objects`), and once it has
     /// returned, its fields as the method left them.
     method_of: Option<objects::Receiver>,
@@ -692,6 +700,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             returned_pointers: Vec::new(),
             accessors: Default::default(),
             last_returned_pointer: None,
+            last_call_returned_reference: false,
+            scope_args: Vec::new(),
             method_of: None,
             returns_reference: Vec::new(),
             method_classes: Vec::new(),

@@ -15,9 +15,9 @@ pub(super) struct Object {
 }
 
 /// A lifted method, its unit, and the header it is in when that is not the current unit.
-struct Found<'a, 'p> {
-    unit: &'a Unit<'p>,
-    function: &'a Function,
+pub(super) struct Found<'a, 'p> {
+    pub unit: &'a Unit<'p>,
+    pub function: &'a Function,
     method: &'a crate::front::methods::Method,
     header: Option<String>,
 }
@@ -37,7 +37,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// its class's).
     /// This unit's first, then the home file's and the headers' (a class is most often
     /// defined in a header).
-    fn method(
+    pub(super) fn method(
         &self,
         class: &str,
         name: &str,

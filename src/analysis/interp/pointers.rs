@@ -486,7 +486,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             Expression::Call(c) if self.call_returns_shared(&c.node) => {
                 self.last_returned_pointer = None;
+                // A reference it returns (`T &allocate()`, a pointer once lowered) is bound,
+                // not read.
+                let saved = self.binding_reference.replace(self.call_depth);
                 self.eval(e, mask);
+                self.binding_reference = saved;
                 match self.last_returned_pointer.take() {
                     Some(Ok(p)) => Some(p),
                     Some(Err(why)) => {

@@ -264,9 +264,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && self.points_to_shared(e)
             {
                 let row = self.shared_ref_indexed(e, true).is_some();
+                self.last_call_returned_reference = false;
                 match self.eval_pointer(e, mask, &name) {
                     // A reference to a row: the row's elements.
                     Some(p) if row => self.bind(&name, Binding::Pointer(p)),
+                    // `T (&r)[64] = c.carve<T, 64>();`: the array the call returns a
+                    // reference to.
+                    Some(p)
+                        if matches!(e.node, Expression::Call(_))
+                            && self.last_call_returned_reference =>
+                    {
+                        let elem = match &base {
+                            Type::Unknown(_) => p.elem.clone(),
+                            t => t.clone(),
+                        };
+                        match self.retype(p, elem) {
+                            Some(p) => self.bind(&name, Binding::Pointer(p)),
+                            None => self.pointer_not_followed(&name, e),
+                        }
+                    }
                     Some(p) => {
                         let len = self.eval(len, mask).as_const();
                         let elem = match &base {
@@ -315,7 +331,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && ((is_pointer || declared_auto) && self.points_to_shared(e)
                     || self.is_shared_address(e))
             {
+                self.last_call_returned_reference = false;
                 match self.eval_pointer(e, mask, &name) {
+                    // `T &x = obj.at(i);` (a pointer once lowered): the element it returns.
+                    Some(p)
+                        if matches!(e.node, Expression::Call(_))
+                            && self.last_call_returned_reference =>
+                    {
+                        let written = self.source_text(e.span);
+                        let r = Reference {
+                            target: p,
+                            written,
+                            loaded: false,
+                        };
+                        self.bind(&name, Binding::Reference(r));
+                        continue;
+                    }
                     Some(p) => {
                         self.bind(&name, Binding::Pointer(p));
                         continue;
