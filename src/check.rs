@@ -57,21 +57,34 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
 /// types count for the file, and a kernel's call of one of their device functions is analyzed
 /// in the kernel's context. Each header's unit also knows the types of what it includes.
 fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
+    use crate::front::include_scopes::IncludeScope;
     let wanted = wanted_header_functions(prepared);
     let walk_wanted = &wanted;
+    // `scope`: where `p` itself is included (a namespace or a class; see `include_scopes`).
     fn walk<'p>(
         p: &'p Prepared,
+        scope: &IncludeScope,
         wanted: &HashSet<(usize, usize)>,
         out: &mut Vec<(String, Unit<'p>)>,
     ) {
         for (name, header) in &p.headers {
+            let inner = match p.include_scopes.iter().find(|s| s.header == *name) {
+                Some(s) => scope.nest(s),
+                None => scope.clone(),
+            };
             let nested_from = out.len();
-            walk(header, wanted, out);
+            walk(header, &inner, wanted, out);
             let id = std::ptr::from_ref::<Prepared>(header) as usize;
             let keep = |index: usize| {
                 header.chunks[index].kind == ChunkKind::Declaration || wanted.contains(&(id, index))
             };
             let mut unit = extract(header, parse_chunks_where(header, &keep));
+            if !inner.namespace.is_empty() {
+                for f in &mut unit.functions {
+                    f.namespace = inner.namespace_of(&f.namespace);
+                    f.template = inner.template_of(f.template.take());
+                }
+            }
             // Nested types first, then the header's own again over them, so that a struct
             // with a field of a nested header's type is laid out.
             let mut types = std::mem::take(&mut unit.types);
@@ -84,7 +97,7 @@ fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
         }
     }
     let mut out = Vec::new();
-    walk(prepared, walk_wanted, &mut out);
+    walk(prepared, &IncludeScope::default(), walk_wanted, &mut out);
     out
 }
 

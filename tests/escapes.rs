@@ -122,3 +122,102 @@ void h(float *o) { k<Mystery><<<1, 32, 4096>>>(o); }\n";
         "{json}"
     );
 }
+
+/// A whole `__shared__` struct handed to a function banklint has no definition of (a tile
+/// library's `load(tile, ...)`) is taken as passed by reference: noted, not read. Before, the
+/// call was analyzed as a load of the struct, an access the code may never make.
+#[test]
+fn a_shared_struct_given_to_an_undefined_function_is_noted_not_loaded() {
+    let dir = temp_dir("escapes_struct");
+    let kernel = r#"struct Tile {
+    float data[32 * 32];
+};
+
+namespace lib {
+__device__ void fill(Tile &t, float v); // defined in another file
+}
+
+__global__ void k(float *out)
+{
+    __shared__ Tile tile;
+    lib::fill(tile, 0.0f);
+    __syncthreads();
+    out[threadIdx.x] = tile.data[threadIdx.x];
+}
+
+void launch(float *out)
+{
+    k<<<1, 32>>>(out);
+}
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 1, "{json}");
+    assert_eq!(accesses[0]["line"], 14, "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 12);
+    assert!(
+        notes[0]
+            .1
+            .contains("`lib::fill` is given a pointer into `tile`"),
+        "{notes:?}"
+    );
+}
+
+/// A call that several overloads with its number of arguments could answer, given shared
+/// memory: banklint does not choose between overloads by the arguments' types, so it says so
+/// instead of running the first one written (which may be the wrong one).
+#[test]
+fn an_overloaded_call_given_shared_memory_is_noted_not_guessed() {
+    let dir = temp_dir("escapes_overloads");
+    let kernel = r#"__device__ void put(float *p, int v)
+{
+    p[threadIdx.x * 32] = v;
+}
+
+__device__ void put(float *p, float v)
+{
+    p[threadIdx.x] = v;
+}
+
+__device__ void once(float *p)
+{
+    p[threadIdx.x * 2] = 1.0f;
+}
+
+__global__ void k(float *out)
+{
+    __shared__ float s[32 * 32];
+    put(s, 1.0f);
+    once(s);
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+
+void launch(float *out)
+{
+    k<<<1, 32>>>(out);
+}
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let lines: Vec<u64> = json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["line"].as_u64().unwrap())
+        .collect();
+    // `once` is followed; neither `put` is run.
+    assert_eq!(lines, vec![13, 22], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 19);
+    assert!(
+        notes[0]
+            .1
+            .contains("`put` is overloaded (2 definitions take 2 arguments)"),
+        "{notes:?}"
+    );
+}

@@ -56,6 +56,9 @@ pub struct Param {
     /// The declared type has a sized array dimension (`float (*t)[32]`, `float t[][32]`): an
     /// array handed to it cannot change its row length.
     pub spells_row_length: bool,
+    /// The extent of an array parameter written with a literal one (`float (&x)[4]`), which
+    /// tells overloads apart.
+    pub extent: Option<i64>,
     /// Position in the parameter list (unnamed parameters count).
     pub index: usize,
 }
@@ -78,8 +81,10 @@ pub struct Function {
 
 impl Function {
     /// Tells overloads apart by parameter count (`f(short *, int)` and `f(unsigned *)`).
+    /// Its namespace, name and arity: `kittens::group::arrive` calling `kittens::arrive` is
+    /// not recursion.
     pub fn overload_key(&self) -> String {
-        format!("{}/{}", self.name, self.params.len())
+        format!("{}::{}/{}", self.namespace, self.name, self.params.len())
     }
 }
 
@@ -130,14 +135,27 @@ impl Unit<'_> {
     /// namespace the qualifier names. Overloads by arity: an exact count, then one with
     /// defaults, then any.
     pub fn function(&self, name: &str, arity: usize) -> Option<&Function> {
-        fn by_arity(named: Vec<&Function>, arity: usize) -> Option<&Function> {
-            named
-                .iter()
-                .find(|f| f.params.len() == arity)
-                .or_else(|| named.iter().find(|f| f.params.len() > arity))
-                .or_else(|| named.first())
-                .copied()
-        }
+        let named = self.candidates(name);
+        named
+            .iter()
+            .find(|f| f.params.len() == arity)
+            .or_else(|| named.iter().find(|f| f.params.len() > arity))
+            .or_else(|| named.first())
+            .copied()
+    }
+
+    /// The functions a call of `name` may name that take exactly `arity` arguments: more
+    /// than one is an overload chosen by the arguments' types.
+    pub fn overloads(&self, name: &str, arity: usize) -> Vec<&Function> {
+        self.candidates(name)
+            .into_iter()
+            .filter(|f| f.params.len() == arity)
+            .collect()
+    }
+
+    /// The functions of this name, else of a qualified name's last part in a namespace the
+    /// qualifier names.
+    fn candidates(&self, name: &str) -> Vec<&Function> {
         let named = |n: &str| -> Vec<&Function> {
             self.lookup()
                 .functions
@@ -147,14 +165,15 @@ impl Unit<'_> {
         };
         let exact = named(name);
         if !exact.is_empty() {
-            return by_arity(exact, arity);
+            return exact;
         }
-        let (bare, qualifier) = crate::front::names::split_qualified(name)?;
-        let in_namespace = named(bare)
+        let Some((bare, qualifier)) = crate::front::names::split_qualified(name) else {
+            return Vec::new();
+        };
+        named(bare)
             .into_iter()
             .filter(|f| crate::front::names::namespace_matches(&f.namespace, qualifier))
-            .collect();
-        by_arity(in_namespace, arity)
+            .collect()
     }
 
     fn lookup(&self) -> &Lookup {
@@ -689,6 +708,22 @@ fn has_sized_array(d: &Declarator) -> bool {
         || matches!(&d.kind.node, DeclaratorKind::Declarator(inner) if has_sized_array(&inner.node))
 }
 
+/// The literal extent of the last array dimension a declarator writes (`(*x)[4]`: 4).
+fn literal_extent(d: &Declarator) -> Option<i64> {
+    let own = d.derived.iter().rev().find_map(|x| match &x.node {
+        DerivedDeclarator::Array(a) => match &a.node.size {
+            lang_c::ast::ArraySize::VariableExpression(e)
+            | lang_c::ast::ArraySize::StaticExpression(e) => extent_value(e, &|_| None),
+            _ => None,
+        },
+        _ => None,
+    });
+    own.or_else(|| match &d.kind.node {
+        DeclaratorKind::Declarator(inner) => literal_extent(&inner.node),
+        _ => None,
+    })
+}
+
 fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
     let mut out = Vec::new();
     for derived in &d.derived {
@@ -714,6 +749,7 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
                     ty,
                     index,
                     spells_row_length: has_sized_array(&decl.node),
+                    extent: literal_extent(&decl.node),
                 });
             }
         }

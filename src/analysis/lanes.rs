@@ -256,7 +256,8 @@ impl Lanes {
             (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(value::binary(op, x, y, true, syms)),
             _ => {
                 if let (Some(x), Some(y)) = (a.view(), b.view())
-                    && let Some(r) = spread_binary(op, x, y, n)
+                    && let Some(r) =
+                        spread_binary(op, x, y, n).or_else(|| coarse_division(op, x, y, n, syms))
                 {
                     return r;
                 }
@@ -327,6 +328,58 @@ fn per_thread(n: usize, f: impl Fn(usize) -> Option<i64>) -> Option<Vec<i64>> {
 /// `f` for every thread, where it cannot fail.
 fn each_thread(n: usize, f: impl Fn(usize) -> i64) -> Vec<i64> {
     (0..n).map(f).collect()
+}
+
+/// `(g*B + r(t)) % m` and `(g*B + r(t)) / m` where `g`, the common factor of the symbolic
+/// terms, divides `m`, and every thread's `r(t)` is in `[0, g)`: the thread's part never
+/// carries into the next multiple of `g`, so the result is `g * (B % (m/g)) + r(t)`, and
+/// `B / (m/g)` in every thread. `threadIdx.x % 128` with the warp's position unknown
+/// (`32*W + lane`) is `32 * (W % 4) + lane`: the lane survives, the warp's part is one
+/// uniform unknown.
+fn coarse_division(
+    op: BinOp,
+    x: View,
+    y: View,
+    n: usize,
+    syms: &mut value::Symbols,
+) -> Option<Lanes> {
+    if !matches!(op, BinOp::Div | BinOp::Shr | BinOp::Rem) || !x.has_terms() {
+        return None;
+    }
+    let m = value::split_modulus(op, y.uniform_constant()?).filter(|&m| m > 0)?;
+    let terms = Affine {
+        constant: 0,
+        terms: x.base.terms.clone(),
+    };
+    let g = terms.content();
+    if g <= 1 || m % g != 0 {
+        return None;
+    }
+    let rest = per_thread(n, |t| {
+        let c = x.constant(t);
+        (0..g).contains(&c).then_some(c)
+    })?;
+    let b = terms.divide_exact(g);
+    let k = Affine {
+        constant: m / g,
+        terms: Vec::new(),
+    };
+    Some(match op {
+        BinOp::Rem => {
+            let q = syms.opaque(BinOp::Rem, &b, &k);
+            Lanes::spread(
+                Affine {
+                    constant: 0,
+                    terms: vec![(q, g)],
+                },
+                rest,
+            )
+        }
+        _ => {
+            let q = syms.opaque(BinOp::Div, &b, &k);
+            Lanes::Same(Value::sym(q))
+        }
+    })
 }
 
 /// `x op y` on two spread forms, thread by thread as [`value::binary`] computes it, where the
@@ -482,5 +535,40 @@ mod tests {
         };
         assert_eq!(s.base.terms, vec![(w, 16)]);
         assert_eq!(s.offsets[9], 33 + 4);
+    }
+
+    #[test]
+    fn a_modulus_wider_than_a_warp_keeps_the_lane_and_folds_the_warp() {
+        // `(threadIdx.x % 128) / 32` over a symbolic warp `32*W + lane`: the warp within its
+        // group of four, one value for the whole warp; `% 128` keeps each lane's offset.
+        let mut syms = Symbols::default();
+        let w = syms.fresh("W");
+        let tid = Lanes::spread(
+            Affine {
+                constant: 0,
+                terms: vec![(w, 32)],
+            },
+            (0..32).collect(),
+        );
+        let in_group = Lanes::binary(BinOp::Rem, &tid, &Lanes::int(128), 32, &mut syms);
+        let Lanes::Spread(s) = &in_group else {
+            panic!("{in_group:?}")
+        };
+        assert_eq!(s.offsets[5], 5);
+        assert_eq!(s.base.terms.len(), 1);
+        assert_eq!(s.base.terms[0].1, 32);
+        let warp = Lanes::binary(BinOp::Div, &in_group, &Lanes::int(32), 32, &mut syms);
+        assert!((0..32).all(|t| warp.get(t) == warp.get(0)), "{warp:?}");
+        assert!(
+            matches!(&*warp.get(0), Value::Affine(a) if a.terms.len() == 1),
+            "{warp:?}"
+        );
+        // Directly: `threadIdx.x / 128` is uniform too.
+        let group = Lanes::binary(BinOp::Div, &tid, &Lanes::int(128), 32, &mut syms);
+        assert!(group.is_uniform(), "{group:?}");
+        // A thread part that reaches the next multiple (`tid + 40`) is not split so.
+        let shifted = Lanes::binary(BinOp::Add, &tid, &Lanes::int(40), 32, &mut syms);
+        let r = Lanes::binary(BinOp::Rem, &shifted, &Lanes::int(128), 32, &mut syms);
+        assert!(!matches!(r, Lanes::Spread(_)), "{r:?}");
     }
 }

@@ -94,7 +94,7 @@ impl Affine {
     }
 
     /// The greatest common divisor of the constant and every coefficient (at least 1).
-    fn content(&self) -> i64 {
+    pub(crate) fn content(&self) -> i64 {
         fn gcd(a: u64, b: u64) -> u64 {
             if b == 0 { a } else { gcd(b, a % b) }
         }
@@ -108,7 +108,7 @@ impl Affine {
     }
 
     /// Every coefficient and the constant divided by `g`, which divides them all.
-    fn divide_exact(&self, g: i64) -> Affine {
+    pub(crate) fn divide_exact(&self, g: i64) -> Affine {
         Affine {
             constant: self.constant / g,
             terms: self.terms.iter().map(|&(s, c)| (s, c / g)).collect(),
@@ -169,7 +169,7 @@ impl Symbols {
         names.join(", ")
     }
 
-    fn opaque(&mut self, op: BinOp, a: &Affine, b: &Affine) -> Sym {
+    pub(crate) fn opaque(&mut self, op: BinOp, a: &Affine, b: &Affine) -> Sym {
         let key = (op, a.clone(), b.clone());
         if let Some(&s) = self.memo.get(&key) {
             return s;

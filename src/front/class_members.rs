@@ -227,7 +227,7 @@ type Bindings = Vec<(String, String)>;
 /// Whether a specialization that does not unify with `actual` might still be the one meant:
 /// where it writes something other than its own parameter, the actual argument is a name
 /// banklint has not resolved (not a number, not a built-in type, no template arguments).
-fn could_match(written: &[String], params: &[String], actual: &[String]) -> bool {
+pub(crate) fn could_match(written: &[String], params: &[String], actual: &[String]) -> bool {
     let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     let settled = |a: &str| {
         a.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '(')
@@ -260,7 +260,7 @@ fn could_match(written: &[String], params: &[String], actual: &[String]) -> bool
 /// A specialization's written arguments matched against the actual ones: a written argument
 /// that is one of the specialization's parameters takes the actual one (the same wherever it
 /// appears), any other must be the same text. `None` when they do not match.
-fn unify(written: &[String], params: &[String], actual: &[String]) -> Option<Bindings> {
+pub(crate) fn unify(written: &[String], params: &[String], actual: &[String]) -> Option<Bindings> {
     if written.len() != actual.len() {
         return None;
     }

@@ -339,6 +339,8 @@ fn lower(text: &str, out: &mut Prepared, tree: Option<tree_sitter::Tree>) {
         let mut l = Lowering::new(text, out);
         l.host_reader.import(&imported);
         lower_items(&mut l, tree.root_node());
+        l.out.include_scopes =
+            crate::front::include_scopes::include_scopes(text, tree.root_node(), &l.out.includes);
         let constants = l.host_reader.constants();
         let (blank, patches) = (l.blank, l.patches);
         out.host_constants = constants;

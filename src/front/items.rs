@@ -7,8 +7,7 @@
 
 use crate::front::lower::Lowering;
 use crate::front::prepared::{
-    Chunk, ChunkKind, MemberTypedef, Skipped, StaticMember, TemplateHeader, TemplateParam,
-    WrapperArray,
+    Chunk, ChunkKind, MemberTypedef, Skipped, StaticMember, TemplateHeader, WrapperArray,
 };
 use crate::front::syntax::{children, depth_exceeds, find_descendant, named_children, text};
 use crate::limits::MAX_NESTING;
@@ -224,31 +223,7 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
 }
 
 fn template_header(l: &Lowering<'_>, whole: Node<'_>, params: Node<'_>) -> TemplateHeader {
-    let src = l.src;
-    let mut header = TemplateHeader {
-        span: whole.start_byte()..params.end_byte(),
-        params: Vec::new(),
-    };
-    for p in named_children(params) {
-        let Some((name, is_type)) = crate::front::syntax::template_param(p, src) else {
-            continue;
-        };
-        let default = p
-            .child_by_field_name("default_type")
-            .or_else(|| p.child_by_field_name("default_value"))
-            .map(|d| {
-                text(d, src)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            });
-        header.params.push(TemplateParam {
-            name,
-            is_type,
-            default,
-        });
-    }
-    header
+    crate::front::syntax::template_header(l.src, whole, params)
 }
 
 /// One item: lowered, and recorded as a chunk of its kind. `whole` includes a template
@@ -547,7 +522,7 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
             }
             "field_declaration" => l.lower(member),
             "function_definition" | "template_declaration"
-                if lift_method(l, member, &class, holds_pointer) => {}
+                if lift_method(l, member, &class, &args, holds_pointer) => {}
             // A host method launches kernels with the class's constants in scope.
             "function_definition" if function_kind(l, member).0 == ChunkKind::HostFunction => {
                 // Lowered for its launch sites only, then left out of the class's parse.
@@ -580,7 +555,13 @@ fn names_file_shared(l: &Lowering<'_>, f: Node<'_>) -> bool {
         .any(|w| l.out.file_shared_names.iter().any(|n| n == w))
 }
 
-fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointer: bool) -> bool {
+fn lift_method(
+    l: &mut Lowering<'_>,
+    member: Node<'_>,
+    class: &str,
+    class_args: &Option<Vec<String>>,
+    holds_pointer: bool,
+) -> bool {
     let (f, own) = if member.kind() == "template_declaration" {
         let Some(params) = member.child_by_field_name("parameters") else {
             return false;
@@ -661,6 +642,14 @@ fn lift_method(l: &mut Lowering<'_>, member: Node<'_>, class: &str, holds_pointe
     };
     l.lower(f);
     let span = member.byte_range();
+    if stat && let Some(written) = class_args {
+        let params = (l.class_template.iter())
+            .flat_map(|h| h.params.iter().map(|p| p.name.clone()))
+            .collect();
+        l.out
+            .specialized_methods
+            .push((span.clone(), written.clone(), params));
+    }
     let namespace = match (stat, l.namespace.is_empty()) {
         (false, _) => l.namespace.clone(),
         (true, true) => class.replace("::", "__"),

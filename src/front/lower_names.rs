@@ -151,6 +151,7 @@ impl Lowering<'_> {
                 .collect()
         };
         let mut list = written(self, class_args);
+        self.out.class_scoped_calls.push((start, list.len()));
         if let Some(a) = own_args {
             list.extend(written(self, a));
             self.blank.push(a.byte_range());

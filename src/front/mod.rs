@@ -27,6 +27,7 @@ pub mod host_scopes;
 pub mod host_templates;
 pub mod host_tensor_maps;
 pub mod host_values;
+pub mod include_scopes;
 pub mod includes;
 pub mod items;
 pub mod lambdas;

@@ -146,6 +146,8 @@ pub struct Prepared {
     pub templates: Vec<TemplateHeader>,
     /// `#include "x"` directives with their file span.
     pub includes: Vec<(String, Range<usize>)>,
+    /// The includes written inside a namespace or a class, with that scope.
+    pub include_scopes: Vec<crate::front::include_scopes::IncludeScope>,
     /// Explicit template arguments at calls, `f<16, float>(...)`, by the callee's offset.
     pub template_calls: Vec<(usize, Vec<String>)>,
     /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
@@ -175,6 +177,13 @@ pub struct Prepared {
     /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out
     /// with them bound (see `analysis::class_templates`).
     pub class_templates: Vec<(String, TemplateHeader)>,
+    /// Static methods of class template specializations, by the method's range: the
+    /// specialization's written arguments (`<16, 4>`, `<T *>`) and its own parameters, which
+    /// choose among a call's overloads (see `analysis::interp::overloads`).
+    pub specialized_methods: Vec<(Range<usize>, Vec<String>, Vec<String>)>,
+    /// Calls through a class template, `group<4>::load<T>(...)`, by the offset of the joined
+    /// name: how many of the template arguments recorded there are the class's.
+    pub class_scoped_calls: Vec<(usize, usize)>,
     /// Classes declared with an alignment (`struct alignas(16) P`), by tag: a copy of the
     /// whole object is one access of up to 16 bytes only when the class is that aligned.
     pub class_alignments: Vec<(String, u32)>,

@@ -197,6 +197,39 @@ fn function_is_cast(call: Node<'_>, src: &str) -> bool {
         })
 }
 
+/// The template header `whole` starts with (`template <int N, typename T = float>`), its
+/// parameter list `params`.
+pub fn template_header(
+    src: &str,
+    whole: Node<'_>,
+    params: Node<'_>,
+) -> crate::front::prepared::TemplateHeader {
+    let mut header = crate::front::prepared::TemplateHeader {
+        span: whole.start_byte()..params.end_byte(),
+        params: Vec::new(),
+    };
+    for p in named_children(params) {
+        let Some((name, is_type)) = template_param(p, src) else {
+            continue;
+        };
+        let default = p
+            .child_by_field_name("default_type")
+            .or_else(|| p.child_by_field_name("default_value"))
+            .map(|d| {
+                text(d, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+        header.params.push(crate::front::prepared::TemplateParam {
+            name,
+            is_type,
+            default,
+        });
+    }
+    header
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

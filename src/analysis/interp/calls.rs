@@ -15,7 +15,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             _ => None,
         };
         let arity = call.arguments.len();
-        let callee = name.as_deref().and_then(|n| self.callee(n, arity));
+        let mut callee = name.as_deref().and_then(|n| self.callee(n, arity));
         if callee.is_none()
             && let Some(f) = name
                 .as_deref()
@@ -83,7 +83,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // a function it does not have: a library object (`cuda::barrier` to
                     // `cuda::memcpy_async`), which such functions take by reference.
                     Expression::Identifier(id)
-                        if callee.is_none() && self.is_library_object(&id.node.name) =>
+                        if callee.is_none()
+                            && (self.is_library_object(&id.node.name)
+                                || matches!(&call.callee.node, Expression::Identifier(_))
+                                    && self.is_shared_record(&id.node.name)) =>
                     {
                         Lanes::unknown("a reference")
                     }
@@ -180,6 +183,32 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.note_unfollowed(at, format!("the call of `{name}` is not followed: {why}"));
             }
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
+        }
+        if let Some(c) = &mut callee
+            && c.overloads.len() > 1
+            && call.arguments.iter().any(|a| self.reaches_shared(a))
+        {
+            let fits: Vec<&Function> = (c.overloads.iter().copied())
+                .filter(|f| self.could_take(f, &call.arguments))
+                .collect();
+            let chosen = match fits.as_slice() {
+                [one] => Some((*one, None)),
+                _ => self.by_specialization(c.unit, &fits, &c.scope_args, call),
+            };
+            if let Some((one, rewrite)) = chosen {
+                c.function = one;
+                self.specialization_args = rewrite;
+            } else {
+                let shown = name.replace("__", "::");
+                self.note_unfollowed(
+                    whole.span,
+                    format!(
+                        "`{shown}` is overloaded ({} definitions take {arity} arguments) and the arguments' types banklint knows do not choose one: the shared-memory accesses it makes are not analyzed",
+                        c.overloads.len()
+                    ),
+                );
+                return Lanes::unknown(format!("the result of the overloaded `{shown}`"));
+            }
         }
         if let Some(c) = callee {
             self.scope_args = c.scope_args;
@@ -418,6 +447,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             function,
             header: Some(header.to_string()),
             scope_args: Vec::new(),
+            overloads: unit.overloads(name, arity),
         })
     }
 
@@ -449,6 +479,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 function,
                 header: None,
                 scope_args: Vec::new(),
+                overloads: Vec::new(),
             });
         }
         match unit
@@ -460,11 +491,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 function,
                 header: None,
                 scope_args: Vec::new(),
+                overloads: unit.overloads(name, arity),
             }),
             None => self
                 .header_function(name, arity)
                 .or_else(|| self.callee_through_alias(name, arity)),
         }
+    }
+
+    /// Whether a function in `namespace` is a method of the class template whose method is
+    /// running (its class is the namespace's last part).
+    fn in_same_class_template(&self, namespace: &str) -> bool {
+        let class = namespace.rsplit("__").next().unwrap_or("");
+        !class.is_empty()
+            && self.method_classes.last().is_some_and(|c| c == class)
+            && std::iter::once(self.unit.prepared)
+                .chain(std::iter::once(self.home_unit.prepared))
+                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+                .any(|p| p.class_templates.iter().any(|(c, _)| c == class))
     }
 
     /// `ns::warp::load(...)` with `using warp = group<1>;`: the static method `load` of the
@@ -492,6 +536,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     function,
                     header: None,
                     scope_args: Vec::new(),
+                    overloads: self.unit.overloads(&method, arity),
                 }),
                 None => self.header_function(&method, arity),
             };
@@ -670,8 +715,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 },
                 _ => None,
             });
+            // A local array handed on (`float (&x)[4]` given `x`): the callee's name is the
+            // same array, of the same shape.
+            let local = arg_expr.and_then(|a| match &a.node {
+                Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                    Some(Binding::Opaque(Some(l))) => Some(l.clone()),
+                    _ => None,
+                },
+                _ => None,
+            });
             let binding = match (group, shared, args.get(k)) {
                 _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
+                _ if local.is_some() => Binding::Opaque(local),
                 (Some(g), _, _) => Binding::Group(g),
                 (None, Some(s), _) => Binding::Shared(s),
                 (None, None, _) if pointer.is_some() => {
@@ -693,6 +748,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         );
         let receiver = self.method_of.take();
         let scope_args = std::mem::take(&mut self.scope_args);
+        let specialization_args = self.specialization_args.take();
         if let Some(header) = &f.template {
             // `obj.f<4>(x)`: the arguments were recorded at the method's name.
             let at = match &call.callee.node {
@@ -712,13 +768,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .chain(self.template_arguments_at(at).iter().cloned())
                     .collect(),
             };
+            // A specialization's method: its own parameters stand where the class's were.
+            let given = match specialization_args {
+                Some((n, own)) => own.into_iter().chain(given.into_iter().skip(n)).collect(),
+                None => given,
+            };
             // Every argument is read in the caller's scope before any is bound: the callee's
             // parameters may share names with the caller's (`T` given `Pair<T, int>`).
             let mut types = Vec::new();
             let mut texts = Vec::new();
             let mut values = Vec::new();
+            // `laneid()` called bare in another static method of `group<W>`: the class's
+            // parameters keep the caller's values.
+            let sibling = receiver.is_none() && self.in_same_class_template(&f.namespace);
             for (k, param) in header.params.iter().enumerate() {
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
+                if text.is_none()
+                    && sibling
+                    && (self.template_values.contains_key(&param.name)
+                        || self.type_args.contains_key(&param.name))
+                {
+                    continue;
+                }
                 if param.is_type {
                     let at = call.callee.span;
                     if let Some(ty) = text.as_deref().and_then(|t| self.type_of_text(t, at)) {

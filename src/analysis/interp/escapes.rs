@@ -80,11 +80,7 @@ impl Analyzer<'_, '_> {
             return;
         }
         let array = call.arguments.iter().find_map(|a| {
-            let reaches = self.points_to_shared(a)
-                || self.is_shared_object(a)
-                || matches!(&a.node, Expression::Identifier(id)
-                    if matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))));
-            reaches
+            self.reaches_shared(a)
                 .then(|| self.shared_array_in_text(&self.source_text(a.span)))
                 .flatten()
         });
@@ -109,6 +105,16 @@ impl Analyzer<'_, '_> {
 }
 
 impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Whether a call's argument hands the callee shared memory: a pointer into it, a whole
+    /// `__shared__` struct or element of one, or a reference to one.
+    pub(super) fn reaches_shared(&self, a: &Node<Expression>) -> bool {
+        self.points_to_shared(a)
+            || self.is_shared_object(a)
+            || matches!(&a.node, Expression::Identifier(id)
+                if self.is_shared_record(&id.node.name)
+                    || matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))))
+    }
+
     /// `tiles[i]` through a pointer into shared memory whose element is an object (a struct,
     /// or a type banklint does not know): handed to a function, it is most likely passed by
     /// reference, not loaded.

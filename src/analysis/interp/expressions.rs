@@ -182,7 +182,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         match self.lookup(name) {
             Some(Binding::Value(v)) => return v.clone(),
             Some(Binding::Shared(_))
-            | Some(Binding::Opaque)
+            | Some(Binding::Opaque(_))
             | Some(Binding::Pointer(_))
             | Some(Binding::Rows { .. })
             | Some(Binding::Object(_))
@@ -218,6 +218,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(class) = self.method_classes.last().cloned() {
             let prepared = self.unit.prepared;
             let value = std::iter::once(prepared)
+                .chain(std::iter::once(self.home_unit.prepared))
                 .chain(self.headers.iter().map(|(_, h)| h.prepared))
                 .flat_map(|p| p.static_members.iter())
                 .find(|m| m.class == class && m.member == name)
@@ -240,6 +241,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if self.call_depth > MAX_CALL_DEPTH * 4 {
             return Lanes::unknown(format!("`{what}` expands too deeply"));
         }
+        // `GROUP_WARPS * kittens::WARP_THREADS` (a class's static member as written): the
+        // qualified name as lowering joins it.
+        let joined;
+        let text = if text.contains("::") {
+            joined = text.replace("::", "__");
+            joined.as_str()
+        } else {
+            text
+        };
         let Some(expr) = parse_expression_text(self.unit, text) else {
             return Lanes::unknown(format!(
                 "the macro `{what}` does not expand to an expression"
@@ -610,7 +620,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && let Expression::Identifier(id) = &lhs.node
             && matches!(
                 self.lookup(&id.node.name),
-                Some(Binding::Value(_) | Binding::Opaque | Binding::Pointer(_))
+                Some(Binding::Value(_) | Binding::Opaque(_) | Binding::Pointer(_))
             )
             && self.points_to_shared(rhs)
         {
@@ -626,7 +636,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && let Expression::Identifier(id) = &lhs.node
             && matches!(
                 self.lookup(&id.node.name),
-                Some(Binding::Value(_) | Binding::Opaque)
+                Some(Binding::Value(_) | Binding::Opaque(_))
             )
             && (self.is_shared_address(rhs) || self.points_to_shared(rhs))
             && let Some(p) = self.eval_pointer(rhs, mask, &id.node.name)

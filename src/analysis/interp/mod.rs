@@ -26,6 +26,7 @@ use std::rc::Rc;
 mod atomics;
 mod calls;
 mod escapes;
+mod overloads;
 pub use escapes::pointer_into;
 mod expressions;
 mod inert;
@@ -196,8 +197,9 @@ enum Binding {
     /// An object of a class that keeps pointers, built by a constructor banklint ran: its
     /// fields, for its methods (see `objects`).
     Object(objects::Object),
-    /// A local array or struct: reads give data, not indices.
-    Opaque,
+    /// A local array or struct: reads give data, not indices. A local array's element type
+    /// and extent, where known, tell overloads apart (see `overloads`).
+    Opaque(Option<Rc<LocalArray>>),
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
     /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
     MemoryClass {
@@ -212,6 +214,13 @@ enum Binding {
     Reference(Reference),
 }
 
+/// A local array's element type and extent (`float x[4]`).
+#[derive(Clone, Debug)]
+struct LocalArray {
+    elem: Type,
+    extent: Option<i64>,
+}
+
 /// A device function a call reaches: its unit and definition, and for a header's (or the
 /// includer's) the name its accesses are reported under (empty for the includer).
 struct Callee<'a, 'p> {
@@ -221,6 +230,8 @@ struct Callee<'a, 'p> {
     /// The template arguments of the class a static method is called through when an alias
     /// names it (`warp::load` with `using warp = group<1>;`: `1`).
     scope_args: Vec<String>,
+    /// The functions the call may name with exactly its number of arguments (overloads).
+    overloads: Vec<&'a Function>,
 }
 
 #[derive(Clone)]
@@ -367,6 +378,10 @@ struct Analyzer<'a, 'p> {
     last_call_returned_reference: bool,
     /// The class template arguments the next inlined call gets from an alias (see `Callee`).
     scope_args: Vec<String>,
+    /// For the next inlined call, a static method of a class template specialization: how
+    /// many leading template arguments are the class's, and the specialization's own
+    /// parameters' values that replace them (see `overloads`).
+    specialization_args: Option<overloads::SpecializationArgs>,
     /// The object the next inlined call is a method of (see `objects`), and once it has
     /// returned, its fields as the method left them.
     method_of: Option<objects::Receiver>,
@@ -702,6 +717,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             last_returned_pointer: None,
             last_call_returned_reference: false,
             scope_args: Vec::new(),
+            specialization_args: None,
             method_of: None,
             returns_reference: Vec::new(),
             method_classes: Vec::new(),

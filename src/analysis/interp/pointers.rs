@@ -41,6 +41,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && matches!(self.arrays[*a].decl.elem, Type::Unknown(_)))
     }
 
+    /// Whether `name` is a whole `__shared__` struct (rank 0): handed to a function banklint
+    /// has no definition of (a library's `fill(tile)`), it is most likely passed by
+    /// reference, not copied.
+    pub(super) fn is_shared_record(&self, name: &str) -> bool {
+        matches!(self.lookup(name), Some(Binding::Shared(a))
+            if self.arrays[*a].decl.dims.is_empty()
+                && matches!(self.arrays[*a].decl.elem, Type::Record(_)))
+    }
+
     /// Whether `name` is a `__shared__` scalar (rank 0): reading it is a shared access.
     pub(super) fn is_shared_scalar(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Binding::Shared(a)) if self.arrays[*a].decl.dims.is_empty())
@@ -85,7 +94,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// A pointer assigned something banklint cannot follow: accesses through it are unknown.
     pub(super) fn bind_pointer_lost(&mut self, name: &str) {
         if let Some(b) = self.binding_mut(name, |_| true) {
-            *b = Binding::Opaque;
+            *b = Binding::Opaque(None);
         }
     }
 
@@ -801,7 +810,7 @@ pub(super) fn join_pointers(
     line: usize,
 ) -> Binding {
     if then_p.array != else_p.array || then_p.elem != else_p.elem {
-        return Binding::Opaque;
+        return Binding::Opaque(None);
     }
     let join = |a: &Lanes, b: &Lanes| {
         Lanes::from_values(
@@ -821,7 +830,7 @@ pub(super) fn join_pointers(
             Place::Tuple(a.iter().zip(b).map(|(x, y)| join(x, y)).collect())
         }
         (Place::Bytes(a), Place::Bytes(b)) => Place::Bytes(join(a, b)),
-        _ => return Binding::Opaque,
+        _ => return Binding::Opaque(None),
     };
     Binding::Pointer(SharedPointer {
         array: else_p.array,

@@ -300,7 +300,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                                     e.span,
                                     format!("`{name}` points to rows of shared memory whose length or element size banklint cannot evaluate; the accesses through it are not analyzed"),
                                 );
-                                self.bind(&name, Binding::Opaque);
+                                self.bind(&name, Binding::Opaque(None));
                             }
                         }
                     }
@@ -360,7 +360,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             at,
                             format!("the shared-memory pointer `{name}` is given is not one banklint can follow (the function returns different arrays or offsets it does not know)"),
                         );
-                        self.bind(&name, Binding::Opaque);
+                        self.bind(&name, Binding::Opaque(None));
                         continue;
                     }
                     // `T *p = c ? a : b;` with `c` not known per thread: each side as a branch.
@@ -421,7 +421,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                                 e.span,
                                 format!("`{name}` names an array of more than one dimension in shared memory, which banklint does not follow through a reference; the accesses through `{name}` are not analyzed"),
                             );
-                            self.bind(&name, Binding::Opaque);
+                            self.bind(&name, Binding::Opaque(None));
                             continue;
                         }
                         let elem = match &base {
@@ -448,7 +448,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         format!("`{name}` keeps pointers into shared memory in an array; banklint does not follow pointers read from an array, so the accesses through its elements are not analyzed"),
                     );
                 }
-                self.bind(&name, Binding::Opaque);
+                let shape = is_array.then(|| {
+                    let extent = self.local_extent(&init.node.declarator.node, mask);
+                    Rc::new(LocalArray {
+                        elem: base.clone(),
+                        extent,
+                    })
+                });
+                self.bind(&name, Binding::Opaque(shape));
                 continue;
             }
             self.declare_width(&name, &base);
@@ -800,7 +807,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     *binding = super::pointers::join_pointers(
                         then_p, else_p, then_mask, else_mask, name, line,
                     );
-                    if matches!(binding, Binding::Opaque) {
+                    if matches!(binding, Binding::Opaque(_)) {
                         lost.push(name.clone());
                     }
                     continue;
@@ -839,6 +846,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         lost
     }
 
+    /// The extent of a local array of one dimension (`float x[N]`), when it is a constant.
+    fn local_extent(&mut self, d: &Declarator, mask: &[bool]) -> Option<i64> {
+        let mut sizes = d.derived.iter().filter_map(|x| match &x.node {
+            DerivedDeclarator::Array(a) => Some(&a.node.size),
+            _ => None,
+        });
+        let (Some(size), None) = (sizes.next(), sizes.next()) else {
+            return None;
+        };
+        match size {
+            lang_c::ast::ArraySize::VariableExpression(e)
+            | lang_c::ast::ArraySize::StaticExpression(e) => self.eval(e, mask).as_const(),
+            _ => None,
+        }
+    }
+
     /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
     /// accesses through it left out.
     fn pointer_not_followed(&mut self, name: &str, e: &Node<Expression>) {
@@ -846,7 +869,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             e.span,
             format!("`{name}` is given a pointer into shared memory that banklint cannot follow (`{}`); the accesses through it are not analyzed", self.source_text(e.span)),
         );
-        self.bind(name, Binding::Opaque);
+        self.bind(name, Binding::Opaque(None));
     }
 
     /// Says which pointers a branch left pointing into different arrays in different threads.
