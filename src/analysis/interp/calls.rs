@@ -185,30 +185,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
         }
         if let Some(c) = &mut callee
-            && c.overloads.len() > 1
-            && call.arguments.iter().any(|a| self.reaches_shared(a))
+            && let Err(unknown) = self.choose_overload(c, whole, call, &name, arity)
         {
-            let fits: Vec<&Function> = (c.overloads.iter().copied())
-                .filter(|f| self.could_take(f, &call.arguments))
-                .collect();
-            let chosen = match fits.as_slice() {
-                [one] => Some((*one, None)),
-                _ => self.by_specialization(c.unit, &fits, &c.scope_args, call),
-            };
-            if let Some((one, rewrite)) = chosen {
-                c.function = one;
-                self.specialization_args = rewrite;
-            } else {
-                let shown = name.replace("__", "::");
-                self.note_unfollowed(
-                    whole.span,
-                    format!(
-                        "`{shown}` is overloaded ({} definitions take {arity} arguments) and the arguments' types banklint knows do not choose one: the shared-memory accesses it makes are not analyzed",
-                        c.overloads.len()
-                    ),
-                );
-                return Lanes::unknown(format!("the result of the overloaded `{shown}`"));
-            }
+            return unknown;
         }
         if let Some(c) = callee {
             self.scope_args = c.scope_args;
@@ -447,7 +426,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             function,
             header: Some(header.to_string()),
             scope_args: Vec::new(),
-            overloads: unit.overloads(name, arity),
+            lookup: name.to_string(),
         })
     }
 
@@ -479,7 +458,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 function,
                 header: None,
                 scope_args: Vec::new(),
-                overloads: Vec::new(),
+                lookup: name.to_string(),
             });
         }
         match unit
@@ -491,7 +470,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 function,
                 header: None,
                 scope_args: Vec::new(),
-                overloads: unit.overloads(name, arity),
+                lookup: name.to_string(),
             }),
             None => self
                 .header_function(name, arity)
@@ -536,7 +515,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     function,
                     header: None,
                     scope_args: Vec::new(),
-                    overloads: self.unit.overloads(&method, arity),
+                    lookup: method.clone(),
                 }),
                 None => self.header_function(&method, arity),
             };
@@ -919,7 +898,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 }
 
 /// Whether `f` is a named lambda lifted as a function (see `front::lambdas`).
-fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
+pub(super) fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
     unit.prepared
         .lambdas
         .iter()

@@ -344,17 +344,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// The value of the constant `member` of the class `class` names (`Traits<256, float>`).
     pub(super) fn class_constant(&mut self, class: &str, member: &str) -> Option<i64> {
-        let prepared = self.unit.prepared;
-        let classes = crate::front::class_members::Classes::new(
-            std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared)),
-        );
-        let crate::front::class_members::Member::Value(text) = classes.member(class, member)?
+        let crate::front::class_members::Member::Value(text) = self.class_member(class, member)?
         else {
             return None;
         };
         // Names left qualified (`ns::N`) are spelled as the lowering spells them.
         let expr = parse_expression_text(self.unit, &text.replace("::", "__"))?;
         eval_constant(self.unit, &expr, 0)
+    }
+
+    /// Member `member` of the class `class` names, as this unit and the headers declare it
+    /// (see `class_members`), looked up once.
+    pub(super) fn class_member(
+        &mut self,
+        class: &str,
+        member: &str,
+    ) -> Option<crate::front::class_members::Member> {
+        let key = (
+            std::ptr::from_ref(self.unit) as usize,
+            class.to_string(),
+            member.to_string(),
+        );
+        if let Some(known) = self.class_members.get(&key) {
+            return known.clone();
+        }
+        let prepared = self.unit.prepared;
+        let classes = crate::front::class_members::Classes::new(
+            std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared)),
+        );
+        let found = classes.member(class, member);
+        self.class_members.insert(key, found.clone());
+        found
     }
 
     pub(super) fn member(

@@ -68,17 +68,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let AsmStatement::GnuExtended(g) = &stmt.node else {
             return;
         };
-        let text = ptx::template_text(&g.template.node);
-        // Read once per template: a loop runs the statement trip after trip.
-        let read = match self.ptx_read.get(&text) {
+        // Read once per statement: a loop runs the statement trip after trip.
+        let key = (std::ptr::from_ref(self.unit) as usize, stmt.span.start);
+        let read = match self.ptx_read.get(&key) {
             Some(r) => r.clone(),
             None => {
-                let r = Rc::new(ptx::shared_instructions(&text));
-                self.ptx_read.insert(text.clone(), r.clone());
+                let text = ptx::template_text(&g.template.node);
+                let (found, unresolved) = ptx::shared_instructions(&text);
+                let r = Rc::new((found, unresolved, ptx::lane_id_read(&text)));
+                self.ptx_read.insert(key, r.clone());
                 r
             }
         };
-        let (found, unresolved) = (&read.0, &read.1);
+        let (found, unresolved, lane_into) = (&read.0, &read.1, read.2);
         let operands: Vec<&Node<GnuAsmOperand>> = g.outputs.iter().chain(&g.inputs).collect();
         let at = stmt.span;
         let find = |which: &Operand| match which {
@@ -170,7 +172,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         // `mov.u32 %0, %%laneid;`: the lane's index in its warp. Other registers the
         // template writes hold data from now on.
-        let lane_into = ptx::lane_id_read(&text);
         for (k, out) in g.outputs.iter().enumerate() {
             if let Expression::Identifier(id) = &out.node.variable_name.node
                 && matches!(self.lookup(&id.node.name), Some(Binding::Value(_)))

@@ -31,21 +31,25 @@ impl Analyzer<'_, '_> {
         if locals.is_empty() && !members {
             return;
         }
+        let mut found: Vec<(String, String)> = Vec::new();
+        let wanted: Vec<(String, String, String)> = (self.type_args.iter())
+            .flat_map(|(param, class)| {
+                (self.unit.member_typenames(param).iter())
+                    .map(|(member, name)| (class.clone(), member.clone(), name.clone()))
+            })
+            .collect();
+        for (class, member, name) in wanted {
+            if let Some(crate::front::class_members::Member::Type(t)) =
+                self.class_member(&class, &member)
+            {
+                found.push((name, t));
+            }
+        }
         let headers: Vec<&crate::front::cuda::Prepared> =
             self.headers.iter().map(|(_, h)| h.prepared).collect();
         let classes = crate::front::class_members::Classes::new(
             std::iter::once(p).chain(headers.iter().copied()),
         );
-        let mut found: Vec<(String, String)> = Vec::new();
-        for (param, class) in self.type_args.iter() {
-            for (member, name) in self.unit.member_typenames(param) {
-                if let Some(crate::front::class_members::Member::Type(t)) =
-                    classes.member(class, member)
-                {
-                    found.push((name.clone(), t));
-                }
-            }
-        }
         let mut pending: std::collections::VecDeque<(String, String)> = found.into();
         let mut k = 0;
         // Each step binds one name; names only come from the file's type names and aliases.
@@ -76,14 +80,15 @@ impl Analyzer<'_, '_> {
                 Rc::make_mut(&mut self.types).named.insert(name.clone(), ty);
             }
             // Member types named through this alias (`typename P::Type`) resolve now too.
-            let through: Vec<(String, String)> = self
-                .unit
-                .member_typenames(&name)
-                .iter()
-                .filter_map(|(member, full)| match classes.member(&resolved, member)? {
-                    crate::front::class_members::Member::Type(t) => Some((full.clone(), t)),
-                    crate::front::class_members::Member::Value(_) => None,
-                })
+            let named: Vec<(String, String)> = self.unit.member_typenames(&name).to_vec();
+            let through: Vec<(String, String)> = named
+                .into_iter()
+                .filter_map(
+                    |(member, full)| match self.class_member(&resolved, &member)? {
+                        crate::front::class_members::Member::Type(t) => Some((full, t)),
+                        crate::front::class_members::Member::Value(_) => None,
+                    },
+                )
                 .collect();
             Rc::make_mut(&mut self.type_args).insert(name, resolved);
             pending.extend(through);

@@ -199,7 +199,7 @@ enum Binding {
     Object(objects::Object),
     /// A local array or struct: reads give data, not indices. A local array's element type
     /// and extent, where known, tell overloads apart (see `overloads`).
-    Opaque(Option<Rc<LocalArray>>),
+    Opaque(Option<Rc<overloads::LocalArray>>),
     /// A variable of a shared-memory wrapper class (`SharedMemory<T> smem;`), with its
     /// template argument: `smem.getPointer()` is the dynamic shared array of that type.
     MemoryClass {
@@ -214,13 +214,6 @@ enum Binding {
     Reference(Reference),
 }
 
-/// A local array's element type and extent (`float x[4]`).
-#[derive(Clone, Debug)]
-struct LocalArray {
-    elem: Type,
-    extent: Option<i64>,
-}
-
 /// A device function a call reaches: its unit and definition, and for a header's (or the
 /// includer's) the name its accesses are reported under (empty for the includer).
 struct Callee<'a, 'p> {
@@ -230,8 +223,9 @@ struct Callee<'a, 'p> {
     /// The template arguments of the class a static method is called through when an alias
     /// names it (`warp::load` with `using warp = group<1>;`: `1`).
     scope_args: Vec<String>,
-    /// The functions the call may name with exactly its number of arguments (overloads).
-    overloads: Vec<&'a Function>,
+    /// The name it was found by (a static method through an alias: its class's joined
+    /// name), under which its overloads are looked up.
+    lookup: String,
 }
 
 #[derive(Clone)]
@@ -317,7 +311,9 @@ struct Analyzer<'a, 'p> {
     returns: Vec<Option<Lanes>>,
     labels: Vec<loops::TripLabel>,
     /// Inline PTX templates read so far: their shared-memory instructions.
-    ptx_read: HashMap<String, PtxRead>,
+    /// Each `asm` statement's template read, by the unit and the statement's offset: a loop
+    /// runs the statement trip after trip.
+    ptx_read: HashMap<(usize, usize), PtxRead>,
     symbolic_loops: usize,
     /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
     /// unknown, so far: a loop whose trip sees one may end at any trip.
@@ -371,6 +367,11 @@ struct Analyzer<'a, 'p> {
     /// Whether a call of a name with an arity, from a unit, reaches an accessor of shared
     /// memory (see `call_returns_shared`), looked up once.
     accessors: std::cell::RefCell<HashMap<(String, usize, usize), calls::Returns>>,
+    /// The overloads a call of a name with an arity may name, from a unit (see
+    /// `overload_set`), by slot (this unit, the home file, each header) and index.
+    overload_sets: std::cell::RefCell<overloads::OverloadSets>,
+    /// Whether a scope's name is a class's (see `is_class_name`).
+    class_scopes: std::cell::RefCell<HashMap<String, bool>>,
     /// What the last inlined call returned as a shared-memory pointer.
     last_returned_pointer: Option<Result<SharedPointer, String>>,
     /// Whether the last inlined call returns a reference (`T &f()`): what it returned is
@@ -378,6 +379,10 @@ struct Analyzer<'a, 'p> {
     last_call_returned_reference: bool,
     /// The class template arguments the next inlined call gets from an alias (see `Callee`).
     scope_args: Vec<String>,
+    /// Members of classes named with their arguments (`Traits<256, float>::THREADS`), by the
+    /// unit asking, the class and the member: resolving one reads every class of the file
+    /// and its headers, and a library's functions ask the same ones at every call.
+    class_members: HashMap<(usize, String, String), Option<crate::front::class_members::Member>>,
     /// For the next inlined call, a static method of a class template specialization: how
     /// many leading template arguments are the class's, and the specialization's own
     /// parameters' values that replace them (see `overloads`).
@@ -714,10 +719,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             int_widths: Default::default(),
             returned_pointers: Vec::new(),
             accessors: Default::default(),
+            overload_sets: Default::default(),
+            class_scopes: Default::default(),
             last_returned_pointer: None,
             last_call_returned_reference: false,
             scope_args: Vec::new(),
             specialization_args: None,
+            class_members: HashMap::default(),
             method_of: None,
             returns_reference: Vec::new(),
             method_classes: Vec::new(),
@@ -925,11 +933,12 @@ pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> 
     crate::analysis::types::scalar_from_words(&words)
 }
 
-/// What an inline PTX template holds: its shared-memory instructions, and those banklint
-/// cannot follow.
+/// What an inline PTX template holds: its shared-memory instructions, those banklint cannot
+/// follow, and the output operand that reads `%laneid`, if one does.
 type PtxRead = Rc<(
     Vec<crate::analysis::ptx::PtxAccess>,
     Vec<crate::analysis::ptx::Unresolved>,
+    Option<usize>,
 )>;
 
 /// A resolved `s[i][j].f`: the array, its index expressions, and the member names.

@@ -7,19 +7,256 @@
 //! template's specializations (`Sums<16, 4>::run` and the primary `Sums<P, E>::run`) are
 //! told apart by the class's arguments at the call, as the compiler chooses the class.
 
+use super::calls::is_lambda;
 use super::*;
 use crate::analysis::extraction::Param;
+
+/// See `Analyzer::overload_sets`.
+pub(super) type OverloadSets = HashMap<(String, usize, usize), Rc<Vec<(usize, usize)>>>;
+
+/// A local array's element type and extent (`float x[4]`).
+#[derive(Clone, Debug)]
+pub(super) struct LocalArray {
+    pub elem: Type,
+    pub extent: Option<i64>,
+}
 
 /// How many leading template arguments of a call are its class's, and the values of the
 /// chosen specialization's own parameters that stand for them.
 pub(super) type SpecializationArgs = (usize, Vec<String>);
 
 impl<'a, 'p> Analyzer<'a, 'p> {
-    /// Whether `f` can take `args`, as far as their known types say.
-    pub(super) fn could_take(&self, f: &Function, args: &[Node<Expression>]) -> bool {
-        f.params
+    /// Among the overloads a call may name (this unit's, the home file's and the headers'),
+    /// the one the arguments' known types, the explicit template arguments and the class's
+    /// arguments select, put in `c`. `Err` with the call's result when none is selected:
+    /// none is run then, as running the first written would guess.
+    pub(super) fn choose_overload(
+        &mut self,
+        c: &mut Callee<'a, 'p>,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+        name: &str,
+        arity: usize,
+    ) -> Result<(), Lanes> {
+        // A named lambda is the one in scope, not an overload.
+        if is_lambda(c.unit, c.function) {
+            return Ok(());
+        }
+        let mut all = self.overload_set(&c.lookup, arity);
+        // A static method is in scope only inside its class, or through a qualifier
+        // that names the class: of `kittens::tma::f` and `kittens::group::tma::f`, a
+        // call of `tma::f` from outside `group` means the first.
+        let qualifier = crate::front::names::split_qualified(&c.lookup).map_or("", |(_, q)| q);
+        let caller = self.caller_namespace();
+        all.retain(|o| {
+            let ns = o.function.namespace.as_str();
+            let outer = ns
+                .strip_suffix(qualifier)
+                .unwrap_or(ns)
+                .trim_end_matches('_');
+            encloses(outer, &caller) || !outer.split("__").any(|s| self.is_class_name(s))
+        });
+        // A bare name is looked up from the caller's namespace outwards: `f` in `wt` and
+        // in `db` are not candidates for a call outside both (unless a `using namespace`
+        // brought them in, which banklint does not track: then all stay).
+        let visible = |o: &Callee<'_, '_>| encloses(&o.function.namespace, &caller);
+        if qualifier.is_empty() && all.iter().any(visible) {
+            all.retain(visible);
+        }
+        if all.len() > 1 {
+            // Through a class (`group<4>::f`, an alias of one), the recorded template
+            // arguments start with the class's.
+            let at = self.span(call.callee.span).start;
+            let scoped = !c.scope_args.is_empty()
+                || (self.unit.prepared.class_scoped_calls.iter()).any(|(o, _)| *o == at);
+            let fits: Vec<&Callee<'a, 'p>> = (all.iter())
+                .filter(|o| self.could_take(o.function, call, scoped))
+                .collect();
+            // A function that is not a template is preferred to templates that take the
+            // arguments as well, as C++ prefers it.
+            let plain: Vec<&Callee<'a, 'p>> = (fits.iter().copied())
+                .filter(|o| {
+                    o.function.template.is_none()
+                        && !(o.unit.prepared.specialized_methods.iter())
+                            .any(|(r, _, _)| r.contains(&o.function.span.start))
+                })
+                .collect();
+            let chosen = match (fits.as_slice(), plain.as_slice()) {
+                ([one], _) | (_, [one]) => Some((*one, None)),
+                _ => self.by_specialization(&fits, &c.scope_args, call),
+            };
+            // Not decided: none is run, as running the first written would guess. Said
+            // where the call hands over shared memory; a value it returns is unknown.
+            let Some((one, rewrite)) = chosen else {
+                let shown = name.replace("__", "::");
+                if call.arguments.iter().any(|a| self.reaches_shared(a)) {
+                    self.note_unfollowed(
+                        whole.span,
+                        format!(
+                            "`{shown}` is overloaded ({} definitions take {arity} arguments) and the arguments' types banklint knows do not choose one: the shared-memory accesses it makes are not analyzed",
+                            all.len()
+                        ),
+                    );
+                }
+                return Err(Lanes::unknown(format!(
+                    "the result of `{shown}`, overloaded ({} definitions take {arity} arguments) with argument types banklint does not know",
+                    all.len()
+                )));
+            };
+            c.unit = one.unit;
+            c.function = one.function;
+            c.header.clone_from(&one.header);
+            self.specialization_args = rewrite;
+        }
+        Ok(())
+    }
+
+    /// The namespace of the function being run (`a__b`, with its class for a method).
+    fn caller_namespace(&self) -> String {
+        match self.call_stack.last() {
+            Some(k) => k.rsplit_once("::").map(|(ns, _)| ns.to_string()),
+            // The kernel itself.
+            None => (self.unit.functions.iter())
+                .find(|f| f.item == self.item)
+                .map(|f| f.namespace.clone()),
+        }
+        .unwrap_or_default()
+    }
+
+    /// Whether a scope's name is a class's (the scope of a static method), as this file and
+    /// its headers name their classes.
+    fn is_class_name(&self, last: &str) -> bool {
+        if last.is_empty() {
+            return false;
+        }
+        if let Some(&known) = self.class_scopes.borrow().get(last) {
+            return known;
+        }
+        let known = std::iter::once(self.unit.prepared)
+            .chain(std::iter::once(self.home_unit.prepared))
+            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            .any(|p| p.typenames.iter().any(|t| t == last));
+        self.class_scopes
+            .borrow_mut()
+            .insert(last.to_string(), known);
+        known
+    }
+
+    /// Every function of this unit, the home file and the headers a call of `name` with
+    /// `arity` arguments may name with exactly that many parameters: overloads, which may be
+    /// declared in different headers. Looked up once per name, arity and calling unit.
+    pub(super) fn overload_set(&self, name: &str, arity: usize) -> Vec<Callee<'a, 'p>> {
+        let key = (
+            name.to_string(),
+            arity,
+            std::ptr::from_ref(self.unit) as usize,
+        );
+        let known = self.overload_sets.borrow().get(&key).cloned();
+        let found = match known {
+            Some(found) => found,
+            None => {
+                let mut found = Vec::new();
+                // A header read twice (included from two places, or under two sets of
+                // macros) defines its functions once.
+                let mut seen: Vec<(String, Range<usize>, usize)> = Vec::new();
+                let units = std::iter::once(self.unit)
+                    .chain(std::iter::once(self.home_unit))
+                    .chain(self.headers.iter().map(|(_, u)| u));
+                for (slot, unit) in units.enumerate() {
+                    if slot > 0 && std::ptr::eq(unit, self.unit) {
+                        continue;
+                    }
+                    for f in unit.overloads(name, arity) {
+                        let own_shared = slot > 0
+                            && (unit.prepared.keywords_in(f.span.clone()))
+                                .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
+                        let header = match slot {
+                            0 | 1 => String::new(),
+                            i => self.headers[i - 2].0.clone(),
+                        };
+                        let at = (header, f.span.clone(), unit.prepared.text.len());
+                        if f.kernel || own_shared || is_lambda(unit, f) || seen.contains(&at) {
+                            continue;
+                        }
+                        seen.push(at);
+                        if let Some(index) = unit.functions.iter().position(|g| std::ptr::eq(g, f))
+                        {
+                            found.push((slot, index));
+                        }
+                    }
+                }
+                let found = Rc::new(found);
+                self.overload_sets.borrow_mut().insert(key, found.clone());
+                found
+            }
+        };
+        found
             .iter()
-            .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)))
+            .map(|&(slot, index)| {
+                let (unit, header) = match slot {
+                    0 => (self.unit, None),
+                    1 => (self.home_unit, Some(String::new())),
+                    i => (&self.headers[i - 2].1, Some(self.headers[i - 2].0.clone())),
+                };
+                Callee {
+                    unit,
+                    function: &unit.functions[index],
+                    header,
+                    scope_args: Vec::new(),
+                    lookup: name.to_string(),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether `f` can take the call's arguments, as far as their known types say, and its
+    /// explicit template arguments (`reduce<float, Sum, false>`: a type cannot stand for an
+    /// `int Num`, nor can more arguments be given than `f` has parameters).
+    pub(super) fn could_take(&self, f: &Function, call: &CallExpression, scoped: bool) -> bool {
+        let args = &call.arguments;
+        let values_fit = f
+            .params
+            .iter()
+            .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)));
+        values_fit && (scoped || self.explicit_arguments_fit(f, call))
+    }
+
+    fn explicit_arguments_fit(&self, f: &Function, call: &CallExpression) -> bool {
+        let at = self.span(call.callee.span).start;
+        let given = self.template_arguments_at(at);
+        if given.is_empty() {
+            return true;
+        }
+        let Some(header) = &f.template else {
+            return false;
+        };
+        given.len() <= header.params.len()
+            && given.iter().zip(&header.params).all(|(a, p)| {
+                let a = a.trim();
+                if p.is_type {
+                    !(a.starts_with(|c: char| c.is_ascii_digit())
+                        || matches!(a, "true" | "false")
+                        || self.template_values.contains_key(a))
+                } else {
+                    !self.is_type_text(a)
+                }
+            })
+    }
+
+    /// Whether template argument text names a type: a built-in one, one the file declares,
+    /// or a class template's instance.
+    fn is_type_text(&self, a: &str) -> bool {
+        let head = a.split('<').next().unwrap_or(a).trim();
+        let head = head.rsplit("::").next().unwrap_or(head);
+        if self.template_values.contains_key(head) {
+            // The caller's own value parameter (`BroadcastAll`).
+            return false;
+        }
+        crate::analysis::types::builtin(head).is_some()
+            || self.type_args.contains_key(head)
+            || std::iter::once(self.unit.prepared)
+                .chain(std::iter::once(self.home_unit.prepared))
+                .any(|p| p.typenames.iter().any(|t| t == head))
     }
 
     fn param_takes(&self, p: &Param, a: &Node<Expression>) -> bool {
@@ -43,13 +280,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// template, the one the call's class arguments select, with the class arguments
     /// replaced by the specialization's own parameters' values. `None` when the arguments do
     /// not decide (an argument banklint has not resolved, or candidates of another kind).
-    pub(super) fn by_specialization(
+    pub(super) fn by_specialization<'c>(
         &mut self,
-        unit: &'a Unit<'p>,
-        candidates: &[&'a Function],
+        candidates: &[&'c Callee<'a, 'p>],
         scope_args: &[String],
         call: &CallExpression,
-    ) -> Option<(&'a Function, Option<SpecializationArgs>)> {
+    ) -> Option<(&'c Callee<'a, 'p>, Option<SpecializationArgs>)> {
         let at = self.span(call.callee.span).start;
         let recorded = self.template_arguments_at(at).to_vec();
         let n = if scope_args.is_empty() {
@@ -77,11 +313,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .collect();
         let mut primary = Vec::new();
         let mut undecided = false;
-        for f in candidates {
-            let spec = (unit.prepared.specialized_methods.iter())
+        for c in candidates {
+            let f = c.function;
+            let spec = (c.unit.prepared.specialized_methods.iter())
                 .find(|(r, _, _)| r.contains(&f.span.start));
             let Some((_, written, params)) = spec else {
-                primary.push(*f);
+                primary.push(*c);
                 continue;
             };
             match crate::front::class_members::unify(written, params, &actual) {
@@ -93,7 +330,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                                 .map_or_else(|| p.clone(), |(_, v)| v.clone())
                         })
                         .collect();
-                    return Some((*f, Some((n, own))));
+                    return Some((*c, Some((n, own))));
                 }
                 None => {
                     undecided |= crate::front::class_members::could_match(written, params, &actual);
@@ -121,19 +358,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// The element type of the shared memory an argument points to.
+    /// The element type of the shared memory an argument points to: `s`, `p`, `&s[i]`,
+    /// `s + k` (a cast says its own type, which is not read here).
     fn shared_elem_of(&self, a: &Node<Expression>) -> Option<Type> {
-        let a = match &a.node {
-            Expression::Cast(_) => return None,
-            _ => a,
-        };
-        let Expression::Identifier(id) = &a.node else {
-            return None;
-        };
-        match self.lookup(&id.node.name) {
-            Some(Binding::Pointer(p)) => Some(p.elem.clone()),
-            Some(Binding::Shared(s)) if !self.arrays[*s].decl.dims.is_empty() => {
-                Some(self.arrays[*s].decl.elem.clone())
+        match &a.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Pointer(p)) => Some(p.elem.clone()),
+                Some(Binding::Shared(s)) if !self.arrays[*s].decl.dims.is_empty() => {
+                    Some(self.arrays[*s].decl.elem.clone())
+                }
+                _ => None,
+            },
+            Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Address => {
+                let mut cur = &u.node.operand;
+                while let Expression::BinaryOperator(b) = &cur.node
+                    && b.node.operator.node == BinaryOperator::Index
+                {
+                    cur = &b.node.lhs;
+                }
+                self.shared_elem_of(cur)
+            }
+            Expression::BinaryOperator(b)
+                if matches!(
+                    b.node.operator.node,
+                    BinaryOperator::Plus | BinaryOperator::Minus
+                ) =>
+            {
+                self.shared_elem_of(&b.node.lhs)
+                    .or_else(|| self.shared_elem_of(&b.node.rhs))
             }
             _ => None,
         }
@@ -158,4 +410,13 @@ fn pointer_takes(param: &Type, elem: &Type) -> bool {
         },
         _ => true,
     }
+}
+
+/// Whether the scope `outer` (`a__b`, empty for the global one) is `inner` or encloses it.
+fn encloses(outer: &str, inner: &str) -> bool {
+    outer.is_empty()
+        || inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with("__"))
 }

@@ -450,7 +450,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 let shape = is_array.then(|| {
                     let extent = self.local_extent(&init.node.declarator.node, mask);
-                    Rc::new(LocalArray {
+                    Rc::new(super::overloads::LocalArray {
                         elem: base.clone(),
                         extent,
                     })
