@@ -59,9 +59,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // A bare name is looked up from the caller's namespace outwards: `f` in `wt` and
         // in `db` are not candidates for a call outside both (unless a `using namespace`
         // brought them in, which banklint does not track: then all stay).
+        // The innermost scope that declares the name hides the outer ones (`laneid()` in a
+        // method of `group` is `group::laneid`, not `kittens::laneid`).
         let visible = |o: &Callee<'_, '_>| encloses(&o.function.namespace, &caller);
-        if qualifier.is_empty() && all.iter().any(visible) {
-            all.retain(visible);
+        if qualifier.is_empty()
+            && let Some(inner) = (all.iter().filter(|o| visible(o)))
+                .map(|o| o.function.namespace.len())
+                .max()
+        {
+            all.retain(|o| visible(o) && o.function.namespace.len() == inner);
+        }
+        if let [one] = all.as_slice() {
+            // The one in scope, which need not be the first of its name found.
+            c.unit = one.unit;
+            c.function = one.function;
+            c.header.clone_from(&one.header);
+            return Ok(());
         }
         if all.len() > 1 {
             // Through a class (`group<4>::f`, an alias of one), the recorded template
