@@ -513,10 +513,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn thread_indices_stay_integers_through_index_arithmetic() {
-        // `(tid % 8) * 33 + (tid / 8) * 4` over a symbolic warp: threads differ in integers only.
-        let mut syms = Symbols::default();
+    /// `threadIdx.x` of one warp at an unknown position: `32*W + lane`.
+    fn symbolic_warp(syms: &mut Symbols) -> (crate::analysis::value::Sym, Lanes) {
         let w = syms.fresh("W");
         let tid = Lanes::spread(
             Affine {
@@ -525,6 +523,14 @@ mod tests {
             },
             (0..32).collect(),
         );
+        (w, tid)
+    }
+
+    #[test]
+    fn thread_indices_stay_integers_through_index_arithmetic() {
+        // `(tid % 8) * 33 + (tid / 8) * 4` over a symbolic warp: threads differ in integers only.
+        let mut syms = Symbols::default();
+        let (w, tid) = symbolic_warp(&mut syms);
         let col = Lanes::binary(BinOp::Rem, &tid, &Lanes::int(8), 32, &mut syms);
         let row = Lanes::binary(BinOp::Div, &tid, &Lanes::int(8), 32, &mut syms);
         let a = Lanes::binary(BinOp::Mul, &col, &Lanes::int(33), 32, &mut syms);
@@ -542,14 +548,7 @@ mod tests {
         // `(threadIdx.x % 128) / 32` over a symbolic warp `32*W + lane`: the warp within its
         // group of four, one value for the whole warp; `% 128` keeps each lane's offset.
         let mut syms = Symbols::default();
-        let w = syms.fresh("W");
-        let tid = Lanes::spread(
-            Affine {
-                constant: 0,
-                terms: vec![(w, 32)],
-            },
-            (0..32).collect(),
-        );
+        let (_, tid) = symbolic_warp(&mut syms);
         let in_group = Lanes::binary(BinOp::Rem, &tid, &Lanes::int(128), 32, &mut syms);
         let Lanes::Spread(s) = &in_group else {
             panic!("{in_group:?}")
