@@ -818,20 +818,31 @@ fn record_static_member(
     class: &str,
     args: &Option<Vec<String>>,
 ) {
-    let (Some(name), Some(value)) = (
-        f.child_by_field_name("declarator"),
-        f.child_by_field_name("default_value"),
-    ) else {
-        return;
-    };
     if class.is_empty() {
         return;
     }
-    let (name, value) = (
-        text(name, l.src).to_string(),
-        text(value, l.src).to_string(),
-    );
-    record_static(l, f, (class, args), name, value);
+    // `static constexpr int rows = R, cols = C;`: each declarator with the value after it.
+    let mut cursor = f.walk();
+    let names: Vec<Node<'_>> = f
+        .children_by_field_name("declarator", &mut cursor)
+        .collect();
+    let values: Vec<Node<'_>> = f
+        .children_by_field_name("default_value", &mut cursor)
+        .collect();
+    for (k, name) in names.iter().enumerate() {
+        let next = names.get(k + 1).map_or(usize::MAX, |n| n.start_byte());
+        let Some(value) = values
+            .iter()
+            .find(|v| v.start_byte() > name.end_byte() && v.start_byte() < next)
+        else {
+            continue;
+        };
+        let (name, value) = (
+            text(*name, l.src).to_string(),
+            text(*value, l.src).to_string(),
+        );
+        record_static(l, f, (class, args), name, value);
+    }
 }
 
 /// A static constant of `class` (`args`: a specialization's arguments as written).

@@ -771,6 +771,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 if param.is_type {
                     let at = call.callee.span;
+                    // Not given: deduced from an argument in shared memory, as the compiler
+                    // deduces it (`f(T *p)` given a `float` array is `f<float>`).
+                    if text.is_none()
+                        && let Some(ty) = deduced_type(f, &param.name, &frame, self.arrays)
+                    {
+                        if let Some(name) = type_name(&ty) {
+                            texts.push((param.name.clone(), name));
+                        }
+                        types.push((param.name.clone(), ty));
+                        continue;
+                    }
                     if let Some(ty) = text.as_deref().and_then(|t| self.type_of_text(t, at)) {
                         types.push((param.name.clone(), ty));
                     }
@@ -920,4 +931,40 @@ fn returns_pointer(d: &lang_c::ast::Declarator) -> bool {
     d.derived
         .iter()
         .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)))
+}
+
+/// The type a function template's type parameter `name` takes from the call: the element
+/// type of the shared memory handed to a parameter written `name *p` or `name &r` (a pointer
+/// once lowered), as the arguments were bound in the callee's `frame`.
+fn deduced_type(
+    f: &Function,
+    name: &str,
+    frame: &HashMap<String, Binding, rustc_hash::FxBuildHasher>,
+    arrays: &ArrayTable,
+) -> Option<Type> {
+    f.params.iter().find_map(|p| {
+        let Type::Pointer(inner) = &p.ty else {
+            return None;
+        };
+        if !matches!(&**inner, Type::Unknown(n) if n == name) {
+            return None;
+        }
+        match frame.get(&p.name)? {
+            Binding::Pointer(q) => Some(q.elem.clone()),
+            Binding::Reference(r) => Some(r.target.elem.clone()),
+            Binding::Shared(a) => Some(arrays[*a].decl.elem.clone()),
+            Binding::Opaque(Some(local)) => Some(local.elem.clone()),
+            _ => None,
+        }
+        .filter(|t| !matches!(t, Type::Unknown(_)))
+    })
+}
+
+/// A type as template arguments write it: a scalar's or a class's name.
+fn type_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Scalar { name, .. } => Some(name.clone()),
+        Type::Record(r) => Some(r.name.clone()),
+        _ => None,
+    }
 }
