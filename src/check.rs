@@ -7,11 +7,12 @@ use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
 use crate::front::cuda::ChunkKind;
 use crate::front::cuda::{Defines, Prepared, prepare_to_check};
-use crate::front::includes::{HeaderLog, IncluderIndex, header_loader, include_problems};
+use crate::front::includes::{HeaderLog, Includer, IncluderIndex, header_loader, include_problems};
 use crate::front::limits_scan;
 use crate::front::parse::{ParseOutcome, parse_chunks, parse_chunks_where};
 use crate::front::source::SourceFile;
 use crate::host::launches::{IncluderLaunches, shapes_for};
+use crate::limits::MAX_INCLUDER_TEMPLATE_CALLS;
 use crate::lint::applicability::FileFacts;
 use crate::lint::budget::kernel_budgets;
 use crate::lint::findings::collect;
@@ -31,6 +32,85 @@ pub struct CheckOptions {
     /// Who includes whom among the checked files and their directories; `None` analyzes each
     /// file on its own.
     pub includers: Option<Arc<IncluderIndex>>,
+}
+
+/// The file's front end, in the context of its includer when it has one.
+fn prepare_file(
+    file: &SourceFile,
+    text: &str,
+    options: &CheckOptions,
+    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
+) -> (Prepared, HeaderLog, Option<Includer>) {
+    let found = options
+        .includers
+        .as_ref()
+        .and_then(|index| index.context_for(&file.path, &options.defines, &options.include_dirs));
+    let (includer, context) = match found {
+        Some((includer, prepared)) => {
+            let name = includer.path.display().to_string();
+            (Some(includer), Some((name, prepared)))
+        }
+        None => (None, None),
+    };
+    let header_log = HeaderLog::default();
+    let prepared = prepare_to_check(
+        text,
+        &options.defines,
+        &mut header_loader(&file.path, &options.include_dirs, &header_log),
+        context,
+        includer_calls,
+    );
+    (prepared, header_log, includer)
+}
+
+/// The calls the files including this one make of its host templates that nothing in it
+/// instantiates, each said to be made in its file.
+fn includer_template_calls(
+    file: &SourceFile,
+    prepared: &Prepared,
+    options: &CheckOptions,
+) -> Vec<crate::front::host_templates::TemplateCall> {
+    let Some(index) = &options.includers else {
+        return Vec::new();
+    };
+    if !prepared.device_code || prepared.unrun_host_templates.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = (prepared.unrun_host_templates.iter())
+        .map(String::as_str)
+        .collect();
+    // An includer instantiates one by naming it with template arguments, or by invoking a
+    // macro that does (`REGISTER_LAUNCHER(256, fp32)`); only such files are prepared whole.
+    let macros = prepared.macros.instantiating(&names);
+    let mut wanted: Vec<&str> = names.clone();
+    wanted.extend(macros.iter().map(String::as_str));
+    let mut calls = Vec::new();
+    for (_, inc) in index.launching_includers(&file.path, &wanted) {
+        let instantiates = crate::front::includes::read_small(&inc.path).is_some_and(|t| {
+            crate::front::macros::names_with_arguments(&t, &names)
+                || macros.iter().any(|m| t.contains(m.as_str()))
+        });
+        if !instantiates {
+            continue;
+        }
+        let Some(p) = index.prepared_whole(&inc.path, &options.defines, &options.include_dirs)
+        else {
+            continue;
+        };
+        let name = inc.path.display().to_string();
+        for c in &p.host_template_calls {
+            if !c.open
+                && names.contains(&c.name.as_str())
+                && calls.len() < MAX_INCLUDER_TEMPLATE_CALLS
+            {
+                let c = c.made_in(&name);
+                if !calls.contains(&c) {
+                    calls.push(c);
+                }
+            }
+        }
+    }
+    calls
 }
 
 /// Registers the types a unit declares (structs, typedefs, classes) in `types`.
@@ -181,26 +261,17 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
 }
 
 pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
-    let found = options
-        .includers
-        .as_ref()
-        .and_then(|index| index.context_for(&file.path, &options.defines, &options.include_dirs));
-    let (context, context_prepared) = match found {
-        Some((includer, prepared)) => {
-            let name = includer.path.display().to_string();
-            (Some(includer), Some((name, prepared)))
-        }
-        None => (None, None),
-    };
     // Too-deep code is blanked before anything recurses into it, offsets unchanged.
     let deep = limits_scan::scan(&file.text);
-    let header_log = HeaderLog::default();
-    let prepared = prepare_to_check(
-        &deep.apply(&file.text),
-        &options.defines,
-        &mut header_loader(&file.path, &options.include_dirs, &header_log),
-        context_prepared,
-    );
+    let text = deep.apply(&file.text);
+    let (mut prepared, mut header_log, mut context) =
+        prepare_file(&file, &text, options, Vec::new());
+    // Host templates of this file that only its includers instantiate (a header's
+    // `launch_<...>` called from the files that include it): prepared again with those calls.
+    let calls = includer_template_calls(&file, &prepared, options);
+    if !calls.is_empty() {
+        (prepared, header_log, context) = prepare_file(&file, &text, options, calls);
+    }
     let include_problems = include_problems(&prepared, &header_log);
     // Without device code there is nothing to analyze (and its headers were not lowered).
     let parsed = if prepared.device_code {
@@ -412,7 +483,7 @@ mod tests {
         let mut load = |r: &crate::front::cuda::HeaderRequest| {
             (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
         };
-        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None);
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new());
         let unit = extract(&prepared, parse_chunks(&prepared));
         let headers = header_units(&prepared);
         !crate::analysis::interp::SharedReach::of(&unit, &headers).is_empty()
@@ -428,7 +499,7 @@ mod tests {
         let mut load = |r: &crate::front::cuda::HeaderRequest| {
             (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
         };
-        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None);
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new());
         let headers = header_units(&prepared);
         let mut names: Vec<&str> = headers[0]
             .1

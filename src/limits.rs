@@ -44,6 +44,11 @@ pub const MAX_HOST_STATEMENTS: usize = 200_000;
 /// (`launch<64, 2>(q)`; see `front::host_templates`).
 pub const MAX_HOST_INSTANCES: usize = 64;
 
+/// Calls of a header's host templates taken from the files that include it (one file per
+/// configuration in a library: `launch_<fp32, 256>(p)`); each runs the template once, within
+/// [`MAX_HOST_INSTANCES`].
+pub const MAX_INCLUDER_TEMPLATE_CALLS: usize = 256;
+
 /// Bytes of the name of a warp-uniform unknown built from others (`(n | blockDim.x)`), as
 /// messages show it: a name built from names would otherwise grow with each loop trip that
 /// rebuilds it (`v |= blockDim.x` in a loop), and the names' memory quadratically.

@@ -99,21 +99,30 @@ pub fn prepare_in_context(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
 ) -> Prepared {
-    prepare_top(src, defines, load, context, Headers::Always)
+    prepare_top(src, defines, load, context, Headers::Always, Vec::new())
 }
 
 /// Like [`prepare_in_context`], for a file to check: when its own expanded text has no device
 /// code there is nothing in it to analyze, and its headers are only preprocessed (for their
 /// macros, inactive regions and missing includes), not parsed and lowered. In a library whose
 /// sources are mostly host code over device headers (raft, flash-attention), that is most of
-/// the time a run spends.
+/// the time a run spends. `includer_calls` are the calls of its host templates that the files
+/// including it make (`launch_<fp32, 256>(p)` of a `launch_` it defines).
 pub fn prepare_to_check(
     src: &str,
     defines: &Defines,
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
+    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
 ) -> Prepared {
-    prepare_top(src, defines, load, context, Headers::IfDeviceCode)
+    prepare_top(
+        src,
+        defines,
+        load,
+        context,
+        Headers::IfDeviceCode,
+        includer_calls,
+    )
 }
 
 /// When a file's headers are lowered for their declarations.
@@ -129,6 +138,7 @@ fn prepare_top(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
     headers: Headers,
+    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
 ) -> Prepared {
     let mut macros = initial_macros(defines);
     if let Some((_, ctx)) = &context {
@@ -142,6 +152,7 @@ fn prepare_top(
         .is_none_or(|t| analyzed_on_its_own(&out.tokens, &out.text, t.root_node()));
     let lower_headers = headers == Headers::Always || out.device_code;
     out.expanded = out.text.clone();
+    out.imported_template_calls = includer_calls;
     lower_stage(&mut out, context, lower_headers, tree);
     out
 }
@@ -336,8 +347,10 @@ fn lower(text: &str, out: &mut Prepared, tree: Option<tree_sitter::Tree>) {
     if let Some(tree) = tree {
         // Constants of the headers (absorbed before lowering) are visible to host code.
         let imported = std::mem::take(&mut out.host_constants);
+        let calls = std::mem::take(&mut out.imported_template_calls);
         let mut l = Lowering::new(text, out);
         l.host_reader.import(&imported);
+        l.host_reader.import_calls(calls);
         lower_items(&mut l, tree.root_node());
         l.out.include_scopes =
             crate::front::include_scopes::include_scopes(text, tree.root_node(), &l.out.includes);
@@ -384,7 +397,7 @@ mod tests {
                 Some((format!("{prefix}/{}", r.name), text.to_string()))
             };
             let src = "#include \"a.cuh\"\n__global__ void k(struct A *a) {}\n";
-            prepare_to_check(src, &Defines::default(), &mut load, None)
+            prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new())
         };
         set_spare_threads(0);
         let alone = prepared("one");

@@ -65,25 +65,47 @@ impl HostReader<'_> {
             (true, Some(class)) => class.clone(),
             (true, None) => return None,
         };
-        let scope = crate::front::class_members::substitute(&scope, &|w| match env
-            .get(w)
-            .or_else(|| self.globals.get(w))?
-        {
-            HostValue::Type(t) => Some(t.clone()),
-            HostValue::Int(v) => Some(v.to_string()),
-            _ => None,
-        });
+        // An alias in scope names a class whose arguments may be the run's own parameters
+        // (`using KT = Traits<WARPS_M, T>;` in `launch_<4, float>`): substituted again, a few
+        // rounds at most (an alias cannot name itself).
+        let mut scope = scope;
+        for _ in 0..ALIAS_ROUNDS {
+            let next = crate::front::class_members::substitute(&scope, &|w| match env
+                .get(w)
+                .or_else(|| self.globals.get(w))?
+            {
+                HostValue::Type(t) if t != w => Some(t.clone()),
+                HostValue::Int(v) => Some(v.to_string()),
+                _ => None,
+            });
+            if next == scope {
+                break;
+            }
+            scope = next;
+        }
         let text = match self.classes.classes().member(&scope, member)? {
             Member::Value(text) => text,
             // A member type (`typedef uint16_t StorageType;`) names its type, as an alias does.
             Member::Type(t) => return Some(HostValue::Type(t)),
         };
+        // Names the class's members leave open are the file's constants
+        // (`WARPS_M * THREADS_PER_WARP` with `constexpr int THREADS_PER_WARP = 32;`).
+        let text = crate::front::class_members::substitute(&text, &|w| match env
+            .get(w)
+            .or_else(|| self.globals.get(w))?
+        {
+            HostValue::Int(v) => Some(format!("({v})")),
+            _ => None,
+        });
         Some(match constant_text(&text) {
             Ok(v) => HostValue::Int(v),
             Err(why) => HostValue::Unknown(format!("`{path}` is `{text}`: {why}")),
         })
     }
 }
+
+/// Rounds of alias substitution in a class path (an alias of an alias of a parameter).
+const ALIAS_ROUNDS: usize = 4;
 
 /// An integer constant expression written as text, `sizeof` of scalar types included.
 fn constant_text(text: &str) -> Result<i64, String> {

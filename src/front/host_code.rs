@@ -52,6 +52,8 @@ pub struct HostReader<'s> {
     pub(super) instance: Vec<(String, String)>,
     /// The classes read so far, for their constants (`KT::THREADS`).
     pub classes: crate::front::host_classes::HostClasses,
+    /// The parameters of the host function template read without arguments, if one is.
+    pub(super) open_params: Vec<String>,
 }
 
 impl<'s> HostReader<'s> {
@@ -65,6 +67,7 @@ impl<'s> HostReader<'s> {
             template_calls: Vec::new(),
             instance: Vec::new(),
             classes: Default::default(),
+            open_params: Vec::new(),
         }
     }
 
@@ -183,7 +186,12 @@ impl<'s> HostReader<'s> {
                     )),
                 );
             }
+            let open = template.param_names().map(str::to_string).collect();
             self.templates.push(template);
+            let outer = std::mem::replace(&mut self.open_params, open);
+            self.run_function(f, env);
+            self.open_params = outer;
+            return;
         }
         self.run_function(f, env);
     }

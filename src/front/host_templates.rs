@@ -42,12 +42,36 @@ impl HostTemplate {
 }
 
 /// A call naming explicit template arguments: `launch<64, kStage>(q, k)`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TemplateCall {
-    name: String,
+    pub name: String,
     /// Each argument's value where it is an integer constant at the call, and its text.
     args: Vec<(HostValue, String)>,
     line: usize,
+    /// The file the call is in, when it is not the one read (a call an includer makes of a
+    /// template its header defines).
+    file: Option<String>,
+    /// Made by a template read without its arguments, naming its parameters (`go<T, N>(d)`
+    /// in `template <typename T, int N> void run(...)`): it instantiates nothing yet.
+    pub open: bool,
+}
+
+impl TemplateCall {
+    /// The same call, said to be made in `file`.
+    pub fn made_in(&self, file: &str) -> TemplateCall {
+        TemplateCall {
+            file: Some(self.file.clone().unwrap_or_else(|| file.to_string())),
+            ..self.clone()
+        }
+    }
+
+    /// Where the call is, for messages: `line 12`, or `line 12 of a.cu`.
+    fn place(&self) -> String {
+        match &self.file {
+            Some(f) => format!("line {} of {f}", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
 }
 
 impl HostReader<'_> {
@@ -102,6 +126,11 @@ impl HostReader<'_> {
             return;
         };
         let name = text(name, self.src);
+        let word = |c: char| !(c.is_ascii_alphanumeric() || c == '_');
+        let open = !self.open_params.is_empty()
+            && text(list, self.src)
+                .split(word)
+                .any(|w| self.open_params.iter().any(|p| p == w));
         let args = named_children(list)
             .iter()
             .map(|a| {
@@ -113,7 +142,57 @@ impl HostReader<'_> {
             name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
             args,
             line: f.start_position().row + 1,
+            file: None,
+            open,
         });
+    }
+
+    /// Calls another file makes of this file's templates (an includer's `launch_<64>(p)` of
+    /// a template its header defines): run like the file's own.
+    pub fn import_calls(&mut self, calls: Vec<TemplateCall>) {
+        self.template_calls.extend(calls);
+    }
+
+    /// The calls with explicit template arguments the file made, its templates' runs included.
+    pub fn calls(&self) -> &[TemplateCall] {
+        &self.template_calls
+    }
+
+    /// The host templates that launch a kernel (themselves, or through another template of
+    /// the file they name) and that no call instantiated (nor their defaults): their launches
+    /// wait for a call from another file. Call after [`HostReader::finish`].
+    pub fn unrun_templates(&self) -> Vec<String> {
+        let launches = |r: &Range<usize>| self.launches.iter().any(|(at, _)| r.contains(at));
+        let mut launching: Vec<bool> = self.templates.iter().map(|t| launches(&t.range)).collect();
+        // A dispatcher that calls a launching template launches too (a few levels).
+        for _ in 0..TEMPLATE_NESTING {
+            let names: Vec<&str> = (self.templates.iter().zip(&launching))
+                .filter(|(_, l)| **l)
+                .map(|(t, _)| t.name.as_str())
+                .collect();
+            let mut grew = false;
+            for (t, l) in self.templates.iter().zip(launching.iter_mut()) {
+                if !*l
+                    && let Some(body) = self.src.get(t.range.clone())
+                    && body
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .any(|w| names.contains(&w))
+                {
+                    *l = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let mut names: Vec<String> = (self.templates.iter().zip(&launching))
+            .filter(|(t, l)| **l && t.runs.is_empty())
+            .map(|(t, _)| t.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// Records an explicit instantiation, `template void reduce<int>(int *);`, as a call.
@@ -206,8 +285,17 @@ impl HostReader<'_> {
             .filter(|(_, v)| !v.host_args.is_empty())
             .map(|(at, _)| *at)
             .collect();
-        self.launches
-            .retain(|(at, v)| !v.host_args.is_empty() || !instanced.contains(at));
+        // In a template that ran, a launch no run reached (a branch its arguments rule out:
+        // `if (KT::CTAS == 1) ... else coop_launch(...)`) is not made by the instantiations
+        // seen; what the template read without arguments says nothing of them.
+        let ran: Vec<Range<usize>> = (self.templates.iter())
+            .filter(|t| !t.runs.is_empty())
+            .map(|t| t.range.clone())
+            .collect();
+        self.launches.retain(|(at, v)| {
+            !v.host_args.is_empty()
+                || !(instanced.contains(at) || ran.iter().any(|r| r.contains(at)))
+        });
     }
 
     /// The environment and the written arguments of `call` instantiating `t`; `None` when
@@ -243,8 +331,9 @@ impl HostReader<'_> {
                                 written.push((name.clone(), text.clone()));
                             }
                             HostValue::Unknown(format!(
-                                "`{name}`, a template parameter of `{}`, has no constant value at the call at line {}: {why}",
-                                t.name, call.line
+                                "`{name}`, a template parameter of `{}`, has no constant value at the call at {}: {why}",
+                                t.name,
+                                call.place()
                             ))
                         }
                         other => other,
@@ -256,6 +345,9 @@ impl HostReader<'_> {
         binds_something.then_some((env, written))
     }
 }
+
+/// Levels of host templates calling host templates followed to find the ones that launch.
+const TEMPLATE_NESTING: usize = 4;
 
 /// Template calls kept per file: a generated file of millions of calls costs bounded memory.
 const MAX_RECORDED_CALLS: usize = 100_000;
@@ -295,8 +387,27 @@ mod tests {
 
     /// What each run saw of each launch in `src`, in the order of the launches.
     fn blocks(src: &str) -> Vec<Seen> {
+        blocks_with_calls(src, Vec::new())
+    }
+
+    /// The calls with explicit template arguments that the host code of `src` makes.
+    fn calls_in(src: &str) -> Vec<TemplateCall> {
         let tree = crate::front::syntax::parse(src).expect("a tree");
         let mut r = HostReader::new(src);
+        for n in named_children(tree.root_node()) {
+            if n.kind() == "function_definition" {
+                r.function(n);
+            }
+        }
+        r.finish(tree.root_node());
+        r.calls().to_vec()
+    }
+
+    /// Like `blocks`, with calls another file makes of `src`'s templates.
+    fn blocks_with_calls(src: &str, calls: Vec<TemplateCall>) -> Vec<Seen> {
+        let tree = crate::front::syntax::parse(src).expect("a tree");
+        let mut r = HostReader::new(src);
+        r.import_calls(calls);
         for n in named_children(tree.root_node()) {
             match n.kind() {
                 "function_definition" => r.function(n),
@@ -362,6 +473,43 @@ mod tests {
             why.contains("`R` is a template parameter of the host function `lost`"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn calls_an_includer_makes_run_the_header_template() {
+        let header = "template <typename T, int W> void launch_(T *d) {\n\
+               using KT = Traits<T, W>;\n\
+               k<KT><<<1, 32 * W>>>(d);\n\
+             }\n";
+        let alone = blocks(header);
+        assert_eq!(alone.len(), 1);
+        assert!(alone[0].0.is_err(), "{alone:?}");
+        let calls: Vec<TemplateCall> = calls_in(
+            "void run_2(float *d) { launch_<float, 2>(d); }\n\
+             void run_4(float *d) { launch_<float, 4>(d); }\n",
+        )
+        .iter()
+        .map(|c| c.made_in("sizes.cu"))
+        .collect();
+        assert_eq!(calls.len(), 2);
+        let got = blocks_with_calls(header, calls);
+        let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
+        assert_eq!(dims, vec![[64, 1, 1], [128, 1, 1]]);
+        assert_eq!(got[0].1[0], ("T".to_string(), "float".to_string()));
+    }
+
+    #[test]
+    fn a_launch_no_instantiation_reaches_is_not_kept() {
+        // `go<1>` takes the first arm only: the second arm's launch, read without arguments,
+        // has no block to give and no run that makes it.
+        let got = blocks(
+            "template <int C> void go(float *d) {\n\
+               if (C == 1) { k<1><<<1, 32>>>(d); } else { k<2><<<1, C * 32>>>(d); }\n\
+             }\n\
+             void run(float *d) { go<1>(d); }\n",
+        );
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, Ok([32, 1, 1]));
     }
 
     #[test]

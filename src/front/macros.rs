@@ -15,6 +15,16 @@ use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// Whether `text` names one of `names` followed by template arguments (`f<`, `f <`).
+pub fn names_with_arguments(text: &str, names: &[&str]) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    names.iter().any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            !text[..at].ends_with(word) && text[at + name.len()..].trim_start().starts_with('<')
+        })
+    })
+}
+
 /// A `#define`, object-like (`params == None`) or function-like.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MacroDef {
@@ -123,6 +133,19 @@ impl MacroTable {
             .rev()
             .find(|(pos, _)| *pos <= at)
             .and_then(|(_, d)| d.clone())
+    }
+
+    /// The macros (as they stand at the end) whose body names one of `names` with template
+    /// arguments (`launch_<...>`): a file invoking one instantiates that template.
+    pub fn instantiating(&self, names: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = (self.entries.iter())
+            .filter_map(|(name, defs)| {
+                let def = defs.last()?.1.as_ref()?;
+                names_with_arguments(&def.body, names).then(|| name.to_string())
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Adds every definition of `other` (as it stands at its end) as if made at offset `at`.
@@ -744,5 +767,20 @@ mod tests {
         assert_eq!(b.origin, Origin::Written(6..7));
         let two = out.iter().find(|t| t.is("2")).expect("2");
         assert_eq!(two.origin, Origin::Invocation(4..8));
+    }
+
+    #[test]
+    fn macros_that_instantiate_a_template_are_found_by_its_name_and_arguments() {
+        let t = table(&[
+            "REGISTER(N, T) void run_##N(P &p) { launch_<T, N>(p); }",
+            "CALLS(p) launch_(p)",
+            "OTHER(N) relaunch_<N>()",
+        ]);
+        assert_eq!(t.instantiating(&["launch_"]), ["REGISTER"]);
+        assert!(names_with_arguments("x = launch_ <4>(p);", &["launch_"]));
+        assert!(!names_with_arguments(
+            "launch_(p); my_launch_<4>(p);",
+            &["launch_"]
+        ));
     }
 }

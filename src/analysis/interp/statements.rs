@@ -185,6 +185,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if crate::analysis::extraction::declares_types(&d.node) {
             crate::analysis::extraction::register_types(Rc::make_mut(&mut self.types), &d.node);
         }
+        self.bind_local_enumerators(d, mask);
         if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
             for init in &d.node.declarators {
                 if let Some(name) =
@@ -844,6 +845,41 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         lost
+    }
+
+    /// `enum { COLS = K::COLS, PAD };` in a function body: each enumerator is a constant of
+    /// this scope, evaluated with the run's template arguments bound.
+    fn bind_local_enumerators(&mut self, d: &Node<Declaration>, mask: &[bool]) {
+        for spec in &d.node.specifiers {
+            let DeclarationSpecifier::TypeSpecifier(ts) = &spec.node else {
+                continue;
+            };
+            let TypeSpecifier::Enum(e) = &ts.node else {
+                continue;
+            };
+            // Each enumerator is the last written value plus how many came after it.
+            let mut base = Lanes::int(0);
+            let mut offset = 0i64;
+            for en in &e.node.enumerators {
+                if let Some(expr) = &en.node.expression {
+                    base = self.eval(expr, mask);
+                    offset = 0;
+                }
+                let value = match base.as_const() {
+                    Some(v) => v.checked_add(offset).map_or_else(
+                        || Lanes::unknown("an enumerator that overflows"),
+                        Lanes::int,
+                    ),
+                    None if offset == 0 => base.clone(),
+                    None => Lanes::unknown(format!(
+                        "the enumerator `{}` follows one whose value is not known",
+                        en.node.identifier.node.name
+                    )),
+                };
+                self.bind(&en.node.identifier.node.name, Binding::Value(value));
+                offset += 1;
+            }
+        }
     }
 
     /// The extent of a local array of one dimension (`float x[N]`), when it is a constant.
