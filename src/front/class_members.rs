@@ -108,8 +108,17 @@ impl<'p> Classes<'p> {
                 // A bare name: a member of the class it is written in.
                 return self.member_at(class, last, depth + 1).map(as_text);
             }
-            // `A::m`: `A` may itself be a member type of the class (`Base`, `Reducer`).
+            // `A::m`: `A` may itself be a member type of the class (`Base`, `Reducer`); the
+            // class's values in its arguments are read first (`BytesToType<BYTES>::Type`).
             let scope = scope.join("::");
+            let scope = if scope.contains('<') {
+                substitute(&scope, &|w| match self.member_at(class, w, depth + 1)? {
+                    Member::Value(v) => Some(format!("({v})")),
+                    Member::Type(_) => None,
+                })
+            } else {
+                scope
+            };
             let owner = match self.member_at(class, &scope, depth + 1) {
                 Some(Member::Type(t)) => t,
                 _ => scope,
@@ -299,6 +308,15 @@ fn tag_and_args(class: &str) -> (String, Vec<String>) {
     let class = class.trim().trim_start_matches("typename ").trim();
     let (name, mut args) = split_template_args(class).unwrap_or((class, Vec::new()));
     args.retain(|a| !a.is_empty());
+    // `BytesToType<(4 * sizeof(float))>` is `BytesToType<16>`: a specialization's arguments
+    // are matched as written, so constant expressions are settled first.
+    for a in &mut args {
+        if a.contains(|c: char| !(c.is_alphanumeric() || c == '_' || c == ' '))
+            && let Ok(v) = crate::front::const_expr::constant_text(a)
+        {
+            *a = v.to_string();
+        }
+    }
     let tag = name.rsplit("::").next().unwrap_or(name).trim().to_string();
     (tag, args)
 }
@@ -457,7 +475,8 @@ mod tests {
         let c = Classes::new([&p]);
         assert_eq!(
             c.member("K<2, float>", "THREADS"),
-            Some(Member::Value("2 * 32".into()))
+            // The base's argument `M * 32` is settled before the base is read.
+            Some(Member::Value("64".into()))
         );
         assert_eq!(
             c.member("K<2, float>", "vec_t"),
@@ -466,7 +485,7 @@ mod tests {
         let Some(Member::Value(rows)) = c.member("K<2, float>", "ROWS") else {
             panic!("ROWS")
         };
-        assert_eq!(rows.replace(' ', ""), "((2*32)/32)*2");
+        assert_eq!(rows.replace(' ', ""), "((64)/32)*2");
         let Some(Member::Value(bytes)) = c.member("K<2, float>", "BYTES") else {
             panic!("BYTES")
         };

@@ -344,6 +344,27 @@ fn char_literal(word: &str) -> Option<i64> {
     Some(i64::from(u32::from(c)))
 }
 
+/// An integer constant expression written as text, `sizeof` of scalar types included.
+pub fn constant_text(text: &str) -> Result<i64, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("sizeof") {
+        out.push_str(&rest[..at]);
+        let after = rest[at + 6..].trim_start();
+        let Some(inner) = after.strip_prefix('(') else {
+            return Err("`sizeof` of an expression".into());
+        };
+        let close = inner.find(')').ok_or("an unclosed `sizeof(`")?;
+        let ty = inner[..close].trim();
+        let size = crate::front::host_values::scalar_size(ty)
+            .ok_or_else(|| format!("the size of `{ty}` is not known to banklint"))?;
+        out.push_str(&format!("({size})"));
+        rest = &inner[close + 1..];
+    }
+    out.push_str(rest);
+    eval_constant(&out, &Default::default(), 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 use crate::front::class_members::{Classes, Member};
 use crate::front::cuda::Prepared;
 use crate::front::host_code::{Env, HostReader, HostValue};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The class declarations the host reader sees: this file's so far, and its headers'.
@@ -16,6 +17,9 @@ pub struct HostClasses {
     headers: Vec<Arc<Prepared>>,
     /// The class whose method runs, if any: its constants are named bare there.
     within: Option<String>,
+    /// Members read so far, by class and member: a dispatcher's runs read the same traits
+    /// class's constants at every launch. Cleared when more classes are read.
+    read: std::cell::RefCell<HashMap<(String, String), Option<Member>>>,
 }
 
 impl HostClasses {
@@ -26,6 +30,11 @@ impl HostClasses {
                 mine.extend_from_slice(&theirs[mine.len()..]);
             }
         }
+        let before = self.own.static_members.len()
+            + self.own.member_typedefs.len()
+            + self.own.class_bases.len()
+            + self.own.class_templates.len()
+            + self.headers.len();
         more(&mut self.own.static_members, &out.static_members);
         more(&mut self.own.member_typedefs, &out.member_typedefs);
         more(&mut self.own.class_bases, &out.class_bases);
@@ -33,6 +42,25 @@ impl HostClasses {
         if self.headers.len() != out.headers.len() {
             self.headers = out.headers.iter().map(|(_, h)| h.clone()).collect();
         }
+        let after = self.own.static_members.len()
+            + self.own.member_typedefs.len()
+            + self.own.class_bases.len()
+            + self.own.class_templates.len()
+            + self.headers.len();
+        if after != before {
+            self.read.get_mut().clear();
+        }
+    }
+
+    /// `member` of `class`, read once per set of classes.
+    fn member(&self, class: &str, member: &str) -> Option<Member> {
+        let key = (class.to_string(), member.to_string());
+        if let Some(found) = self.read.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.classes().member(class, member);
+        self.read.borrow_mut().insert(key, found.clone());
+        found
     }
 
     /// Starts a method of `class`; gives back the class it was in before.
@@ -83,7 +111,7 @@ impl HostReader<'_> {
             }
             scope = next;
         }
-        let text = match self.classes.classes().member(&scope, member)? {
+        let text = match self.classes.member(&scope, member)? {
             Member::Value(text) => text,
             // A member type (`typedef uint16_t StorageType;`) names its type, as an alias does.
             Member::Type(t) => return Some(HostValue::Type(t)),
@@ -97,7 +125,7 @@ impl HostReader<'_> {
             HostValue::Int(v) => Some(format!("({v})")),
             _ => None,
         });
-        Some(match constant_text(&text) {
+        Some(match crate::front::const_expr::constant_text(&text) {
             Ok(v) => HostValue::Int(v),
             Err(why) => HostValue::Unknown(format!("`{path}` is `{text}`: {why}")),
         })
@@ -107,37 +135,19 @@ impl HostReader<'_> {
 /// Rounds of alias substitution in a class path (an alias of an alias of a parameter).
 const ALIAS_ROUNDS: usize = 4;
 
-/// An integer constant expression written as text, `sizeof` of scalar types included.
-fn constant_text(text: &str) -> Result<i64, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("sizeof") {
-        out.push_str(&rest[..at]);
-        let after = rest[at + 6..].trim_start();
-        let Some(inner) = after.strip_prefix('(') else {
-            return Err("`sizeof` of an expression".into());
-        };
-        let close = inner.find(')').ok_or("an unclosed `sizeof(`")?;
-        let ty = inner[..close].trim();
-        let size = crate::front::host_values::scalar_size(ty)
-            .ok_or_else(|| format!("the size of `{ty}` is not known to banklint"))?;
-        out.push_str(&format!("({size})"));
-        rest = &inner[close + 1..];
-    }
-    out.push_str(rest);
-    crate::front::const_expr::eval_constant(&out, &Default::default(), 0)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn constants_with_sizes() {
         assert_eq!(
-            super::constant_text("(4) * (256) * sizeof(float)"),
+            crate::front::const_expr::constant_text("(4) * (256) * sizeof(float)"),
             Ok(4096)
         );
-        assert_eq!(super::constant_text("2 < 3 ? sizeof( double ) : 1"), Ok(8));
-        assert!(super::constant_text("N * 2").is_err());
-        assert!(super::constant_text("sizeof(Widget)").is_err());
+        assert_eq!(
+            crate::front::const_expr::constant_text("2 < 3 ? sizeof( double ) : 1"),
+            Ok(8)
+        );
+        assert!(crate::front::const_expr::constant_text("N * 2").is_err());
+        assert!(crate::front::const_expr::constant_text("sizeof(Widget)").is_err());
     }
 }

@@ -488,7 +488,11 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
         }
     }
     let holds_pointer = crate::front::methods::holds_pointer(l, body);
-    if holds_pointer {
+    let takes_pointers = children(body).into_iter().any(|m| {
+        matches!(m.kind(), "function_definition" | "template_declaration")
+            && crate::front::methods::takes_pointer(m)
+    });
+    if holds_pointer || takes_pointers {
         let fields = crate::front::methods::field_names(l, body);
         l.out.class_fields.push((class.clone(), fields));
     }
@@ -524,7 +528,13 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
             }
             "field_declaration" => l.lower(member),
             "function_definition" | "template_declaration"
-                if lift_method(l, member, &class, &args, holds_pointer) => {}
+                if lift_method(
+                    l,
+                    member,
+                    &class,
+                    &args,
+                    holds_pointer || crate::front::methods::takes_pointer(member),
+                ) => {}
             // A host method launches kernels with the class's constants in scope.
             "function_definition" if function_kind(l, member).0 == ChunkKind::HostFunction => {
                 // Lowered for its launch sites only, then left out of the class's parse.
@@ -542,10 +552,6 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
     }
 }
 
-/// A `__device__` method that declares `__shared__` memory (a functor's `operator()`, a
-/// block-reduce helper): lowered in place and read as a device function of its own, with
-/// its class's template parameters and its own, so its arrays are analyzed like those of
-/// any device function no kernel reaches. The class's parse leaves it out.
 /// Whether a method's text names an array declared `__shared__` at file or namespace scope
 /// (here or in a header): it reaches shared memory without declaring any.
 fn names_file_shared(l: &Lowering<'_>, f: Node<'_>) -> bool {
@@ -557,12 +563,18 @@ fn names_file_shared(l: &Lowering<'_>, f: Node<'_>) -> bool {
         .any(|w| l.out.file_shared_names.iter().any(|n| n == w))
 }
 
+/// A `__device__` method that declares `__shared__` memory (a functor's `operator()`, a
+/// block-reduce helper), a static one, or one the analyzer runs on objects (`object_method`:
+/// of a class that keeps pointers, or taking a pointer): lowered in place and read as a
+/// device function of its own, with its class's template parameters and its own, so its
+/// arrays are analyzed like those of any device function no kernel reaches. The class's
+/// parse leaves it out.
 fn lift_method(
     l: &mut Lowering<'_>,
     member: Node<'_>,
     class: &str,
     class_args: &Option<Vec<String>>,
-    holds_pointer: bool,
+    object_method: bool,
 ) -> bool {
     let (f, own) = if member.kind() == "template_declaration" {
         let Some(params) = member.child_by_field_name("parameters") else {
@@ -583,13 +595,13 @@ fn lift_method(
     // class's scope, called by its qualified name.
     let stat = is_static(l, f) && !class.is_empty();
     if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
-        || !(declares || holds_pointer || stat)
+        || !(declares || object_method || stat)
         || depth_exceeds(f, MAX_TREE_DEPTH)
     {
         return false;
     }
     // A constructor or method of a class that keeps pointers: recorded for the analyzer.
-    let method = if holds_pointer && !declares && !stat {
+    let method = if object_method && !declares && !stat {
         let inits = match crate::front::methods::prepare_constructor(l, f, class) {
             Some(None) => return false,
             Some(Some(inits)) => Some(inits),
@@ -609,7 +621,7 @@ fn lift_method(
     } else {
         None
     };
-    if holds_pointer && !declares && !stat && method.is_none() {
+    if object_method && !declares && !stat && method.is_none() {
         return false;
     }
     if let Some(m) = method {

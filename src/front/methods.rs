@@ -1,7 +1,9 @@
 //! Methods of classes that keep pointers (`struct Queue { float *items; ... }`): each
 //! `__device__` method and constructor defined in the class is read as a device function of
 //! its own, recorded here with its class, so that the analyzer can run `Queue q(smem);` and
-//! `q.push(v)` on an object whose fields it tracks (see `analysis::interp::objects`).
+//! `q.push(v)` on an object whose fields it tracks (see `analysis::interp::objects`). Of any
+//! other class, the methods that take a pointer (`v.store_to(smem, i)` on a vector type) are
+//! read so too.
 
 use crate::front::lower::Lowering;
 use crate::front::syntax::{children, find_descendant, named_children, text};
@@ -26,6 +28,34 @@ pub fn holds_pointer(l: &Lowering<'_>, body: Node<'_>) -> bool {
             && find_descendant(m, &["function_declarator"]).is_none()
             && !text(m, l.src).trim_start().starts_with("static")
             && find_descendant(m, &["pointer_declarator"]).is_some()
+    })
+}
+
+/// Whether a method (or method template) defined in a class takes a pointer parameter
+/// (`void store_to(void *ptr, int i)`): on an object of any class, it may reach shared
+/// memory through its arguments.
+pub fn takes_pointer(member: Node<'_>) -> bool {
+    let f = if member.kind() == "template_declaration" {
+        match named_children(member)
+            .into_iter()
+            .find(|c| c.kind() == "function_definition")
+        {
+            Some(f) => f,
+            None => return false,
+        }
+    } else {
+        member
+    };
+    let Some(d) = f
+        .child_by_field_name("declarator")
+        .and_then(|d| find_descendant(d, &["function_declarator"]))
+    else {
+        return false;
+    };
+    d.child_by_field_name("parameters").is_some_and(|ps| {
+        named_children(ps).into_iter().any(|p| {
+            find_descendant(p, &["pointer_declarator", "abstract_pointer_declarator"]).is_some()
+        })
     })
 }
 

@@ -109,8 +109,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if let Some(v) = self.group_method(method) {
                 return v;
             }
-            // A method of an object banklint built (see `objects`).
-            if let Expression::Identifier(id) = &m.node.expression.node
+            // A method of an object banklint built (see `objects`), or of an element of an
+            // array of them (`parts[i].store_to(smem, i)`: the elements share their fields).
+            let object = match &m.node.expression.node {
+                Expression::Identifier(id) => Some(id),
+                Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                    match &b.node.lhs.node {
+                        Expression::Identifier(id) => {
+                            self.eval(&b.node.rhs, mask);
+                            Some(id)
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(id) = object
                 && let Some(Binding::Object(obj)) = self.lookup(&id.node.name).cloned()
                 && let Some(v) =
                     self.method_call(&id.node.name, obj, method, call, args.clone(), mask)
@@ -726,6 +740,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.type_args.clone(),
         );
         let receiver = self.method_of.take();
+        // The object's class as the caller names it, its arguments read in the caller's scope.
+        let receiver_instance = receiver
+            .as_ref()
+            .map(|r| self.instance_text(&r.class, &r.template_args));
         let scope_args = std::mem::take(&mut self.scope_args);
         let specialization_args = self.specialization_args.take();
         if let Some(header) = &f.template {
@@ -853,6 +871,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(def) = unit.definition(f) {
             let body = unit.items.get(f.item).map(|i| i.chunk.span.clone());
             self.bind_member_types(body, def.declarator.span);
+            if let Some(instance) = &receiver_instance {
+                self.bind_receiver_types(instance, def.declarator.span);
+            }
         }
         let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
         let saved_override = self.span_override.take();

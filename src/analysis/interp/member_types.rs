@@ -7,6 +7,9 @@ use super::{Analyzer, type_from_text};
 use lang_c::span::Span;
 use std::rc::Rc;
 
+/// Rounds of alias resolution in a class's arguments (an alias of an alias).
+const ALIAS_ROUNDS: usize = 4;
+
 impl Analyzer<'_, '_> {
     /// `typename K::compute_t` (spelled `K__compute_t`) with `K` bound to a class
     /// (`Traits<256, float>`), and the aliases a function body writes with such names
@@ -92,6 +95,83 @@ impl Analyzer<'_, '_> {
                 .collect();
             Rc::make_mut(&mut self.type_args).insert(name, resolved);
             pending.extend(through);
+        }
+    }
+
+    /// `Vec<T, N>` with the caller's bindings of `T` and `N` written in: the class instance a
+    /// method runs on, named so that its members can be read.
+    pub(super) fn instance_text(&self, class: &str, args: &[String]) -> String {
+        if args.is_empty() {
+            return class.to_string();
+        }
+        // A type alias of the file (`using fp32 = float;`) is read as what it names: the
+        // class's members are read as text, where `sizeof(fp32)` means nothing.
+        let alias = |w: &str| {
+            std::iter::once(self.unit.prepared)
+                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+                .flat_map(|p| p.aliases.iter())
+                .find(|(a, _)| a == w)
+                .map(|(_, target)| target.clone())
+        };
+        let bound: Vec<String> = args
+            .iter()
+            .map(|a| {
+                // Enumerators of the function (`enum { NUM_ELT = K::ELTS };`) are values too.
+                let mut a = crate::front::class_members::substitute(a, &|w| {
+                    self.type_args.get(w).cloned().or_else(|| {
+                        let v = match self.template_values.get(w) {
+                            Some(v) => v.as_const()?,
+                            None => match self.lookup(w)? {
+                                super::Binding::Value(v) => v.as_const()?,
+                                _ => return None,
+                            },
+                        };
+                        Some(v.to_string())
+                    })
+                });
+                for _ in 0..ALIAS_ROUNDS {
+                    let next = crate::front::class_members::substitute(&a, &alias);
+                    if next == a {
+                        break;
+                    }
+                    a = next;
+                }
+                a
+            })
+            .collect();
+        format!("{class}<{}>", bound.join(", "))
+    }
+
+    /// In a method run on an object, its class's member types by their bare names
+    /// (`Vec_type` in `Vec<float, 4>::store_to`, `using Vec_type = typename
+    /// BytesToType<16>::Type;`), as the class's arguments make them.
+    pub(super) fn bind_receiver_types(&mut self, instance: &str, at: Span) {
+        let class = instance.split('<').next().unwrap_or(instance).trim();
+        let own = |c: &str| {
+            c == class
+                || c.rsplit("::").next() == Some(class)
+                || c.rsplit("__").next() == Some(class)
+        };
+        let mut members: Vec<String> = std::iter::once(self.unit.prepared)
+            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            .flat_map(|p| p.member_typedefs.iter())
+            .filter(|m| own(&m.class))
+            .map(|m| m.member.clone())
+            .collect();
+        members.sort();
+        members.dedup();
+        for member in members {
+            let Some(crate::front::class_members::Member::Type(t)) =
+                self.class_member(instance, &member)
+            else {
+                continue;
+            };
+            if let Some(ty) = self.type_of_text(&t, at) {
+                Rc::make_mut(&mut self.types)
+                    .named
+                    .insert(member.clone(), ty);
+            }
+            Rc::make_mut(&mut self.type_args).insert(member, t);
         }
     }
 

@@ -97,10 +97,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         at: Span,
         mask: &[bool],
     ) -> bool {
-        let Some((class, type_at)) = specs.iter().find_map(|s| match &s.node {
-            DeclarationSpecifier::TypeSpecifier(t) => instances::typedef_name(t),
-            _ => None,
-        }) else {
+        let Some((class, template_args)) = self.object_class(specs) else {
             return false;
         };
         let arity = if args_text.trim().is_empty() {
@@ -120,9 +117,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         else {
             return false;
         };
-        let template_args = self
-            .template_arguments_at(self.span(type_at).start)
-            .to_vec();
         let fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = self
             .class_fields(found.unit, &class)
             .into_iter()
@@ -161,6 +155,88 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }),
         );
         true
+    }
+
+    /// The class and template arguments a declaration's type names: as written
+    /// (`Vec<float, 4> v;`), or through an alias bound in this run (`using Cvec = typename
+    /// K::Cvec;` naming `Vec<float, 4>`) or of the file.
+    pub(super) fn object_class(
+        &self,
+        specs: &[Node<DeclarationSpecifier>],
+    ) -> Option<(String, Vec<String>)> {
+        let (written, type_at) = specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => instances::typedef_name(t),
+            _ => None,
+        })?;
+        let target = self.type_args.get(&written).cloned().or_else(|| {
+            std::iter::once(self.unit.prepared)
+                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+                .flat_map(|p| p.aliases.iter())
+                .find(|(alias, _)| *alias == written)
+                .map(|(_, target)| target.clone())
+        });
+        let Some(target) = target else {
+            let args = self.template_arguments_at(self.span(type_at).start);
+            return Some((written, args.to_vec()));
+        };
+        let (class, args) = match crate::analysis::class_templates::instance_parts(&target) {
+            Some(parts) => parts,
+            None => (target.trim().replace("::", "__"), Vec::new()),
+        };
+        // Methods are recorded under the class's own name.
+        let class = class.rsplit("__").next().unwrap_or(&class).to_string();
+        Some((class, args))
+    }
+
+    /// `Vec<float, 4> v;` (or an array of them) with no constructor arguments, of a class
+    /// whose methods banklint read (see `front::methods`): an object whose fields hold no
+    /// value banklint knows, so that `v.store_to(smem, i)` runs the method. Returns false
+    /// for any other declaration.
+    pub(super) fn default_object(
+        &mut self,
+        name: &str,
+        specs: &[Node<DeclarationSpecifier>],
+    ) -> bool {
+        let Some((class, template_args)) = self.object_class(specs) else {
+            return false;
+        };
+        let has_methods = std::iter::once(self.unit)
+            .chain(std::iter::once(self.home_unit))
+            .chain(self.headers.iter().map(|(_, u)| u))
+            .any(|u| u.prepared.methods.iter().any(|m| m.class == class));
+        if !has_methods {
+            return false;
+        }
+        let fields = self
+            .class_fields_anywhere(&class)
+            .into_iter()
+            .map(|n| {
+                let why = format!("the field `{n}` of `{name}` has no value banklint knows");
+                (n, Binding::Value(Lanes::unknown(why)))
+            })
+            .collect();
+        self.bind(
+            name,
+            Binding::Object(Object {
+                class,
+                template_args,
+                fields: Rc::new(fields),
+            }),
+        );
+        true
+    }
+
+    /// The data members of `class`, from whichever unit defines it.
+    fn class_fields_anywhere(&self, class: &str) -> Vec<String> {
+        std::iter::once(self.unit)
+            .chain(std::iter::once(self.home_unit))
+            .chain(self.headers.iter().map(|(_, u)| u))
+            .find_map(|u| {
+                (u.prepared.class_fields.iter())
+                    .find(|(c, _)| c == class)
+                    .map(|(_, f)| f.clone())
+            })
+            .unwrap_or_default()
     }
 
     /// `obj.method(args)` on an object banklint built: the method runs on its fields.

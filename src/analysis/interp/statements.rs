@@ -231,15 +231,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let args = (self.unit.prepared.constructor_args.iter())
                     .find(|(o, _)| *o == at)
                     .map(|(_, a)| a.clone());
-                if let Some(args) = args
+                if let Some(args) = &args
                     && self.construct(
                         &name,
                         &d.node.specifiers,
-                        &args,
+                        args,
                         init.node.declarator.span,
                         mask,
                     )
                 {
+                    continue;
+                }
+                if args.is_none() && self.default_object(&name, &d.node.specifiers) {
                     continue;
                 }
                 self.note_shared_constructor(&name, init.node.declarator.span);
