@@ -7,6 +7,7 @@ use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
 use crate::front::cuda::ChunkKind;
 use crate::front::cuda::{Defines, Prepared, prepare_to_check};
+use crate::front::host_templates::TemplateCall;
 use crate::front::includes::{HeaderLog, Includer, IncluderIndex, header_loader, include_problems};
 use crate::front::limits_scan;
 use crate::front::parse::{ParseOutcome, parse_chunks, parse_chunks_where};
@@ -39,7 +40,7 @@ fn prepare_file(
     file: &SourceFile,
     text: &str,
     options: &CheckOptions,
-    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
+    includer_calls: Vec<TemplateCall>,
 ) -> (Prepared, HeaderLog, Option<Includer>) {
     let found = options
         .includers
@@ -69,7 +70,7 @@ fn includer_template_calls(
     file: &SourceFile,
     prepared: &Prepared,
     options: &CheckOptions,
-) -> Vec<crate::front::host_templates::TemplateCall> {
+) -> Vec<TemplateCall> {
     let Some(index) = &options.includers else {
         return Vec::new();
     };
@@ -84,7 +85,7 @@ fn includer_template_calls(
     let macros = prepared.macros.instantiating(&names);
     let mut wanted: Vec<&str> = names.clone();
     wanted.extend(macros.iter().map(String::as_str));
-    let mut calls = Vec::new();
+    let mut per_file: Vec<Vec<TemplateCall>> = Vec::new();
     for (_, inc) in index.launching_includers(&file.path, &wanted) {
         let instantiates = crate::front::includes::read_small(&inc.path).is_some_and(|t| {
             crate::front::macros::names_with_arguments(&t, &names)
@@ -98,15 +99,20 @@ fn includer_template_calls(
             continue;
         };
         let name = inc.path.display().to_string();
-        for c in &p.host_template_calls {
-            if !c.open
-                && names.contains(&c.name.as_str())
-                && calls.len() < MAX_INCLUDER_TEMPLATE_CALLS
-            {
-                let c = c.made_in(&name);
-                if !calls.contains(&c) {
-                    calls.push(c);
-                }
+        let mine: Vec<TemplateCall> = (p.host_template_calls.iter())
+            .filter(|c| !c.open && names.contains(&c.name.as_str()))
+            .map(|c| c.made_in(&name))
+            .collect();
+        per_file.push(mine);
+    }
+    // Taken a file at a time in turn: the runs a file may have are bounded, and each file is
+    // most often one size of the library's kernels (`ln_bwd_1024.cu`, `ln_bwd_8192.cu`).
+    let mut calls: Vec<TemplateCall> = Vec::new();
+    let longest = per_file.iter().map(Vec::len).max().unwrap_or(0);
+    for k in 0..longest {
+        for c in per_file.iter().filter_map(|f| f.get(k)) {
+            if calls.len() < MAX_INCLUDER_TEMPLATE_CALLS && !calls.contains(c) {
+                calls.push(c.clone());
             }
         }
     }

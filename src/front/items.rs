@@ -656,7 +656,9 @@ fn lift_method(
     };
     l.lower(f);
     let span = member.byte_range();
-    if stat && let Some(written) = class_args {
+    if (stat || object_method)
+        && let Some(written) = class_args
+    {
         let params = (l.class_template.iter())
             .flat_map(|h| h.params.iter().map(|p| p.name.clone()))
             .collect();

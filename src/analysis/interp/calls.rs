@@ -607,9 +607,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return false;
         }
         let name = &m.node.identifier.node.name;
-        self.method(&obj.class, name, call.arguments.len(), false)
-            .and_then(|found| found.unit.definition(found.function))
-            .is_some_and(|def| returns_pointer(&def.declarator.node))
+        self.method(
+            &obj.class,
+            name,
+            call.arguments.len(),
+            false,
+            &obj.template_args,
+        )
+        .and_then(|found| found.unit.definition(found.function))
+        .is_some_and(|def| returns_pointer(&def.declarator.node))
     }
 
     fn returns_shared_uncached(&self, name: &str, arity: usize) -> Returns {

@@ -104,8 +104,15 @@ impl Analyzer<'_, '_> {
         if args.is_empty() {
             return class.to_string();
         }
-        // A type alias of the file (`using fp32 = float;`) is read as what it names: the
-        // class's members are read as text, where `sizeof(fp32)` means nothing.
+        format!("{class}<{}>", self.bound_args(args).join(", "))
+    }
+
+    /// A class's template arguments as this run binds them: its type parameters and aliases
+    /// by what they name (`using fp32 = float;` read as `float`: the class's members are read
+    /// as text, where `sizeof(fp32)` means nothing), its values and the function's
+    /// enumerators (`enum { NUM_ELT = K::ELTS };`) by their values, constant expressions
+    /// settled (`4 * 2` is `8`, as a specialization `<8>` is written).
+    pub(super) fn bound_args(&self, args: &[String]) -> Vec<String> {
         let alias = |w: &str| {
             std::iter::once(self.unit.prepared)
                 .chain(self.headers.iter().map(|(_, h)| h.prepared))
@@ -113,10 +120,8 @@ impl Analyzer<'_, '_> {
                 .find(|(a, _)| a == w)
                 .map(|(_, target)| target.clone())
         };
-        let bound: Vec<String> = args
-            .iter()
+        args.iter()
             .map(|a| {
-                // Enumerators of the function (`enum { NUM_ELT = K::ELTS };`) are values too.
                 let mut a = crate::front::class_members::substitute(a, &|w| {
                     self.type_args.get(w).cloned().or_else(|| {
                         let v = match self.template_values.get(w) {
@@ -136,10 +141,24 @@ impl Analyzer<'_, '_> {
                     }
                     a = next;
                 }
-                a
+                // `TypeToVec2<float>::Type`: the member type a class banklint read names.
+                if a.contains("::") {
+                    let headers = self.headers.iter().map(|(_, h)| h.prepared);
+                    a = crate::front::class_members::Classes::new(
+                        std::iter::once(self.unit.prepared).chain(headers),
+                    )
+                    .resolve(&a);
+                }
+                match crate::front::const_expr::constant_text(&a) {
+                    Ok(v)
+                        if a.contains(|c: char| !(c.is_alphanumeric() || c == '_' || c == ' ')) =>
+                    {
+                        v.to_string()
+                    }
+                    _ => a.split_whitespace().collect::<Vec<_>>().join(" "),
+                }
             })
-            .collect();
-        format!("{class}<{}>", bound.join(", "))
+            .collect()
     }
 
     /// In a method run on an object, its class's member types by their bare names

@@ -6,6 +6,9 @@
 
 use super::*;
 
+/// Classes whose fields one object gathers: its own and its bases', transitively.
+const MAX_BASE_CLASSES: usize = 16;
+
 /// An object: its class, the template arguments its type was written with, its fields.
 #[derive(Clone)]
 pub(super) struct Object {
@@ -20,6 +23,8 @@ pub(super) struct Found<'a, 'p> {
     pub function: &'a Function,
     method: &'a crate::front::methods::Method,
     header: Option<String>,
+    /// For a method of a specialization (`Reducer<T, 1, W, 1>`), its own parameters' values.
+    spec: Option<overloads::SpecializationArgs>,
 }
 
 /// The object the next inlined call runs on: fields, template arguments, and for a
@@ -34,57 +39,67 @@ pub(super) struct Receiver {
 
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// The lifted method `name` of `class` with `arity` parameters (a constructor's name is
-    /// its class's).
-    /// This unit's first, then the home file's and the headers' (a class is most often
-    /// defined in a header).
+    /// its class's), for an object whose class has the template arguments `args` (settled,
+    /// see `bound_args`): the method of the specialization those arguments choose, else the
+    /// primary's. This unit's first, then the home file's and the headers' (a class is most
+    /// often defined in a header).
     pub(super) fn method(
         &self,
         class: &str,
         name: &str,
         arity: usize,
         constructor: bool,
+        args: &[String],
     ) -> Option<Found<'a, 'p>> {
         let here: &'a Unit<'p> = self.unit;
         let units = std::iter::once((None, here))
             .chain(std::iter::once((Some(""), self.home_unit)))
             .chain(self.headers.iter().map(|(h, u)| (Some(h.as_str()), u)));
+        let mut primary: Option<Found<'a, 'p>> = None;
         for (header, unit) in units {
-            let found = unit
-                .prepared
-                .methods
-                .iter()
+            let candidates = (unit.prepared.methods.iter())
                 .filter(|m| m.class == class && m.name == name && m.constructor == constructor)
                 .filter_map(|m| {
-                    let f = unit
-                        .functions
-                        .iter()
-                        .find(|f| m.span.contains(&f.span.start))?;
-                    Some((unit, f, m))
+                    let f = (unit.functions.iter()).find(|f| m.span.contains(&f.span.start))?;
+                    Some((f, m))
                 })
-                .find(|(_, f, _)| f.params.len() == arity);
-            if let Some((unit, function, method)) = found {
+                .filter(|(f, _)| f.params.len() == arity);
+            for (function, method) in candidates {
                 let header = header
                     .filter(|_| !std::ptr::eq(unit, here))
                     .map(str::to_string);
-                return Some(Found {
+                let spec = (unit.prepared.specialized_methods.iter())
+                    .find(|(r, _, _)| r.contains(&function.span.start));
+                let found = |spec| Found {
                     unit,
                     function,
                     method,
-                    header,
-                });
+                    header: header.clone(),
+                    spec,
+                };
+                match spec {
+                    None => {
+                        if primary.is_none() {
+                            primary = Some(found(None));
+                        }
+                    }
+                    Some((_, written, params)) => {
+                        let Some(bound) = crate::front::class_members::unify(written, params, args)
+                        else {
+                            continue;
+                        };
+                        let own = (params.iter())
+                            .map(|p| {
+                                (bound.iter().find(|(k, _)| k == p))
+                                    .map_or_else(|| p.clone(), |(_, v)| v.clone())
+                            })
+                            .collect();
+                        return Some(found(Some((args.len(), own))));
+                    }
+                }
             }
         }
-        None
-    }
-
-    /// The data members of `class`, from the unit that defines it.
-    fn class_fields(&self, unit: &Unit<'_>, class: &str) -> Vec<String> {
-        unit.prepared
-            .class_fields
-            .iter()
-            .find(|(c, _)| c == class)
-            .map(|(_, f)| f.clone())
-            .unwrap_or_default()
+        primary
     }
 
     /// `C obj(args);`: runs `C`'s constructor when banklint lifted it, and binds `obj` to the
@@ -106,7 +121,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let toks = crate::front::lex::tokenize(args_text);
             crate::front::lex::split_top_level(args_text, &toks).len()
         };
-        let Some(found) = self.method(&class, &class, arity, true) else {
+        let settled = self.bound_args(&template_args);
+        let Some(found) = self.method(&class, &class, arity, true, &settled) else {
             return false;
         };
         let m = found.method;
@@ -118,7 +134,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return false;
         };
         let fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = self
-            .class_fields(found.unit, &class)
+            .class_fields_anywhere(&class)
             .into_iter()
             .map(|n| {
                 let why = format!("the field `{n}` of `{name}` is not set by its constructor");
@@ -141,6 +157,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             inits: m.inits.clone(),
             at: m.span.clone(),
         });
+        self.specialization_args = found.spec.clone();
         self.inline_found(&found, at, &call.node, args, mask);
         self.span_override = saved;
         let Some(fields) = self.method_done.take() else {
@@ -226,17 +243,39 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         true
     }
 
-    /// The data members of `class`, from whichever unit defines it.
+    /// The data members of `class`: of each definition of it (the primary and its
+    /// specializations) and of their base classes, from whichever unit defines them.
     fn class_fields_anywhere(&self, class: &str) -> Vec<String> {
-        std::iter::once(self.unit)
-            .chain(std::iter::once(self.home_unit))
-            .chain(self.headers.iter().map(|(_, u)| u))
-            .find_map(|u| {
-                (u.prepared.class_fields.iter())
-                    .find(|(c, _)| c == class)
-                    .map(|(_, f)| f.clone())
-            })
-            .unwrap_or_default()
+        let preps: Vec<&crate::front::cuda::Prepared> = std::iter::once(self.unit.prepared)
+            .chain(std::iter::once(self.home_unit.prepared))
+            .chain(self.headers.iter().map(|(_, u)| u.prepared))
+            .collect();
+        let mut classes = vec![class.to_string()];
+        let mut fields: Vec<String> = Vec::new();
+        let mut k = 0;
+        while k < classes.len() && k < MAX_BASE_CLASSES {
+            let c = classes[k].clone();
+            k += 1;
+            for p in &preps {
+                for (_, f) in p.class_fields.iter().filter(|(n, _)| *n == c) {
+                    for name in f {
+                        if !fields.contains(name) {
+                            fields.push(name.clone());
+                        }
+                    }
+                }
+                for b in p.class_bases.iter().filter(|b| b.class == c) {
+                    for base in &b.bases {
+                        let tag = base.split('<').next().unwrap_or(base).trim();
+                        let tag = tag.rsplit("::").next().unwrap_or(tag).to_string();
+                        if !classes.contains(&tag) {
+                            classes.push(tag);
+                        }
+                    }
+                }
+            }
+        }
+        fields
     }
 
     /// `obj.method(args)` on an object banklint built: the method runs on its fields.
@@ -250,7 +289,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         args: Vec<Lanes>,
         mask: &[bool],
     ) -> Option<Lanes> {
-        let Some(found) = self.method(&obj.class, method, args.len(), false) else {
+        let settled = self.bound_args(&obj.template_args);
+        let Some(found) = self.method(&obj.class, method, args.len(), false, &settled) else {
             // A method banklint has no body of, on an object that keeps a pointer into
             // shared memory: what it does through the pointer is not seen.
             if obj
@@ -272,6 +312,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             inits: Vec::new(),
             at: 0..0,
         });
+        self.specialization_args = found.spec.clone();
         let v = self.inline_found(&found, call.callee.span, call, args, mask);
         if let Some(fields) = self.method_done.take()
             && let Some(b) = self.binding_mut(object, |_| true)
@@ -303,6 +344,62 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         v
     }
 
+    /// `: Base(params, smem)` in a constructor's initializers, `Base` a base class (by its
+    /// name, or a member type naming it: `using Base = Reducer<T, 1, W, 1>;`): the base's
+    /// constructor runs on the object's fields, which it leaves as the object's. False when
+    /// `name` names no class banklint has a constructor of.
+    fn construct_base(&mut self, name: &str, args_text: &str, mask: &[bool]) -> bool {
+        let written = self
+            .type_args
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string());
+        let (class, args) = match crate::analysis::class_templates::instance_parts(&written) {
+            Some(parts) => parts,
+            None => (written.trim().replace("::", "__"), Vec::new()),
+        };
+        let class = class.rsplit("__").next().unwrap_or(&class).to_string();
+        let arity = if args_text.trim().is_empty() {
+            0
+        } else {
+            let toks = crate::front::lex::tokenize(args_text);
+            crate::front::lex::split_top_level(args_text, &toks).len()
+        };
+        let settled = self.bound_args(&args);
+        let Some(found) = self.method(&class, &class, arity, true, &settled) else {
+            return false;
+        };
+        let Some(Node {
+            node: Expression::Call(call),
+            ..
+        }) = parse_expression_text(self.unit, &format!("_({args_text})"))
+        else {
+            return false;
+        };
+        let values: Vec<Lanes> = (call.node.arguments.iter())
+            .map(|a| self.eval(a, mask))
+            .collect();
+        let Some(fields) = self.scopes.first().cloned() else {
+            return false;
+        };
+        self.method_of = Some(Receiver {
+            class,
+            fields,
+            template_args: settled,
+            inits: found.method.inits.clone(),
+            at: found.method.span.clone(),
+        });
+        self.specialization_args = found.spec.clone();
+        let at = call.span;
+        self.inline_found(&found, at, &call.node, values, mask);
+        if let Some(fields) = self.method_done.take()
+            && let Some(slot) = self.scopes.first_mut()
+        {
+            *slot = fields;
+        }
+        true
+    }
+
     /// A constructor's member initializers, `: items(p), n(0)`, run in its scope before its
     /// body, reported at the constructor.
     pub(super) fn run_initializers(&mut self, r: &Receiver, mask: &[bool]) {
@@ -311,6 +408,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let saved = self.span_override.replace(r.at.clone());
         for (field, text) in &r.inits {
+            let is_field = self.scopes.first().is_some_and(|f| f.contains_key(field));
+            if !is_field && self.construct_base(field, text, mask) {
+                continue;
+            }
             let Some(value) = parse_expression_text(self.unit, text) else {
                 continue;
             };

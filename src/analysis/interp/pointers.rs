@@ -159,7 +159,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.lookup(&n),
                         Some(Binding::Pointer(_) | Binding::Shared(_) | Binding::Reference(_))
                     ) || self.unit.file_shared.iter().any(|a| a.name == n)
-                })
+                }) || matches!(&u.node.operand.node, Expression::BinaryOperator(b)
+                    // `&static_cast<T *>(smem)[i]`: an element through a cast pointer.
+                    if b.node.operator.node == BinaryOperator::Index
+                        && matches!(b.node.lhs.node, Expression::Cast(_))
+                        && self.points_to_shared(&b.node.lhs))
             }
             Expression::BinaryOperator(b)
                 if matches!(
