@@ -173,14 +173,25 @@ impl<'p> Classes<'p> {
             statics.chain(typedefs).chain(bases)
         });
         let mut undecided = false;
+        // The most specialized match wins, as in C++: the one that fixes the most arguments
+        // (`Stats<T, 1, W, 1>` over `Stats<T, 1, W, N>` for `Stats<float, 1, 4, 1>`).
+        let mut best: Option<(usize, Vec<String>, Bindings)> = None;
         for (class, written, params) in specializations {
             let Some(written) = written.as_deref().filter(|_| class == tag) else {
                 continue;
             };
             match unify(written, params, args) {
-                Some(bound) => return Some(Some((written.to_vec(), bound))),
+                Some(bound) => {
+                    let fixed = written.iter().filter(|w| !params.contains(w)).count();
+                    if best.as_ref().is_none_or(|(f, _, _)| fixed > *f) {
+                        best = Some((fixed, written.to_vec(), bound));
+                    }
+                }
                 None => undecided |= could_match(written, params, args),
             }
+        }
+        if let Some((_, written, bound)) = best {
+            return Some(Some((written, bound)));
         }
         (!undecided).then_some(None)
     }
@@ -491,6 +502,28 @@ mod tests {
         };
         assert!(bytes.replace(' ', "").contains("sizeof(float)"), "{bytes}");
         assert_eq!(c.member("K<2, float>", "missing"), None);
+    }
+
+    #[test]
+    fn the_most_specialized_matching_specialization_wins() {
+        let p = file(
+            "template <typename T, int C, int W, int N> struct St { enum { K = 0 }; };\n\
+             template <typename T, int W, int N> struct St<T, 1, W, N> { enum { K = N }; };\n\
+             template <typename T, int W> struct St<T, 1, W, 1> { enum { K = 100 + W }; };\n",
+        );
+        let c = Classes::new([&p]);
+        assert_eq!(
+            c.member("St<float, 1, 4, 1>", "K"),
+            Some(Member::Value("100 + 4".into()))
+        );
+        assert_eq!(
+            c.member("St<float, 1, 4, 8>", "K"),
+            Some(Member::Value("8".into()))
+        );
+        assert_eq!(
+            c.member("St<float, 2, 4, 1>", "K"),
+            Some(Member::Value("0".into()))
+        );
     }
 
     #[test]

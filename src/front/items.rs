@@ -495,6 +495,10 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
     if holds_pointer || takes_pointers {
         let fields = crate::front::methods::field_names(l, body);
         l.out.class_fields.push((class.clone(), fields));
+        let objects = crate::front::methods::object_fields(l, body);
+        if !objects.is_empty() {
+            l.out.object_fields.push((class.clone(), objects));
+        }
     }
     for member in children(body) {
         match member.kind() {
@@ -528,13 +532,7 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
             }
             "field_declaration" => l.lower(member),
             "function_definition" | "template_declaration"
-                if lift_method(
-                    l,
-                    member,
-                    &class,
-                    &args,
-                    holds_pointer || crate::front::methods::takes_pointer(member),
-                ) => {}
+                if lift_method(l, member, &class, &args, holds_pointer || takes_pointers) => {}
             // A host method launches kernels with the class's constants in scope.
             "function_definition" if function_kind(l, member).0 == ChunkKind::HostFunction => {
                 // Lowered for its launch sites only, then left out of the class's parse.

@@ -1,9 +1,9 @@
 //! Methods of classes that keep pointers (`struct Queue { float *items; ... }`): each
 //! `__device__` method and constructor defined in the class is read as a device function of
 //! its own, recorded here with its class, so that the analyzer can run `Queue q(smem);` and
-//! `q.push(v)` on an object whose fields it tracks (see `analysis::interp::objects`). Of any
-//! other class, the methods that take a pointer (`v.store_to(smem, i)` on a vector type) are
-//! read so too.
+//! `q.push(v)` on an object whose fields it tracks (see `analysis::interp::objects`). So are
+//! those of a class with a method or constructor that takes a pointer (`v.store_to(smem, i)` on
+//! a vector type; `Stats(void *smem)` building its reducer member).
 
 use crate::front::lower::Lowering;
 use crate::front::syntax::{children, find_descendant, named_children, text};
@@ -72,6 +72,39 @@ pub fn field_names(l: &Lowering<'_>, body: Node<'_>) -> Vec<String> {
         for d in named_children(m) {
             if let Some(id) = find_descendant(d, &["field_identifier"]) {
                 out.push(text(id, l.src).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The data members of a class whose type names a class (`WarpStats warp_stats_;`,
+/// `Reducer<T, 1> r_;`), with that type as written: objects the constructor builds.
+pub fn object_fields(l: &Lowering<'_>, body: Node<'_>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for m in children(body) {
+        if m.kind() != "field_declaration"
+            || find_descendant(m, &["function_declarator"]).is_some()
+            || text(m, l.src).trim_start().starts_with("static")
+        {
+            continue;
+        }
+        let Some(ty) = m.child_by_field_name("type") else {
+            continue;
+        };
+        if !matches!(
+            ty.kind(),
+            "type_identifier" | "template_type" | "qualified_identifier" | "dependent_type"
+        ) {
+            continue;
+        }
+        let written: String = text(ty, l.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for d in named_children(m) {
+            if d.kind() == "field_identifier" {
+                out.push((text(d, l.src).to_string(), written.clone()));
             }
         }
     }

@@ -177,6 +177,8 @@ pub struct Prepared {
     pub reference_returns: Vec<Range<usize>>,
     /// The data members of those classes, by class.
     pub class_fields: Vec<(String, Vec<String>)>,
+    /// Of those, the members whose type names a class, by class: (field, type as written).
+    pub object_fields: Vec<(String, Vec<(String, String)>)>,
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,

@@ -387,6 +387,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             self.reference_member_access(whole, field, Op::Load, mask);
             return self.element_data();
         }
+        // `stats.reducer_.lane_`: a field of an object banklint built.
+        if let Some(Binding::Value(v)) = self.object_member(m) {
+            return v;
+        }
         if let Expression::Identifier(base) = &m.expression.node {
             let axis = match m.identifier.node.name.as_str() {
                 "x" => Some(0),

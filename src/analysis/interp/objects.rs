@@ -56,6 +56,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .chain(std::iter::once((Some(""), self.home_unit)))
             .chain(self.headers.iter().map(|(h, u)| (Some(h.as_str()), u)));
         let mut primary: Option<Found<'a, 'p>> = None;
+        // The most specialized match wins, as in C++: the one that fixes the most arguments
+        // (`<T, 1, W, 1>` over `<T, 1, W, N>` for `<float, 1, 4, 1>`).
+        let mut best: Option<(usize, Found<'a, 'p>)> = None;
         for (header, unit) in units {
             let candidates = (unit.prepared.methods.iter())
                 .filter(|m| m.class == class && m.name == name && m.constructor == constructor)
@@ -94,12 +97,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                                     .map_or_else(|| p.clone(), |(_, v)| v.clone())
                             })
                             .collect();
-                        return Some(found(Some((args.len(), own))));
+                        let fixed = written.iter().filter(|w| !params.contains(w)).count();
+                        if best.as_ref().is_none_or(|(f, _)| fixed > *f) {
+                            best = Some((fixed, found(Some((args.len(), own)))));
+                        }
                     }
                 }
             }
         }
-        primary
+        best.map(|(_, f)| f).or(primary)
     }
 
     /// `C obj(args);`: runs `C`'s constructor when banklint lifted it, and binds `obj` to the
@@ -115,23 +121,49 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some((class, template_args)) = self.object_class(specs) else {
             return false;
         };
+        // The arguments are read where the object is declared.
+        let outer = self.span(at);
+        let saved = self.span_override.replace(outer);
+        let built = self.build_object(name, class, template_args, args_text, at, mask);
+        self.span_override = saved;
+        let Some(object) = built else {
+            return false;
+        };
+        self.bind(name, Binding::Object(object));
+        true
+    }
+
+    /// Runs the constructor of `class<template_args>` that takes `args_text` on a fresh set of
+    /// fields (each data member of the class, its specializations and bases); `None` when
+    /// banklint has no such constructor.
+    fn build_object(
+        &mut self,
+        name: &str,
+        class: String,
+        template_args: Vec<String>,
+        args_text: &str,
+        at: Span,
+        mask: &[bool],
+    ) -> Option<Object> {
         let arity = if args_text.trim().is_empty() {
             0
         } else {
             let toks = crate::front::lex::tokenize(args_text);
             crate::front::lex::split_top_level(args_text, &toks).len()
         };
+        // Objects within objects within objects: bounded like calls.
+        if self.call_depth >= MAX_CALL_DEPTH {
+            return None;
+        }
         let settled = self.bound_args(&template_args);
-        let Some(found) = self.method(&class, &class, arity, true, &settled) else {
-            return false;
-        };
+        let found = self.method(&class, &class, arity, true, &settled)?;
         let m = found.method;
         let Some(Node {
             node: Expression::Call(call),
             ..
         }) = parse_expression_text(self.unit, &format!("_({args_text})"))
         else {
-            return false;
+            return None;
         };
         let fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = self
             .class_fields_anywhere(&class)
@@ -141,9 +173,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 (n, Binding::Value(Lanes::unknown(why)))
             })
             .collect();
-        // The arguments are read where the object is declared.
-        let outer = self.span(at);
-        let saved = self.span_override.replace(outer);
         let args: Vec<Lanes> = call
             .node
             .arguments
@@ -153,25 +182,63 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.method_of = Some(Receiver {
             class: class.clone(),
             fields: Rc::new(fields),
-            template_args: template_args.clone(),
+            template_args: settled.clone(),
             inits: m.inits.clone(),
             at: m.span.clone(),
         });
         self.specialization_args = found.spec.clone();
         self.inline_found(&found, at, &call.node, args, mask);
-        self.span_override = saved;
-        let Some(fields) = self.method_done.take() else {
+        let fields = self.method_done.take()?;
+        Some(Object {
+            class,
+            template_args: settled,
+            fields,
+        })
+    }
+
+    /// `: warp_stats_(params, smem)` where the member is an object (`WarpStats warp_stats_;`,
+    /// its type a class or a member type naming one): its constructor runs, and the field is
+    /// the object it builds. False when the member is no object banklint can build.
+    fn construct_member(
+        &mut self,
+        class: &str,
+        field: &str,
+        args_text: &str,
+        mask: &[bool],
+    ) -> bool {
+        let written = std::iter::once(self.unit.prepared)
+            .chain(std::iter::once(self.home_unit.prepared))
+            .chain(self.headers.iter().map(|(_, u)| u.prepared))
+            .flat_map(|p| p.object_fields.iter())
+            .filter(|(c, _)| c == class)
+            .find_map(|(_, fs)| fs.iter().find(|(f, _)| f == field).map(|(_, t)| t.clone()));
+        let Some(written) = written else {
             return false;
         };
-        self.bind(
-            name,
-            Binding::Object(Object {
-                class,
-                template_args,
-                fields,
-            }),
-        );
-        true
+        let written = self.type_args.get(&written).cloned().unwrap_or(written);
+        let (member_class, args) = match crate::analysis::class_templates::instance_parts(&written)
+        {
+            Some(parts) => parts,
+            None => (written.trim().replace("::", "__"), Vec::new()),
+        };
+        let member_class = member_class
+            .rsplit("__")
+            .next()
+            .unwrap_or(&member_class)
+            .to_string();
+        let Some(at) = parse_expression_text(self.unit, "0").map(|e| e.span) else {
+            return false;
+        };
+        let Some(object) = self.build_object(field, member_class, args, args_text, at, mask) else {
+            return false;
+        };
+        match self.scopes.first_mut() {
+            Some(fields) => {
+                Rc::make_mut(fields).insert(field.to_string(), Binding::Object(object));
+                true
+            }
+            None => false,
+        }
     }
 
     /// The class and template arguments a declaration's type names: as written
@@ -276,6 +343,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         fields
+    }
+
+    /// `obj.field` (or `obj.inner.field`) of an object banklint built: the field's binding.
+    pub(super) fn object_member(&self, m: &MemberExpression) -> Option<Binding> {
+        let object = match &m.expression.node {
+            Expression::Identifier(id) => self.lookup(&id.node.name)?.clone(),
+            Expression::Member(inner) => self.object_member(&inner.node)?,
+            _ => return None,
+        };
+        match object {
+            Binding::Object(o) => o.fields.get(&m.identifier.node.name).cloned(),
+            _ => None,
+        }
     }
 
     /// `obj.method(args)` on an object banklint built: the method runs on its fields.
@@ -410,6 +490,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for (field, text) in &r.inits {
             let is_field = self.scopes.first().is_some_and(|f| f.contains_key(field));
             if !is_field && self.construct_base(field, text, mask) {
+                continue;
+            }
+            if is_field && self.construct_member(&r.class, field, text, mask) {
                 continue;
             }
             let Some(value) = parse_expression_text(self.unit, text) else {
