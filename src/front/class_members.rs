@@ -20,13 +20,44 @@ pub enum Member {
 /// The classes of a file and its headers.
 pub struct Classes<'p> {
     preps: Vec<&'p Prepared>,
+    /// The specializations each class tag has (written arguments, own parameters), each once:
+    /// built at the first choice, as a lookup makes many.
+    specializations: std::cell::OnceCell<Specializations<'p>>,
 }
+
+type Specializations<'p> = std::collections::HashMap<&'p str, Vec<(&'p [String], &'p [String])>>;
 
 impl<'p> Classes<'p> {
     pub fn new(preps: impl IntoIterator<Item = &'p Prepared>) -> Classes<'p> {
         Classes {
             preps: preps.into_iter().collect(),
+            specializations: std::cell::OnceCell::new(),
         }
+    }
+
+    fn specializations_of(&self, tag: &str) -> &[(&'p [String], &'p [String])] {
+        let all = self.specializations.get_or_init(|| {
+            let mut all: Specializations<'p> = std::collections::HashMap::new();
+            for p in &self.preps {
+                let statics = (p.static_members.iter()).map(|m| (&m.class, &m.args, &m.params));
+                let typedefs = (p.member_typedefs.iter()).map(|m| (&m.class, &m.args, &m.params));
+                let bases = p.class_bases.iter().map(|b| (&b.class, &b.args, &b.params));
+                for (class, written, params) in statics.chain(typedefs).chain(bases) {
+                    let Some(written) = written.as_deref() else {
+                        continue;
+                    };
+                    let known = all.entry(class.as_str()).or_default();
+                    if !known
+                        .iter()
+                        .any(|(w, p)| *w == written && *p == params.as_slice())
+                    {
+                        known.push((written, params.as_slice()));
+                    }
+                }
+            }
+            all
+        });
+        all.get(tag).map_or(&[], Vec::as_slice)
     }
 
     /// Member `member` of the class `class` names (`ns::Traits<256, float>`, `x128`), with
@@ -160,29 +191,18 @@ impl<'p> Classes<'p> {
     /// neither a number nor a built-in type (an alias or parameter banklint did not resolve)
     /// stands where a specialization writes something else, so either could be meant.
     fn choose(&self, tag: &str, args: &[String]) -> Option<Option<(Vec<String>, Bindings)>> {
-        let specializations = self.preps.iter().flat_map(|p| {
-            let statics = p
-                .static_members
-                .iter()
-                .map(|m| (&m.class, &m.args, &m.params));
-            let typedefs = p
-                .member_typedefs
-                .iter()
-                .map(|m| (&m.class, &m.args, &m.params));
-            let bases = p.class_bases.iter().map(|b| (&b.class, &b.args, &b.params));
-            statics.chain(typedefs).chain(bases)
-        });
         let mut undecided = false;
         // The most specialized match wins, as in C++: the one that fixes the most arguments
         // (`Stats<T, 1, W, 1>` over `Stats<T, 1, W, N>` for `Stats<float, 1, 4, 1>`).
         let mut best: Option<(usize, Vec<String>, Bindings)> = None;
-        for (class, written, params) in specializations {
-            let Some(written) = written.as_deref().filter(|_| class == tag) else {
-                continue;
-            };
+        for &(written, params) in self.specializations_of(tag) {
             match unify(written, params, args) {
                 Some(bound) => {
-                    let fixed = written.iter().filter(|w| !params.contains(w)).count();
+                    let fixed = written.iter().filter(|w| !params.contains(*w)).count();
+                    // A full specialization cannot be beaten.
+                    if fixed == written.len() {
+                        return Some(Some((written.to_vec(), bound)));
+                    }
                     if best.as_ref().is_none_or(|(f, _, _)| fixed > *f) {
                         best = Some((fixed, written.to_vec(), bound));
                     }
@@ -322,7 +342,7 @@ fn tag_and_args(class: &str) -> (String, Vec<String>) {
     // `BytesToType<(4 * sizeof(float))>` is `BytesToType<16>`: a specialization's arguments
     // are matched as written, so constant expressions are settled first.
     for a in &mut args {
-        if a.contains(|c: char| !(c.is_alphanumeric() || c == '_' || c == ' '))
+        if looks_arithmetic(a)
             && let Ok(v) = crate::front::const_expr::constant_text(a)
         {
             *a = v.to_string();
@@ -330,6 +350,14 @@ fn tag_and_args(class: &str) -> (String, Vec<String>) {
     }
     let tag = name.rsplit("::").next().unwrap_or(name).trim().to_string();
     (tag, args)
+}
+
+/// Whether a template argument may be a constant expression to settle (`(16) / sizeof(half)`,
+/// `2 * 32`): digits and an operator, and no type of its own (`Tile<64, 64>`, `ns::T`).
+pub(crate) fn looks_arithmetic(a: &str) -> bool {
+    a.bytes().any(|b| b.is_ascii_digit())
+        && a.contains(['+', '-', '*', '/', '%', '(', '&', '|', '^'])
+        && !a.contains(['<', '>', ':', '.', '"'])
 }
 
 fn is_word_char(c: char) -> bool {

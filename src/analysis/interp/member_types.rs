@@ -149,12 +149,10 @@ impl Analyzer<'_, '_> {
                     )
                     .resolve(&a);
                 }
-                match crate::front::const_expr::constant_text(&a) {
-                    Ok(v)
-                        if a.contains(|c: char| !(c.is_alphanumeric() || c == '_' || c == ' ')) =>
-                    {
-                        v.to_string()
-                    }
+                match crate::front::class_members::looks_arithmetic(&a)
+                    .then(|| crate::front::const_expr::constant_text(&a))
+                {
+                    Some(Ok(v)) => v.to_string(),
                     _ => a.split_whitespace().collect::<Vec<_>>().join(" "),
                 }
             })
