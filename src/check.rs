@@ -119,6 +119,42 @@ fn includer_template_calls(
     calls
 }
 
+/// The headers of the launching includers that this file does not read itself (nor is), for
+/// their declarations only: nothing in them is parsed.
+fn later_headers<'p>(
+    file: &SourceFile,
+    prepared: &Prepared,
+    includers: &'p [(usize, String, Arc<Prepared>)],
+) -> Vec<(String, Unit<'p>)> {
+    fn all<'a>(p: &'a Prepared, out: &mut Vec<&'a Prepared>) {
+        for (_, h) in &p.headers {
+            if !out.iter().any(|x| std::ptr::eq(*x, &**h)) {
+                out.push(h);
+                all(h, out);
+            }
+        }
+    }
+    let mut mine = Vec::new();
+    all(prepared, &mut mine);
+    let mut out: Vec<(String, Unit<'p>)> = Vec::new();
+    for (_, _, inc) in includers {
+        for (name, h) in &inc.headers {
+            let known = mine
+                .iter()
+                .any(|m| std::ptr::eq(*m, &**h) || m.source == h.source)
+                || h.source == file.text
+                || out.iter().any(|(_, u)| std::ptr::eq(u.prepared, &**h));
+            if !known && out.len() < MAX_LATER_HEADERS {
+                out.push((name.clone(), extract(h, ParseOutcome::default())));
+            }
+        }
+    }
+    out
+}
+
+/// Headers of launching includers read for their declarations.
+const MAX_LATER_HEADERS: usize = 32;
+
 /// Registers the types a unit declares (structs, typedefs, classes) in `types`.
 fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Unit<'_>) {
     types
@@ -294,13 +330,6 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     skipped.extend(prepared.skipped.iter().cloned());
     skipped.extend(parsed.skipped.iter().cloned());
     let mut unit = extract(&prepared, parsed);
-    let headers = header_units(&prepared);
-    for (_, header) in &headers {
-        register_unit_types(&mut unit.types, header);
-    }
-    // Again, for macros that name a header's types (`#define real float4_t`).
-    unit.types
-        .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
     // The launches of the files that include this one (nearest first), for kernels this file
     // does not launch itself; each includer is prepared once per run.
     let unlaunched: Vec<&str> = unit
@@ -320,6 +349,17 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
             .collect(),
         _ => Vec::new(),
     };
+    let mut headers = header_units(&prepared);
+    for (_, header) in &headers {
+        register_unit_types(&mut unit.types, header);
+    }
+    // A kernel template's traits class may be defined in a header its includer reads after
+    // this file (`#include "kernels.cuh"` then `#include "traits.h"`): what the launching
+    // includers' other headers declare is readable here too, as at the instantiation.
+    headers.extend(later_headers(&file, &prepared, &includer_files));
+    // Again, for macros that name a header's types (`#define real float4_t`).
+    unit.types
+        .add_macro_types(&prepared.macros.object_like_at(usize::MAX));
     let includer_launches: Vec<IncluderLaunches<'_>> = includer_files
         .iter()
         .map(|(level, file, prepared)| IncluderLaunches {
