@@ -1,7 +1,8 @@
 //! A header's kernel template that only other files launch, each instantiating it for one
 //! configuration through a macro (a library's instantiation files, in a folder beside the
 //! header, including it by its path in the project): checked on its own, the header is
-//! analyzed under every instantiation the nearest launching files make.
+//! analyzed under every instantiation the nearest launching files make. And a launch reads
+//! its block from a traits class however deep in the includes the class is defined.
 
 mod common;
 use common::{banklint, temp_dir, write};
@@ -63,4 +64,46 @@ fn a_header_kernel_runs_under_each_instantiation_of_the_files_that_include_it() 
         "{}",
         human.stdout
     );
+}
+
+/// A launch's block read from a traits class two includes down (`launch.cu` includes
+/// `traits.h`, which includes `detail/traits_impl.h`, where the class is defined).
+#[test]
+fn a_traits_class_in_a_nested_header_gives_the_block() {
+    let dir = temp_dir("nested-traits");
+    std::fs::create_dir_all(dir.join("detail")).unwrap();
+    write(
+        &dir,
+        "detail/traits_impl.h",
+        b"template <int WARPS_> struct Traits { enum { WARPS = WARPS_, THREADS = WARPS * 32 }; };\n",
+    );
+    write(&dir, "traits.h", b"#include \"detail/traits_impl.h\"\n");
+    write(
+        &dir,
+        "launch.cu",
+        b"#include \"traits.h\"\n\
+template <typename KT>\n\
+__global__ void k(float *out)\n\
+{\n\
+    __shared__ float s[KT::THREADS];\n\
+    s[threadIdx.x] = out[threadIdx.x];\n\
+    out[threadIdx.x] = s[(threadIdx.x * 32) % KT::THREADS];\n\
+}\n\
+template <int W>\n\
+void run(float *out)\n\
+{\n\
+    using KT = Traits<W>;\n\
+    k<KT><<<1, KT::THREADS>>>(out);\n\
+}\n\
+void go(float *out) { run<2>(out); }\n",
+    );
+    let json = banklint(&dir, &["check", "launch.cu", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 2, "{json}");
+    for a in accesses {
+        assert_eq!(a["block_dim"], serde_json::json!([64, 1, 1]), "{a}");
+        assert_eq!(a["status"], "analyzed", "{a}");
+    }
+    // 64 words: lanes 32 words apart alternate between two words of bank 0.
+    assert_eq!(accesses[1]["conflict_ways"], 2, "{}", accesses[1]);
 }

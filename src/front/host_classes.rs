@@ -15,6 +15,8 @@ use std::sync::Arc;
 pub struct HostClasses {
     own: Prepared,
     headers: Vec<Arc<Prepared>>,
+    /// How many headers the file had when `headers` was gathered.
+    direct_headers: usize,
     /// The class whose method runs, if any: its constants are named bare there.
     within: Option<String>,
     /// Members read so far, by class and member: a dispatcher's runs read the same traits
@@ -39,8 +41,19 @@ impl HostClasses {
         more(&mut self.own.member_typedefs, &out.member_typedefs);
         more(&mut self.own.class_bases, &out.class_bases);
         more(&mut self.own.class_templates, &out.class_templates);
-        if self.headers.len() != out.headers.len() {
-            self.headers = out.headers.iter().map(|(_, h)| h.clone()).collect();
+        if self.direct_headers != out.headers.len() {
+            // Nested headers too: a traits class is often defined two includes down.
+            fn all(p: &Prepared, out: &mut Vec<Arc<Prepared>>) {
+                for (_, h) in &p.headers {
+                    if !out.iter().any(|x| Arc::ptr_eq(x, h)) {
+                        out.push(h.clone());
+                        all(h, out);
+                    }
+                }
+            }
+            self.headers.clear();
+            all(out, &mut self.headers);
+            self.direct_headers = out.headers.len();
         }
         let after = self.own.static_members.len()
             + self.own.member_typedefs.len()
