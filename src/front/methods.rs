@@ -59,16 +59,22 @@ pub fn takes_pointer(member: Node<'_>) -> bool {
     })
 }
 
+/// A class body's declarations of data members (not static ones, not methods).
+fn data_members<'t>(l: &Lowering<'_>, body: Node<'t>) -> Vec<Node<'t>> {
+    children(body)
+        .into_iter()
+        .filter(|m| {
+            m.kind() == "field_declaration"
+                && find_descendant(*m, &["function_declarator"]).is_none()
+                && !text(*m, l.src).trim_start().starts_with("static")
+        })
+        .collect()
+}
+
 /// The names of a class's data members (not static ones, not methods).
 pub fn field_names(l: &Lowering<'_>, body: Node<'_>) -> Vec<String> {
     let mut out = Vec::new();
-    for m in children(body) {
-        if m.kind() != "field_declaration"
-            || find_descendant(m, &["function_declarator"]).is_some()
-            || text(m, l.src).trim_start().starts_with("static")
-        {
-            continue;
-        }
+    for m in data_members(l, body) {
         for d in named_children(m) {
             if let Some(id) = find_descendant(d, &["field_identifier"]) {
                 out.push(text(id, l.src).to_string());
@@ -82,13 +88,7 @@ pub fn field_names(l: &Lowering<'_>, body: Node<'_>) -> Vec<String> {
 /// `Reducer<T, 1> r_;`), with that type as written: objects the constructor builds.
 pub fn object_fields(l: &Lowering<'_>, body: Node<'_>) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for m in children(body) {
-        if m.kind() != "field_declaration"
-            || find_descendant(m, &["function_declarator"]).is_some()
-            || text(m, l.src).trim_start().starts_with("static")
-        {
-            continue;
-        }
+    for m in data_members(l, body) {
         let Some(ty) = m.child_by_field_name("type") else {
             continue;
         };

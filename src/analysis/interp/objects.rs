@@ -145,12 +145,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         at: Span,
         mask: &[bool],
     ) -> Option<Object> {
-        let arity = if args_text.trim().is_empty() {
-            0
-        } else {
-            let toks = crate::front::lex::tokenize(args_text);
-            crate::front::lex::split_top_level(args_text, &toks).len()
-        };
+        let arity = arity_of(args_text);
         // Objects within objects within objects: bounded like calls.
         if self.call_depth >= MAX_CALL_DEPTH {
             return None;
@@ -165,14 +160,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         else {
             return None;
         };
-        let fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = self
-            .class_fields_anywhere(&class)
-            .into_iter()
-            .map(|n| {
-                let why = format!("the field `{n}` of `{name}` is not set by its constructor");
-                (n, Binding::Value(Lanes::unknown(why)))
-            })
-            .collect();
+        let fields = self.fresh_fields(&class, |n| {
+            format!("the field `{n}` of `{name}` is not set by its constructor")
+        });
         let args: Vec<Lanes> = call
             .node
             .arguments
@@ -291,14 +281,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if !has_methods {
             return false;
         }
-        let fields = self
-            .class_fields_anywhere(&class)
-            .into_iter()
-            .map(|n| {
-                let why = format!("the field `{n}` of `{name}` has no value banklint knows");
-                (n, Binding::Value(Lanes::unknown(why)))
-            })
-            .collect();
+        let fields = self.fresh_fields(&class, |n| {
+            format!("the field `{n}` of `{name}` has no value banklint knows")
+        });
         self.bind(
             name,
             Binding::Object(Object {
@@ -308,6 +293,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }),
         );
         true
+    }
+
+    /// The fields of a new object of `class`, each holding no value banklint knows, for the
+    /// reason `why` gives.
+    fn fresh_fields(
+        &self,
+        class: &str,
+        why: impl Fn(&str) -> String,
+    ) -> HashMap<String, Binding, rustc_hash::FxBuildHasher> {
+        self.class_fields_anywhere(class)
+            .into_iter()
+            .map(|n| {
+                let unknown = Binding::Value(Lanes::unknown(why(&n)));
+                (n, unknown)
+            })
+            .collect()
     }
 
     /// The data members of `class`: of each definition of it (the primary and its
@@ -439,12 +440,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             None => (written.trim().replace("::", "__"), Vec::new()),
         };
         let class = class.rsplit("__").next().unwrap_or(&class).to_string();
-        let arity = if args_text.trim().is_empty() {
-            0
-        } else {
-            let toks = crate::front::lex::tokenize(args_text);
-            crate::front::lex::split_top_level(args_text, &toks).len()
-        };
+        let arity = arity_of(args_text);
         let settled = self.bound_args(&args);
         let Some(found) = self.method(&class, &class, arity, true, &settled) else {
             return false;
@@ -511,4 +507,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         self.span_override = saved;
     }
+}
+
+/// How many arguments a constructor's argument list, as written, passes.
+fn arity_of(args_text: &str) -> usize {
+    if args_text.trim().is_empty() {
+        return 0;
+    }
+    let toks = crate::front::lex::tokenize(args_text);
+    crate::front::lex::split_top_level(args_text, &toks).len()
 }
