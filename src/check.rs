@@ -105,18 +105,27 @@ fn includer_template_calls(
             .collect();
         per_file.push(mine);
     }
-    // Taken a file at a time in turn: the runs a file may have are bounded, and each file is
-    // most often one size of the library's kernels (`ln_bwd_1024.cu`, `ln_bwd_8192.cu`).
-    let mut calls: Vec<TemplateCall> = Vec::new();
-    let longest = per_file.iter().map(Vec::len).max().unwrap_or(0);
+    spread(per_file, MAX_INCLUDER_TEMPLATE_CALLS)
+}
+
+/// Items of several lists, a list at a time in turn, each list starting one item further on,
+/// duplicates dropped, at most `limit`. The includers' calls: the runs a file may have are
+/// bounded, each file is most often one size of a library's kernels (`ln_bwd_1024.cu`,
+/// `ln_bwd_8192.cu`) and its calls the element types, so the first runs span both.
+fn spread<T: Clone + PartialEq>(lists: Vec<Vec<T>>, limit: usize) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
     for k in 0..longest {
-        for c in per_file.iter().filter_map(|f| f.get(k)) {
-            if calls.len() < MAX_INCLUDER_TEMPLATE_CALLS && !calls.contains(c) {
-                calls.push(c.clone());
+        for (i, list) in lists.iter().enumerate() {
+            if k < list.len() {
+                let item = &list[(k + i) % list.len()];
+                if out.len() < limit && !out.contains(item) {
+                    out.push(item.clone());
+                }
             }
         }
     }
-    calls
+    out
 }
 
 /// The headers of the launching includers that this file does not read itself (nor is), for
@@ -533,6 +542,22 @@ mod tests {
         let unit = extract(&prepared, parse_chunks(&prepared));
         let headers = header_units(&prepared);
         !crate::analysis::interp::SharedReach::of(&unit, &headers).is_empty()
+    }
+
+    #[test]
+    fn includer_calls_are_spread_over_files_and_their_calls() {
+        let lists = vec![
+            vec!["a0", "a1", "a2"],
+            vec!["b0", "b1", "b2"],
+            vec!["c0"],
+            vec!["a0"],
+        ];
+        // Round 0 takes a0, b1, c0 (and a0 again, dropped); round 1 a1, b2; round 2 a2, b0.
+        assert_eq!(
+            spread(lists.clone(), 100),
+            ["a0", "b1", "c0", "a1", "b2", "a2", "b0"]
+        );
+        assert_eq!(spread(lists, 4), ["a0", "b1", "c0", "a1"]);
     }
 
     #[test]
