@@ -18,6 +18,16 @@ pub fn spread(shapes: Vec<BlockShape>, n: usize) -> Vec<BlockShape> {
             .chain(s.arguments.iter().map(|(k, v)| format!("A {k}={v}")))
             .chain(s.assumed_types.iter().map(|(k, v)| format!("U {k}={v}")))
             .collect();
+        // A traits class argument (`KT = Traits<half, 1024, 4>`) takes as many values as it
+        // has instantiations; what it changes are its own arguments, each a value to spread
+        // too (the element type, the size).
+        for (k, v) in &s.template_args {
+            if let Some((_, args)) = crate::front::names::split_template_args(v) {
+                out.extend(
+                    (args.iter().enumerate()).map(|(i, a)| format!("T {k}<{i}>={}", a.trim())),
+                );
+            }
+        }
         out.push(format!("D {:?}", s.dims));
         out
     };
@@ -100,5 +110,39 @@ mod tests {
         };
         assert_eq!(values("A").len(), 2);
         assert_eq!(values("B").len(), 8);
+    }
+
+    #[test]
+    fn a_traits_argument_is_spread_over_its_own_arguments() {
+        // 24 instantiations of `KT = Tr<E, S>`: the first 12 all `float`. Four chosen spread
+        // the element types (three) as well as the sizes, where the first four would not.
+        let types = ["float", "half", "double"];
+        let shapes: Vec<BlockShape> = (0..24)
+            .map(|k| BlockShape {
+                template_args: vec![(
+                    "KT".into(),
+                    format!("Tr<{}, {}>", types[(k / 12 + k % 2 * (k / 12)) % 3], k % 12),
+                )],
+                ..crate::host::launches::fallback_shape_for_tests()
+            })
+            .collect();
+        let element = |s: &BlockShape| {
+            s.template_args[0]
+                .1
+                .split(['<', ','])
+                .nth(1)
+                .map(str::to_string)
+        };
+        let all: std::collections::BTreeSet<Option<String>> = shapes.iter().map(element).collect();
+        assert_eq!(all.len(), 3);
+        let chosen = spread(shapes, 4);
+        let spread_types: std::collections::BTreeSet<Option<String>> =
+            chosen.iter().map(element).collect();
+        assert_eq!(
+            spread_types,
+            all,
+            "{:?}",
+            chosen.iter().map(|s| &s.template_args).collect::<Vec<_>>()
+        );
     }
 }
