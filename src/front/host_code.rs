@@ -663,10 +663,22 @@ impl<'s> HostReader<'s> {
                 None => unknown("an incomplete cast".into()),
             },
             "sizeof_expression" => {
-                let ty = n
-                    .child_by_field_name("type")
-                    .map(|t| self.t(t).to_string())
-                    .unwrap_or_default();
+                // `sizeof(half)`, a type the grammar does not know, reads as a parenthesized
+                // name; a type parameter or alias of the run names its type.
+                let written = match n.child_by_field_name("type") {
+                    Some(t) => self.t(t),
+                    None => n.child_by_field_name("value").map_or("", |v| self.t(v)),
+                };
+                let written = written.trim();
+                let written = written
+                    .strip_prefix('(')
+                    .and_then(|w| w.strip_suffix(')'))
+                    .unwrap_or(written)
+                    .trim();
+                let ty = match env.get(written).or_else(|| self.globals.get(written)) {
+                    Some(HostValue::Type(t)) => t.clone(),
+                    _ => written.to_string(),
+                };
                 match scalar_size(&ty) {
                     Some(s) => HostValue::Int(s),
                     None => unknown(format!("the size of `{ty}`")),
@@ -852,6 +864,17 @@ mod tests {
             l[2].template_values,
             vec![Some("32".to_string()), Some("64".to_string())]
         );
+    }
+
+    #[test]
+    fn sizeof_a_type_the_grammar_reads_as_a_name() {
+        // `half` is no type the grammar knows: `sizeof(half)` parses as a parenthesized name.
+        let l = launches(
+            "void h(half *o) {\n  constexpr int bx = 128 / sizeof(half);\n  dim3 b(bx, 256 / bx);\n  k<bx><<<1, b>>>(o);\n  k<1><<<1, sizeof(unsigned int) * 8>>>(o);\n}\n",
+        );
+        assert_eq!(block(&l[0]), Ok([64, 4, 1]));
+        assert_eq!(l[0].template_values, vec![Some("64".to_string())]);
+        assert_eq!(block(&l[1]), Ok([32, 1, 1]));
     }
 
     #[test]

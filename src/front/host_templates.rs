@@ -499,6 +499,15 @@ mod tests {
     }
 
     #[test]
+    fn sizeof_a_type_parameter_is_its_argument_s() {
+        let got = blocks(
+            "template <typename T> void go(T *d) { k<1><<<1, 32 * sizeof(T)>>>(d); }\n\
+             void run(double *d) { go<double>(d); }\n",
+        );
+        assert_eq!(got[0].0, Ok([256, 1, 1]));
+    }
+
+    #[test]
     fn a_launch_no_instantiation_reaches_is_not_kept() {
         // `go<1>` takes the first arm only: the second arm's launch, read without arguments,
         // has no block to give and no run that makes it.
