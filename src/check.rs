@@ -105,14 +105,14 @@ fn includer_template_calls(
             .collect();
         per_file.push(mine);
     }
-    spread(per_file, MAX_INCLUDER_TEMPLATE_CALLS)
+    interleave(per_file, MAX_INCLUDER_TEMPLATE_CALLS)
 }
 
 /// Items of several lists, a list at a time in turn, each list starting one item further on,
 /// duplicates dropped, at most `limit`. The includers' calls: the runs a file may have are
 /// bounded, each file is most often one size of a library's kernels (`ln_bwd_1024.cu`,
 /// `ln_bwd_8192.cu`) and its calls the element types, so the first runs span both.
-fn spread<T: Clone + PartialEq>(lists: Vec<Vec<T>>, limit: usize) -> Vec<T> {
+fn interleave<T: Clone + PartialEq>(lists: Vec<Vec<T>>, limit: usize) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
     for k in 0..longest {
@@ -135,22 +135,13 @@ fn later_headers<'p>(
     prepared: &Prepared,
     includers: &'p [(usize, String, Arc<Prepared>)],
 ) -> Vec<(String, Unit<'p>)> {
-    fn all<'a>(p: &'a Prepared, out: &mut Vec<&'a Prepared>) {
-        for (_, h) in &p.headers {
-            if !out.iter().any(|x| std::ptr::eq(*x, &**h)) {
-                out.push(h);
-                all(h, out);
-            }
-        }
-    }
-    let mut mine = Vec::new();
-    all(prepared, &mut mine);
+    let mine = prepared.nested_headers();
     let mut out: Vec<(String, Unit<'p>)> = Vec::new();
     for (_, _, inc) in includers {
         for (name, h) in &inc.headers {
             let known = mine
                 .iter()
-                .any(|m| std::ptr::eq(*m, &**h) || m.source == h.source)
+                .any(|m| Arc::ptr_eq(m, h) || m.source == h.source)
                 || h.source == file.text
                 || out.iter().any(|(_, u)| std::ptr::eq(u.prepared, &**h));
             if !known && out.len() < MAX_LATER_HEADERS {
@@ -554,10 +545,10 @@ mod tests {
         ];
         // Round 0 takes a0, b1, c0 (and a0 again, dropped); round 1 a1, b2; round 2 a2, b0.
         assert_eq!(
-            spread(lists.clone(), 100),
+            interleave(lists.clone(), 100),
             ["a0", "b1", "c0", "a1", "b2", "a2", "b0"]
         );
-        assert_eq!(spread(lists, 4), ["a0", "b1", "c0", "a1"]);
+        assert_eq!(interleave(lists, 4), ["a0", "b1", "c0", "a1"]);
     }
 
     #[test]

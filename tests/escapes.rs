@@ -221,3 +221,47 @@ void launch(float *out)
         "{notes:?}"
     );
 }
+
+/// Shared memory handed to a method of a value object that banklint has no body of (declared
+/// in the class, defined elsewhere) is noted at the call; a method it has runs.
+#[test]
+fn a_method_without_a_body_given_shared_memory_is_noted() {
+    let dir = temp_dir("escapes-methods");
+    write(
+        &dir,
+        "k.cu",
+        br#"struct Pack {
+    float v[4];
+    __device__ void put(float *p, int i) const { p[i] = v[0]; }
+    __device__ void scatter(float *p, int i) const; // defined in another file
+};
+
+__global__ void k(float *out)
+{
+    __shared__ float s[128];
+    Pack pk;
+    pk.put(s, threadIdx.x * 2);
+    pk.scatter(s, threadIdx.x);
+    pk.scatter(out, threadIdx.x);
+    out[threadIdx.x] = s[threadIdx.x];
+}
+
+void launch(float *out) { k<<<1, 32>>>(out); }
+"#,
+    );
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    // `put`'s store (lanes 2 words apart: 2-way) and the kernel's load.
+    assert_eq!(accesses.len(), 2, "{json}");
+    assert_eq!(accesses[0]["line"], 3);
+    assert_eq!(accesses[0]["conflict_ways"], 2);
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 12);
+    assert!(
+        notes[0]
+            .1
+            .contains("`pk.scatter` is a method banklint has no definition of"),
+        "{notes:?}"
+    );
+}

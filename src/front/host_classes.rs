@@ -43,16 +43,7 @@ impl HostClasses {
         more(&mut self.own.class_templates, &out.class_templates);
         if self.direct_headers != out.headers.len() {
             // Nested headers too: a traits class is often defined two includes down.
-            fn all(p: &Prepared, out: &mut Vec<Arc<Prepared>>) {
-                for (_, h) in &p.headers {
-                    if !out.iter().any(|x| Arc::ptr_eq(x, h)) {
-                        out.push(h.clone());
-                        all(h, out);
-                    }
-                }
-            }
-            self.headers.clear();
-            all(out, &mut self.headers);
+            self.headers = out.nested_headers().into_iter().cloned().collect();
             self.direct_headers = out.headers.len();
         }
         let after = self.own.static_members.len()

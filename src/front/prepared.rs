@@ -372,6 +372,21 @@ impl Prepared {
         }
     }
 
+    /// Every header this file reaches, nested ones too, each once (depth first).
+    pub fn nested_headers(&self) -> Vec<&std::sync::Arc<Prepared>> {
+        fn walk<'a>(p: &'a Prepared, out: &mut Vec<&'a std::sync::Arc<Prepared>>) {
+            for (_, h) in &p.headers {
+                if !out.iter().any(|x| std::sync::Arc::ptr_eq(x, h)) {
+                    out.push(h);
+                    walk(h, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// What a header (or the includer's text before its `#include`), read from `path`,
     /// declares for this file: type names, member typedefs and shared-memory wrapper classes
     /// with their arrays. (Its macros take effect through the preprocessor.)

@@ -407,12 +407,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// name: the header's name, its unit, the function. Not one that declares `__shared__`
     /// memory of its own, whose declaration would be in another file than the report's.
     pub(super) fn header_function(&self, name: &str, arity: usize) -> Option<Callee<'a, 'p>> {
-        // Each unit skips itself, so the answer depends on which one is current.
-        let key = (
-            name.to_string(),
-            arity,
-            std::ptr::from_ref(self.unit) as usize,
-        );
+        let key = self.call_key(name, arity);
         let known = self.header_callees.borrow().get(&key).copied();
         let found = match known {
             Some(found) => found,

@@ -42,6 +42,9 @@ mod recording;
 mod references;
 pub mod shifts;
 mod statements;
+mod text_expressions;
+use text_expressions::eval_constant;
+pub use text_expressions::{const_eval_text, parse_expression_text};
 pub mod tma;
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
@@ -521,76 +524,6 @@ pub fn analyze<'p>(
     FileRuns {
         runs,
         arrays: arrays.entries,
-    }
-}
-
-/// Evaluates a constant with no thread context (one thread, no arrays).
-fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
-    let mut arrays = ArrayTable::default();
-    let mut reached = BTreeSet::new();
-    let shape = BlockShape {
-        dims: Some([1, 1, 1]),
-        source: ShapeSource::Default,
-        template_args: Vec::new(),
-        arguments: Vec::new(),
-        tensor_maps: Vec::new(),
-        assumed: Vec::new(),
-        assumed_types: Vec::new(),
-        unknown_type_args: Vec::new(),
-        undeclared_types: Vec::new(),
-        path: Vec::new(),
-    };
-    let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
-    let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
-    a.item = item;
-    a.eval(expr, &[true]).as_const()
-}
-
-/// Evaluates an expression written as text (a template argument) to an integer.
-pub fn const_eval_text(unit: &Unit<'_>, text: &str) -> Option<i64> {
-    let expr = parse_expression_text(unit, text)?;
-    eval_constant(unit, &expr, 0)
-}
-
-/// Parses an expression written outside any parsed item (a macro body, a launch argument).
-pub fn parse_expression_text(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
-    unit.parsed_text(text, || parse_text_now(unit, text))
-}
-
-fn parse_text_now(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
-    // The type names the text uses, declared first so that casts parse.
-    let mut prelude = String::new();
-    let mut declared = std::collections::HashSet::new();
-    for word in text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-    {
-        let typename =
-            crate::front::names::BUILTIN_TYPENAMES.contains(&word) || unit.is_typename(word);
-        if typename && declared.insert(word) {
-            prelude.push_str(&format!("typedef int {word};"));
-        }
-    }
-    let src = format!("{prelude}int __banklint_expr = ({text});");
-    let config = lang_c::driver::Config {
-        flavor: lang_c::driver::Flavor::GnuC11,
-        ..Default::default()
-    };
-    let parsed = lang_c::driver::parse_preprocessed(&config, src).ok()?;
-    let ExternalDeclaration::Declaration(decl) = &parsed.unit.0.last()?.node else {
-        return None;
-    };
-    match &decl
-        .node
-        .declarators
-        .first()?
-        .node
-        .initializer
-        .as_ref()?
-        .node
-    {
-        Initializer::Expression(e) => Some((**e).clone()),
-        Initializer::List(_) => None,
     }
 }
 

@@ -124,7 +124,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // The arguments are read where the object is declared.
         let outer = self.span(at);
         let saved = self.span_override.replace(outer);
-        let built = self.build_object(name, class, template_args, args_text, at, mask);
+        let built = self.build_object(name, class, template_args, args_text, Some(at), mask);
         self.span_override = saved;
         let Some(object) = built else {
             return false;
@@ -142,7 +142,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         class: String,
         template_args: Vec<String>,
         args_text: &str,
-        at: Span,
+        at: Option<Span>,
         mask: &[bool],
     ) -> Option<Object> {
         let arity = arity_of(args_text);
@@ -177,6 +177,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             at: m.span.clone(),
         });
         self.specialization_args = found.spec.clone();
+        // A member built by an initializer is reported at the constructor (the span in force).
+        let at = at.unwrap_or(call.span);
         self.inline_found(&found, at, &call.node, args, mask);
         let fields = self.method_done.take()?;
         Some(Object {
@@ -216,10 +218,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .next()
             .unwrap_or(&member_class)
             .to_string();
-        let Some(at) = parse_expression_text(self.unit, "0").map(|e| e.span) else {
-            return false;
-        };
-        let Some(object) = self.build_object(field, member_class, args, args_text, at, mask) else {
+        let Some(object) = self.build_object(field, member_class, args, args_text, None, mask)
+        else {
             return false;
         };
         match self.scopes.first_mut() {
@@ -382,6 +382,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.note_unfollowed(
                     call.callee.span,
                     format!("`{object}.{method}` is a method banklint has no definition of (not defined in its class `{}`), and `{object}` keeps a pointer into shared memory: the accesses it makes through it are not analyzed", obj.class),
+                );
+            } else if call.arguments.iter().any(|a| self.points_to_shared(a)) {
+                // Shared memory handed to a method banklint did not read (an operator, one
+                // whose definition is outside the class).
+                self.note_unfollowed(
+                    call.callee.span,
+                    format!("`{object}.{method}` is a method banklint has no definition of (not defined in its class `{}`), and it is given a pointer into shared memory: the accesses it makes through it are not analyzed", obj.class),
                 );
             }
             return None;

@@ -155,15 +155,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         known
     }
 
+    /// The key of a name's lookups cached per calling unit: what a call of `name` with
+    /// `arity` arguments finds depends on which unit is current (each skips itself).
+    pub(super) fn call_key(&self, name: &str, arity: usize) -> (String, usize, usize) {
+        (
+            name.to_string(),
+            arity,
+            std::ptr::from_ref(self.unit) as usize,
+        )
+    }
+
     /// Every function of this unit, the home file and the headers a call of `name` with
     /// `arity` arguments may name with exactly that many parameters: overloads, which may be
     /// declared in different headers. Looked up once per name, arity and calling unit.
     pub(super) fn overload_set(&self, name: &str, arity: usize) -> Vec<Callee<'a, 'p>> {
-        let key = (
-            name.to_string(),
-            arity,
-            std::ptr::from_ref(self.unit) as usize,
-        );
+        let key = self.call_key(name, arity);
         let known = self.overload_sets.borrow().get(&key).cloned();
         let found = match known {
             Some(found) => found,
