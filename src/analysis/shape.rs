@@ -98,6 +98,23 @@ impl Decision {
 }
 
 impl BlockShape {
+    /// A shape with these dimensions and nothing else known: no template arguments, no
+    /// kernel arguments, no assumptions.
+    pub fn plain(dims: Option<[u32; 3]>, source: ShapeSource) -> BlockShape {
+        BlockShape {
+            dims,
+            source,
+            template_args: Vec::new(),
+            arguments: Vec::new(),
+            tensor_maps: Vec::new(),
+            assumed: Vec::new(),
+            assumed_types: Vec::new(),
+            unknown_type_args: Vec::new(),
+            undeclared_types: Vec::new(),
+            path: Vec::new(),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self.dims {
             Some([x, y, 1]) => format!("({x}, {y})"),

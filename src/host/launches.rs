@@ -661,18 +661,7 @@ fn fallback_shape(annotated: Option<[u32; 3]>, cli: Option<[u32; 3]>) -> BlockSh
         (None, Some(dims)) => (Some(dims), ShapeSource::Cli),
         (None, None) => (None, ShapeSource::Default),
     };
-    BlockShape {
-        dims,
-        source,
-        template_args: Vec::new(),
-        arguments: Vec::new(),
-        tensor_maps: Vec::new(),
-        assumed: Vec::new(),
-        assumed_types: Vec::new(),
-        unknown_type_args: Vec::new(),
-        undeclared_types: Vec::new(),
-        path: Vec::new(),
-    }
+    BlockShape::plain(dims, source)
 }
 
 /// A launch's template arguments, with parameters of the enclosing host function template

@@ -8,18 +8,7 @@ use super::*;
 pub(super) fn eval_constant(unit: &Unit<'_>, expr: &Node<Expression>, item: usize) -> Option<i64> {
     let mut arrays = ArrayTable::default();
     let mut reached = BTreeSet::new();
-    let shape = BlockShape {
-        dims: Some([1, 1, 1]),
-        source: ShapeSource::Default,
-        template_args: Vec::new(),
-        arguments: Vec::new(),
-        tensor_maps: Vec::new(),
-        assumed: Vec::new(),
-        assumed_types: Vec::new(),
-        unknown_type_args: Vec::new(),
-        undeclared_types: Vec::new(),
-        path: Vec::new(),
-    };
+    let shape = BlockShape::plain(Some([1, 1, 1]), ShapeSource::Default);
     let target = Target::new(crate::bank::arch::Arch::DEFAULT, Default::default());
     let mut a = Analyzer::new(unit, target, &shape, &mut arrays, &mut reached);
     a.item = item;
