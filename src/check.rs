@@ -85,7 +85,10 @@ fn includer_template_calls(
     let macros = prepared.macros.instantiating(&names);
     let mut wanted: Vec<&str> = names.clone();
     wanted.extend(macros.iter().map(String::as_str));
-    let mut per_file: Vec<Vec<TemplateCall>> = Vec::new();
+    // Per template, per file: each template the includers call gets its share of the runs
+    // (a library's includers are often one file per configuration of one entry point, in
+    // name order, and another entry point's files come after them).
+    let mut per_template: Vec<(String, Vec<Vec<TemplateCall>>)> = Vec::new();
     for (_, inc) in index.launching_includers(&file.path, &wanted) {
         let instantiates = crate::front::includes::read_small(&inc.path).is_some_and(|t| {
             crate::front::macros::names_with_arguments(&t, &names)
@@ -99,13 +102,29 @@ fn includer_template_calls(
             continue;
         };
         let name = inc.path.display().to_string();
-        let mine: Vec<TemplateCall> = (p.host_template_calls.iter())
-            .filter(|c| !c.open && names.contains(&c.name.as_str()))
-            .map(|c| c.made_in(&name))
-            .collect();
-        per_file.push(mine);
+        for c in
+            (p.host_template_calls.iter()).filter(|c| !c.open && names.contains(&c.name.as_str()))
+        {
+            let k = match per_template.iter().position(|(n, _)| *n == c.name) {
+                Some(k) => k,
+                None => {
+                    per_template.push((c.name.clone(), Vec::new()));
+                    per_template.len() - 1
+                }
+            };
+            let files = &mut per_template[k].1;
+            match files.last_mut() {
+                Some(last) if last.last().is_some_and(|l| l.is_made_in(&name)) => {
+                    last.push(c.made_in(&name));
+                }
+                _ => files.push(vec![c.made_in(&name)]),
+            }
+        }
     }
-    interleave(per_file, MAX_INCLUDER_TEMPLATE_CALLS)
+    let lists = (per_template.into_iter())
+        .map(|(_, files)| interleave(files, MAX_INCLUDER_TEMPLATE_CALLS))
+        .collect();
+    interleave(lists, MAX_INCLUDER_TEMPLATE_CALLS)
 }
 
 /// Items of several lists, a list at a time in turn, each list starting one item further on,

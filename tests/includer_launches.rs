@@ -107,3 +107,35 @@ void go(float *out) { run<2>(out); }\n",
     // 64 words: lanes 32 words apart alternate between two words of bank 0.
     assert_eq!(accesses[1]["conflict_ways"], 2, "{}", accesses[1]);
 }
+
+#[test]
+fn a_header_function_s_own_array_is_reported_at_the_call_with_where_it_is_declared() {
+    // Fixture 140: `combine140`'s `lse` is declared in combine140.cuh and run at the call in
+    // launch140.cuh; JSON names the declaration, so that tools can count the array there.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let json = banklint(
+        root,
+        &[
+            "check",
+            "fixtures/140_header_function_arrays/launch140.cuh",
+            "--format",
+            "json",
+            "--no-config",
+        ],
+    )
+    .json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 2, "{json}");
+    for a in accesses {
+        assert_eq!(a["status"], "analyzed", "{a}");
+        assert_eq!(a["line"], 45, "{a}");
+        let place = &a["declared_in"][0];
+        assert_eq!(place["function"], "combine140", "{a}");
+        assert_eq!(place["array"], "lse", "{a}");
+        assert_eq!(place["line"], 15, "{a}");
+        assert!(
+            place["file"].as_str().unwrap().ends_with("combine140.cuh"),
+            "{a}"
+        );
+    }
+}

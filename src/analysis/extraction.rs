@@ -27,9 +27,59 @@ pub struct SharedArray {
     pub is_extern: bool,
     /// The parsed item the declaration lives in (its spans map through it).
     pub item: usize,
-    /// For dynamic shared memory handed out by a wrapper class (`SharedMemory<float>`):
-    /// the class's own `extern __shared__` declaration, which may be in a header.
-    pub declared_in: Option<crate::front::cuda::WrapperArray>,
+    /// Where the array is declared when that is not where it is reported (see
+    /// `DeclaredElsewhere`); its spans are then at that place in the analyzed file.
+    pub declared_in: Option<DeclaredElsewhere>,
+}
+
+/// An array reported at a place in the analyzed file but declared in another place.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeclaredElsewhere {
+    /// The dynamic shared memory a wrapper class (`SharedMemory<float>`) hands out: the
+    /// class's own `extern __shared__` declaration, which may be in a header.
+    Wrapper(crate::front::cuda::WrapperArray),
+    /// A header function's own `__shared__` array, run at a call in the analyzed file with
+    /// that call's template arguments and block (its spans are the call's).
+    Function {
+        function: String,
+        array: String,
+        /// The header, as included from the analyzed file.
+        file: String,
+        /// 1-based line of the array's name.
+        line: usize,
+    },
+}
+
+impl DeclaredElsewhere {
+    /// The declared array's name.
+    pub fn array(&self) -> &str {
+        match self {
+            DeclaredElsewhere::Wrapper(w) => &w.array,
+            DeclaredElsewhere::Function { array, .. } => array,
+        }
+    }
+
+    /// The file (`""`: the analyzed one) and 1-based line of the declaration.
+    pub fn place(&self) -> (&str, usize) {
+        match self {
+            DeclaredElsewhere::Wrapper(w) => (&w.file, w.line),
+            DeclaredElsewhere::Function { file, line, .. } => (file, *line),
+        }
+    }
+
+    /// Who declares it: `SharedMemory<float>` (the class) or `combine` (the function).
+    pub fn declarer(&self) -> String {
+        match self {
+            DeclaredElsewhere::Wrapper(w) => format!(
+                "{}{}",
+                w.class,
+                w.args
+                    .as_ref()
+                    .map_or(String::new(), |a| format!("<{}>", a.join(", ")))
+            ),
+            DeclaredElsewhere::Function { function, .. } => function.clone(),
+        }
+    }
 }
 
 /// A file-scope name with a compile-time value.

@@ -23,8 +23,6 @@ pub struct HostTemplate {
     params: Vec<(String, Param)>,
     /// Instantiations already run, by their arguments as written.
     runs: Vec<Vec<(String, String)>>,
-    /// Recorded calls before this one have been bound to this template already.
-    next_call: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -65,6 +63,11 @@ impl TemplateCall {
         }
     }
 
+    /// Whether the call is said to be made in `file`.
+    pub fn is_made_in(&self, file: &str) -> bool {
+        self.file.as_deref() == Some(file)
+    }
+
     /// Where the call is, for messages: `line 12`, or `line 12 of a.cu`.
     fn place(&self) -> String {
         match &self.file {
@@ -99,7 +102,6 @@ impl HostReader<'_> {
             range: f.byte_range(),
             params,
             runs: Vec::new(),
-            next_call: 0,
         })
     }
 
@@ -133,10 +135,7 @@ impl HostReader<'_> {
                 .any(|w| self.open_params.iter().any(|p| p == w));
         let args = named_children(list)
             .iter()
-            .map(|a| {
-                let written = text(*a, self.src).split_whitespace().collect::<Vec<_>>();
-                (self.eval(*a, env), written.join(" "))
-            })
+            .map(|a| (self.eval(*a, env), self.bound_text(*a, env)))
             .collect();
         self.template_calls.push(TemplateCall {
             name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
@@ -145,6 +144,23 @@ impl HostReader<'_> {
             file: None,
             open,
         });
+    }
+
+    /// An argument as written, with the run's parameters in it replaced by what they are
+    /// bound to: `Traits<H, 64, T>` in `dispatch<float, 128>` is `Traits<128, 64, float>`.
+    fn bound_text(&self, a: Node<'_>, env: &Env) -> String {
+        let written = text(a, self.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        crate::front::class_members::substitute(&written, &|w| match env
+            .get(w)
+            .or_else(|| self.globals.get(w))?
+        {
+            HostValue::Type(t) if t != w => Some(t.clone()),
+            HostValue::Int(v) => Some(v.to_string()),
+            _ => None,
+        })
     }
 
     /// Calls another file makes of this file's templates (an includer's `launch_<64>(p)` of
@@ -203,38 +219,51 @@ impl HostReader<'_> {
 
     /// Runs each host template once per instantiation its calls give (calls found in those
     /// runs included), then keeps, for each launch that an instantiation saw, only the
-    /// launch values of instantiations.
+    /// launch values of instantiations. Calls are taken in the order they were made, those
+    /// that bind every parameter first: runs are bounded, and a call naming a template's
+    /// own open parameters (read without its arguments) tells less than one an
+    /// instantiation makes.
     pub fn finish(&mut self, root: Node<'_>) {
         let mut ran = 0usize;
+        // The next call to take, of the closed ones and of the open ones.
+        let mut next = [0usize; 2];
         'again: loop {
             let mut progressed = false;
-            for t in 0..self.templates.len() {
-                // Each recorded call is bound to each template once (calls only grow).
-                while self.templates[t].next_call < self.template_calls.len() {
-                    let call = self.template_calls[self.templates[t].next_call].clone();
-                    self.templates[t].next_call += 1;
-                    if call.name != self.templates[t].name {
+            for open in [false, true] {
+                while next[usize::from(open)] < self.template_calls.len() {
+                    let call = self.template_calls[next[usize::from(open)]].clone();
+                    next[usize::from(open)] += 1;
+                    if call.open != open {
                         continue;
                     }
-                    let Some((env, written)) = self.bind(&self.templates[t], &call) else {
-                        continue;
-                    };
-                    if self.templates[t].runs.contains(&written) {
-                        continue;
+                    for t in 0..self.templates.len() {
+                        if call.name != self.templates[t].name {
+                            continue;
+                        }
+                        let Some((env, written)) = self.bind(&self.templates[t], &call) else {
+                            continue;
+                        };
+                        if self.templates[t].runs.contains(&written) {
+                            continue;
+                        }
+                        if ran >= MAX_HOST_INSTANCES || self.budget == 0 {
+                            break 'again;
+                        }
+                        ran += 1;
+                        progressed = true;
+                        self.templates[t].runs.push(written.clone());
+                        let range = self.templates[t].range.clone();
+                        let Some(f) = definition_at(root, range) else {
+                            continue;
+                        };
+                        self.instance = written;
+                        self.run_function(f, env);
+                        self.instance.clear();
                     }
-                    if ran >= MAX_HOST_INSTANCES || self.budget == 0 {
-                        break 'again;
+                    // A run of an open call may have made closed calls: they go first.
+                    if open && progressed {
+                        continue 'again;
                     }
-                    ran += 1;
-                    progressed = true;
-                    self.templates[t].runs.push(written.clone());
-                    let range = self.templates[t].range.clone();
-                    let Some(f) = definition_at(root, range) else {
-                        continue;
-                    };
-                    self.instance = written;
-                    self.run_function(f, env);
-                    self.instance.clear();
                 }
             }
             if !progressed {
@@ -496,6 +525,46 @@ mod tests {
         let dims: Vec<[i64; 3]> = got.iter().map(|(b, _)| b.clone().unwrap()).collect();
         assert_eq!(dims, vec![[64, 1, 1], [128, 1, 1]]);
         assert_eq!(got[0].1[0], ("T".to_string(), "float".to_string()));
+    }
+
+    #[test]
+    fn a_dispatcher_writes_its_arguments_into_the_class_it_hands_on() {
+        // `dispatch_<float, 4>` calls `run_<Traits<W, T>>`: the run of `run_` sees the class
+        // with the arguments written in, not the dispatcher's parameter names.
+        let header = "template <typename KT> void run_(float *d) { k<KT><<<1, 32>>>(d); }\n\
+             template <typename T, int W> void dispatch_(float *d) { run_<Traits<W, T>>(d); }\n";
+        let calls: Vec<TemplateCall> = calls_in("void go(float *d) { dispatch_<float, 4>(d); }\n")
+            .iter()
+            .map(|c| c.made_in("a.cu"))
+            .collect();
+        let got = blocks_with_calls(header, calls);
+        assert!(
+            got.iter()
+                .any(|(_, args)| args == &[("KT".to_string(), "Traits<4, float>".to_string())]),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn calls_that_bind_every_parameter_run_before_open_ones() {
+        // Read without its arguments, `many` makes 70 calls of `inner` with its own open `T`:
+        // more than the runs allowed. The includer's `outer<4>` binds everything, and runs.
+        let open_calls: String = (0..70).map(|i| format!("inner<T, {i}>(d); ")).collect();
+        let header = format!(
+            "template <typename T, int I> void inner(float *d) {{ k<I><<<1, 32>>>(d); }}\n\
+             template <typename T> void many(float *d) {{ {open_calls}}}\n\
+             template <int W> void outer(float *d) {{ k<W><<<1, 32 * W>>>(d); }}\n"
+        );
+        let calls: Vec<TemplateCall> = calls_in("void go(float *d) { outer<4>(d); }\n")
+            .iter()
+            .map(|c| c.made_in("a.cu"))
+            .collect();
+        let got = blocks_with_calls(&header, calls);
+        assert!(
+            got.iter().any(|(b, _)| *b == Ok([128, 1, 1])),
+            "{:?}",
+            got.iter().map(|(b, _)| b.clone()).collect::<Vec<_>>()
+        );
     }
 
     #[test]

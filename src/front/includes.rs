@@ -183,12 +183,19 @@ impl IncluderIndex {
     /// header through another. Besides the chain of first includers (the context), only a
     /// file that names one of the kernels, or that includes one that does on its way to
     /// `path` (the launch may be in a macro it invokes), is worth preparing whole.
+    ///
+    /// When more files qualify than are read, they are taken in turn by the name each
+    /// names first, so that every kernel or entry point named gets its share (a library's
+    /// instantiation files of one entry point, in name order, would otherwise crowd out
+    /// another's).
     pub fn launching_includers(&self, path: &Path, kernels: &[&str]) -> Vec<(usize, Includer)> {
         let first_chain = self.chain(path);
-        let mut out: Vec<(usize, Includer)> = Vec::new();
+        // Each qualifying file with its depth and the name it is grouped by (`None`: the
+        // chain of first includers only).
+        let mut found: Vec<(usize, Includer, Option<usize>)> = Vec::new();
         let mut seen: HashSet<PathBuf> = std::fs::canonicalize(path).into_iter().collect();
-        // The files of the level being walked, and whether one on their way names a kernel.
-        let mut level = vec![(path.to_path_buf(), false)];
+        // The files of the level being walked, and the name one on their way names.
+        let mut level: Vec<(PathBuf, Option<usize>)> = vec![(path.to_path_buf(), None)];
         let mut visited = 0;
         for depth in 0..MAX_DEPTH {
             let mut next = Vec::new();
@@ -201,10 +208,10 @@ impl IncluderIndex {
                         continue;
                     }
                     visited += 1;
-                    let named = *named_below
-                        || read_small(&inc.path).is_some_and(|t| names_any(&t, kernels));
-                    if (named || first_chain.contains(inc)) && out.len() < MAX_LAUNCHING_INCLUDERS {
-                        out.push((depth, inc.clone()));
+                    let named = named_below
+                        .or_else(|| read_small(&inc.path).and_then(|t| first_named(&t, kernels)));
+                    if named.is_some() || first_chain.contains(inc) {
+                        found.push((depth, inc.clone(), named));
                     }
                     next.push((inc.path.clone(), named));
                 }
@@ -214,7 +221,7 @@ impl IncluderIndex {
             }
             level = next;
         }
-        out
+        take_in_turn(found, MAX_LAUNCHING_INCLUDERS)
     }
 
     /// What the includer of `path` had seen at its `#include` line, as a header named after
@@ -380,13 +387,42 @@ fn resolve(includer: &Path, name: &str, include_dirs: &[PathBuf]) -> Option<(Pat
 }
 
 /// Whether `text` has one of `names` as a whole word.
-fn names_any(text: &str, names: &[&str]) -> bool {
-    names.iter().any(|name| {
+/// The index in `names` of the first one `text` names as a whole word.
+fn first_named(text: &str, names: &[&str]) -> Option<usize> {
+    names.iter().position(|name| {
         text.match_indices(name).any(|(at, _)| {
             let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
             !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word)
         })
     })
+}
+
+/// At most `limit` of `found`, taken a group at a time in turn (groups in the order they
+/// first appear), kept in their first order.
+fn take_in_turn<T>(found: Vec<(usize, T, Option<usize>)>, limit: usize) -> Vec<(usize, T)> {
+    let mut groups: Vec<Option<usize>> = Vec::new();
+    for (_, _, g) in &found {
+        if !groups.contains(g) {
+            groups.push(*g);
+        }
+    }
+    let mut chosen = vec![false; found.len()];
+    let mut taken = 0;
+    for round in 0..found.len() {
+        for g in &groups {
+            if taken == limit {
+                break;
+            }
+            if let Some(k) = (0..found.len()).filter(|&k| found[k].2 == *g).nth(round) {
+                chosen[k] = true;
+                taken += 1;
+            }
+        }
+    }
+    (found.into_iter().zip(chosen))
+        .filter(|(_, c)| *c)
+        .map(|((depth, inc, _), _)| (depth, inc))
+        .collect()
 }
 
 use crate::limits::MAX_HEADERS as MAX_HEADER_LOADS;
@@ -589,6 +625,40 @@ pub fn include_problems(prepared: &Prepared, log: &HeaderLog) -> Vec<IncludeProb
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn includers_are_taken_in_turn_by_the_name_they_name() {
+        // Six files of entry point 0 come first, two of entry point 1 after them: with room
+        // for four, each entry point gets two, in their first order; the context chain's
+        // file (no name) is a group of its own.
+        let found: Vec<(usize, &str, Option<usize>)> = vec![
+            (0, "a0", Some(0)),
+            (0, "a1", Some(0)),
+            (0, "a2", Some(0)),
+            (0, "a3", Some(0)),
+            (0, "a4", Some(0)),
+            (0, "a5", Some(0)),
+            (0, "b0", Some(1)),
+            (0, "b1", Some(1)),
+        ];
+        fn names(v: Vec<(usize, &'static str)>) -> Vec<&'static str> {
+            v.into_iter().map(|(_, n)| n).collect()
+        }
+        assert_eq!(
+            names(take_in_turn(found.clone(), 4)),
+            ["a0", "a1", "b0", "b1"]
+        );
+        assert_eq!(names(take_in_turn(found.clone(), 100)).len(), 8);
+        let mut with_chain = vec![(0, "ctx", None)];
+        with_chain.extend(found);
+        assert_eq!(names(take_in_turn(with_chain, 3)), ["ctx", "a0", "b0"]);
+        // The name found first in the list, as a whole word.
+        assert_eq!(
+            first_named("run_b<1>(p); run_a<2>(p);", &["run_a", "run_b"]),
+            Some(0)
+        );
+        assert_eq!(first_named("run_ab<1>(p);", &["run_a"]), None);
+    }
 
     #[test]
     fn finds_include_directives_with_their_offsets() {

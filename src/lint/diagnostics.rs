@@ -3,6 +3,7 @@
 //! `= note:` for the why, `help:` with the literal padded declaration); `short` is one
 //! gcc-style line per finding for problem matchers; `json` is the stable schema of the README.
 
+use crate::analysis::extraction::DeclaredElsewhere;
 use crate::analysis::interp::ShapeSource;
 use crate::bank::arch::Target;
 use crate::bank::engine::bank_map;
@@ -509,14 +510,16 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     }
     if let Some(w) = &entry.decl.declared_in {
         let (file, line) = declaration_place(report, w);
-        notes.push(format!(
-            "`{name}` is `{}`, the dynamic shared memory that `{}{}` declares at {file}:{line}",
-            w.array,
-            w.class,
-            w.args
-                .as_ref()
-                .map_or(String::new(), |a| format!("<{}>", a.join(", ")))
-        ));
+        let declarer = w.declarer();
+        notes.push(match w {
+            DeclaredElsewhere::Wrapper(_) => format!(
+                "`{name}` is `{}`, the dynamic shared memory that `{declarer}` declares at {file}:{line}",
+                w.array()
+            ),
+            DeclaredElsewhere::Function { .. } => format!(
+                "`{name}` is `{declarer}`'s own array, declared at {file}:{line}; it is analyzed with this call's template arguments and block"
+            ),
+        });
     }
     notes.push(context_note(report, f, target));
     if let Some(n) = element_size_note(f) {
@@ -563,10 +566,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
             f.width,
             if f.width == 1 { "" } else { "s" }
         ),
-        secondary: Some((
-            entry.decl.decl_span.clone(),
-            format!("`{name}` declared here"),
-        )),
+        secondary: declared_label(entry, name, &f.span),
         notes,
         conflict_ways: Some(ways),
         fix: report.fix_for(f.array).cloned(),
@@ -910,16 +910,31 @@ fn block_annotation(report: &FileReport, name: &str) -> Option<String> {
 }
 
 /// The file and line of a wrapper class's array: a header's path, or this file's.
-pub fn declaration_place(
-    report: &FileReport,
-    w: &crate::front::cuda::WrapperArray,
-) -> (String, usize) {
-    let file = if w.file.is_empty() {
+/// The secondary label at the array's declaration, or at the call that brings a header
+/// function's own array in (none when that call is the access's own place).
+fn declared_label(
+    entry: &crate::analysis::interp::ArrayEntry,
+    name: &str,
+    access: &std::ops::Range<usize>,
+) -> Option<(std::ops::Range<usize>, String)> {
+    let at = entry.decl.decl_span.clone();
+    match &entry.decl.declared_in {
+        Some(w @ DeclaredElsewhere::Function { .. }) => (at != *access).then(|| {
+            let declarer = w.declarer();
+            (at, format!("`{name}` is `{declarer}`'s, called here"))
+        }),
+        _ => Some((at, format!("`{name}` declared here"))),
+    }
+}
+
+pub fn declaration_place(report: &FileReport, w: &DeclaredElsewhere) -> (String, usize) {
+    let (file, line) = w.place();
+    let file = if file.is_empty() {
         report.file.path.display().to_string()
     } else {
-        w.file.clone()
+        file.to_string()
     };
-    (file, w.line)
+    (file, line)
 }
 
 #[cfg(test)]

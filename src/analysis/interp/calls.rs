@@ -161,7 +161,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(v) = self.intrinsic(&name, &args) {
             return v;
         }
-        match (name.as_str(), args.as_slice()) {
+        // `std::min` and `cuda::std::min` (spelled `std__min`) are the standard library's.
+        let standard = ["cuda__std__", "std__"]
+            .iter()
+            .find_map(|ns| name.strip_prefix(ns))
+            .filter(|f| matches!(*f, "min" | "max"))
+            .unwrap_or(&name);
+        match (standard, args.as_slice()) {
             ("min" | "umin" | "llmin" | "ullmin" | "fminf" | "imin", [a, b]) => {
                 return Lanes::binary(BinOp::Min, a, b, self.n, &mut self.syms);
             }
@@ -423,11 +429,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             i => (self.headers[i - 1].0.as_str(), &self.headers[i - 1].1),
         };
         let function = &unit.functions[index];
-        let declares_shared = unit
-            .prepared
-            .keywords_in(function.span.clone())
-            .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
-        if declares_shared {
+        if super::overloads::own_shared_settled_alone(unit, function) {
             return None;
         }
         Some(Callee {
@@ -493,9 +495,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let class = namespace.rsplit("__").next().unwrap_or("");
         !class.is_empty()
             && self.method_classes.last().is_some_and(|c| c == class)
-            && std::iter::once(self.unit.prepared)
-                .chain(std::iter::once(self.home_unit.prepared))
-                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            && self
+                .preparations()
                 .any(|p| p.class_templates.iter().any(|(c, _)| c == class))
     }
 

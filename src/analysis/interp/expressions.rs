@@ -216,10 +216,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // In a method: a static member of its class, by its bare name, read where the
         // class's template parameters are bound.
         if let Some(class) = self.method_classes.last().cloned() {
-            let prepared = self.unit.prepared;
-            let value = std::iter::once(prepared)
-                .chain(std::iter::once(self.home_unit.prepared))
-                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            let value = self
+                .preparations()
                 .flat_map(|p| p.static_members.iter())
                 .find(|m| m.class == class && m.member == name)
                 .map(|m| m.value.clone());
@@ -322,15 +320,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// with the class's parameters bound and what its other members and bases say (see
     /// `front::class_members`).
     pub(super) fn static_member(&mut self, name: &str) -> Option<i64> {
-        let prepared = self.unit.prepared;
-        let preparations =
-            || std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared));
         // `Cls___pad` is member `_pad` of `Cls`, or `pad` of `Cls_`: try every `__` split,
         // the rightmost first.
         for (class, member) in crate::front::names::scope_splits(name) {
             let target = match self.type_args.get(class) {
                 Some(bound) => bound.clone(),
-                None => preparations()
+                None => (self.preparations())
                     .flat_map(|p| p.aliases.iter())
                     .find(|(alias, _)| alias == class)
                     .map_or_else(|| class.replace("__", "::"), |(_, t)| t.clone()),
@@ -368,10 +363,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(known) = self.class_members.get(&key) {
             return known.clone();
         }
-        let prepared = self.unit.prepared;
-        let classes = crate::front::class_members::Classes::new(
-            std::iter::once(prepared).chain(self.headers.iter().map(|(_, h)| h.prepared)),
-        );
+        let classes = crate::front::class_members::Classes::new(self.preparations());
         let found = classes.member(class, member);
         self.class_members.insert(key, found.clone());
         found

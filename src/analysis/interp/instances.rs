@@ -78,8 +78,8 @@ impl Analyzer<'_, '_> {
         }
         let texts = &key.1;
         // The class's static constant members under these arguments (`size` in `payload[size]`).
-        let members: Vec<String> = std::iter::once(self.unit.prepared)
-            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+        let members: Vec<String> = self
+            .preparations()
             .flat_map(|p| p.static_members.iter())
             .filter(|m| m.class == template.tag)
             .map(|m| m.member.clone())
@@ -135,8 +135,8 @@ impl Analyzer<'_, '_> {
         if !matches!(self.types.lookup(name), Some(Type::Unknown(_)) | None) {
             return None;
         }
-        let target = std::iter::once(self.unit.prepared)
-            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+        let target = self
+            .preparations()
             .flat_map(|p| p.aliases.iter())
             .find(|(alias, _)| alias == name)
             .map(|(_, target)| target.clone())?;

@@ -48,11 +48,7 @@ impl Analyzer<'_, '_> {
                 found.push((name, t));
             }
         }
-        let headers: Vec<&crate::front::cuda::Prepared> =
-            self.headers.iter().map(|(_, h)| h.prepared).collect();
-        let classes = crate::front::class_members::Classes::new(
-            std::iter::once(p).chain(headers.iter().copied()),
-        );
+        let classes = crate::front::class_members::Classes::new(self.preparations());
         let mut pending: std::collections::VecDeque<(String, String)> = found.into();
         let mut k = 0;
         // Each step binds one name; names only come from the file's type names and aliases.
@@ -114,8 +110,7 @@ impl Analyzer<'_, '_> {
     /// settled (`4 * 2` is `8`, as a specialization `<8>` is written).
     pub(super) fn bound_args(&self, args: &[String]) -> Vec<String> {
         let alias = |w: &str| {
-            std::iter::once(self.unit.prepared)
-                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            self.preparations()
                 .flat_map(|p| p.aliases.iter())
                 .find(|(a, _)| a == w)
                 .map(|(_, target)| target.clone())
@@ -143,11 +138,7 @@ impl Analyzer<'_, '_> {
                 }
                 // `TypeToVec2<float>::Type`: the member type a class banklint read names.
                 if a.contains("::") {
-                    let headers = self.headers.iter().map(|(_, h)| h.prepared);
-                    a = crate::front::class_members::Classes::new(
-                        std::iter::once(self.unit.prepared).chain(headers),
-                    )
-                    .resolve(&a);
+                    a = crate::front::class_members::Classes::new(self.preparations()).resolve(&a);
                 }
                 match crate::front::class_members::looks_arithmetic(&a)
                     .then(|| crate::front::const_expr::constant_text(&a))
@@ -169,8 +160,8 @@ impl Analyzer<'_, '_> {
                 || c.rsplit("::").next() == Some(class)
                 || c.rsplit("__").next() == Some(class)
         };
-        let mut members: Vec<String> = std::iter::once(self.unit.prepared)
-            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+        let mut members: Vec<String> = self
+            .preparations()
             .flat_map(|p| p.member_typedefs.iter())
             .filter(|m| own(&m.class))
             .map(|m| m.member.clone())

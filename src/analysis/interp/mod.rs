@@ -801,6 +801,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         Rc::make_mut(scope).get_mut(name)
     }
 
+    /// The preparations whose declarations (classes, aliases, static members) code run here
+    /// sees: the running function's file, the analyzed file (where a header's function runs
+    /// with the caller's classes as arguments), and the local headers.
+    fn preparations(&self) -> impl Iterator<Item = &'p crate::front::cuda::Prepared> + '_ {
+        let home = (!std::ptr::eq(self.unit, self.home_unit)).then_some(self.home_unit.prepared);
+        std::iter::once(self.unit.prepared)
+            .chain(home)
+            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+    }
+
     fn span(&self, s: Span) -> Range<usize> {
         if let Some(o) = &self.span_override {
             return o.clone();

@@ -198,9 +198,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         args_text: &str,
         mask: &[bool],
     ) -> bool {
-        let written = std::iter::once(self.unit.prepared)
-            .chain(std::iter::once(self.home_unit.prepared))
-            .chain(self.headers.iter().map(|(_, u)| u.prepared))
+        let written = self
+            .preparations()
             .flat_map(|p| p.object_fields.iter())
             .filter(|(c, _)| c == class)
             .find_map(|(_, fs)| fs.iter().find(|(f, _)| f == field).map(|(_, t)| t.clone()));
@@ -243,8 +242,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             _ => None,
         })?;
         let target = self.type_args.get(&written).cloned().or_else(|| {
-            std::iter::once(self.unit.prepared)
-                .chain(self.headers.iter().map(|(_, h)| h.prepared))
+            self.preparations()
                 .flat_map(|p| p.aliases.iter())
                 .find(|(alias, _)| *alias == written)
                 .map(|(_, target)| target.clone())
@@ -314,10 +312,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// The data members of `class`: of each definition of it (the primary and its
     /// specializations) and of their base classes, from whichever unit defines them.
     fn class_fields_anywhere(&self, class: &str) -> Vec<String> {
-        let preps: Vec<&crate::front::cuda::Prepared> = std::iter::once(self.unit.prepared)
-            .chain(std::iter::once(self.home_unit.prepared))
-            .chain(self.headers.iter().map(|(_, u)| u.prepared))
-            .collect();
+        let preps: Vec<&crate::front::cuda::Prepared> = self.preparations().collect();
         let mut classes = vec![class.to_string()];
         let mut fields: Vec<String> = Vec::new();
         let mut k = 0;

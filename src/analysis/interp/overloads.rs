@@ -145,9 +145,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(&known) = self.class_scopes.borrow().get(last) {
             return known;
         }
-        let known = std::iter::once(self.unit.prepared)
-            .chain(std::iter::once(self.home_unit.prepared))
-            .chain(self.headers.iter().map(|(_, h)| h.prepared))
+        let known = self
+            .preparations()
             .any(|p| p.typenames.iter().any(|t| t == last));
         self.class_scopes
             .borrow_mut()
@@ -186,9 +185,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         continue;
                     }
                     for f in unit.overloads(name, arity) {
-                        let own_shared = slot > 0
-                            && (unit.prepared.keywords_in(f.span.clone()))
-                                .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared);
+                        let own_shared = slot > 0 && own_shared_settled_alone(unit, f);
                         let header = match slot {
                             0 | 1 => String::new(),
                             i => self.headers[i - 2].0.clone(),
@@ -438,4 +435,14 @@ fn encloses(outer: &str, inner: &str) -> bool {
         || inner
             .strip_prefix(outer)
             .is_some_and(|rest| rest.starts_with("__"))
+}
+
+/// Whether `f`, a function of another file than the caller's, declares `__shared__` arrays of
+/// its own that its file's run analyzes fully by itself: a function that is not a template.
+/// A template's arrays take their sizes and types from the arguments of each call, so it is
+/// run at the calls, with the caller's arguments and block.
+pub(super) fn own_shared_settled_alone(unit: &Unit<'_>, f: &Function) -> bool {
+    f.template.is_none()
+        && (unit.prepared.keywords_in(f.span.clone()))
+            .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
 }

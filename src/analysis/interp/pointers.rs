@@ -540,7 +540,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let elem = type_from_text(&self.types, &type_text)
                     .unwrap_or(Type::Unknown(type_text.clone()));
                 let span = self.span(e.span);
-                let declared_in = self.wrapper_array(&class, &type_text, &elem);
+                let declared_in = (self.wrapper_array(&class, &type_text, &elem))
+                    .map(crate::analysis::extraction::DeclaredElsewhere::Wrapper);
                 let decl = SharedArray {
                     name: if name.is_empty() {
                         format!("{class}<{type_text}>")

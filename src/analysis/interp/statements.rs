@@ -176,6 +176,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 {
                     a.elem = t.clone();
                 }
+                self.declare_at_call(&mut a);
                 let id = self.register_array(a.clone());
                 self.footprint.insert(id);
                 self.bind(&a.name, Binding::Shared(id));
@@ -501,6 +502,30 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             self.bind(&name, Binding::Value(value));
         }
+    }
+
+    /// A header function's own array, met while the function runs at a call in the analyzed
+    /// file: reported at that call (its spans there, no padding fix written into the header
+    /// from here) and said to be declared in the header.
+    fn declare_at_call(&self, a: &mut SharedArray) {
+        if std::ptr::eq(self.unit, self.home_unit) {
+            return;
+        }
+        let Some((call, _)) = &self.home_call else {
+            return;
+        };
+        let file = (self.headers.iter())
+            .find(|(_, u)| std::ptr::eq(u, self.unit))
+            .map_or_else(String::new, |(name, _)| name.clone());
+        a.declared_in = Some(crate::analysis::extraction::DeclaredElsewhere::Function {
+            function: self.function.clone(),
+            array: a.name.clone(),
+            file,
+            line: self.unit.line_of(a.name_span.start),
+        });
+        a.decl_span = call.clone();
+        a.name_span = call.clone();
+        a.dim_spans = vec![None; a.dims.len()];
     }
 
     pub(super) fn register_array(&mut self, decl: SharedArray) -> usize {

@@ -1,6 +1,7 @@
 //! JSON output (`version: 1`): the `accesses` and `diagnostics` entries of one file; the
 //! runner assembles the document.
 
+use crate::analysis::extraction::DeclaredElsewhere;
 use crate::lint::diagnostics::{Finding, declaration_place};
 use crate::lint::findings::Status;
 use crate::lint::report::FileReport;
@@ -109,11 +110,17 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
             if let Some(origin) = &f.origin {
                 map.insert("written_in".into(), json!(origin));
             }
-            // Wrapper-class memory: the class's declaration for each instantiation analyzed.
+            // Memory declared elsewhere (a wrapper class's, a header function's own): where,
+            // for each instantiation analyzed.
             let mut declared_in: Vec<Json> = Vec::new();
             for w in f.arrays_reached.iter().filter_map(|&a| report.arrays[a].decl.declared_in.as_ref()) {
                 let (file, line) = declaration_place(report, w);
-                let place = json!({"file": file, "line": line, "array": w.array, "class": w.class});
+                let mut place = json!({"file": file, "line": line, "array": w.array()});
+                let (key, declarer) = match w {
+                    DeclaredElsewhere::Wrapper(c) => ("class", c.class.clone()),
+                    DeclaredElsewhere::Function { function, .. } => ("function", function.clone()),
+                };
+                place[key] = json!(declarer);
                 if !declared_in.contains(&place) {
                     declared_in.push(place);
                 }
