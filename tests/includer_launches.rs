@@ -139,3 +139,28 @@ fn a_header_function_s_own_array_is_reported_at_the_call_with_where_it_is_declar
         );
     }
 }
+
+#[test]
+fn an_access_in_a_header_s_constructor_names_its_class() {
+    // The constructor is read as a function whose name lang-c sees as blanks; where its
+    // accesses are written is said with the class's name.
+    let dir = temp_dir("constructor-origin");
+    write(
+        &dir,
+        "queue.cuh",
+        b"struct Queue {\n    float *items;\n    __device__ Queue(float *p) : items(p)\n    {\n        items[threadIdx.x * 32] = 0.0f;\n    }\n};\n",
+    );
+    write(
+        &dir,
+        "k.cu",
+        b"#include \"queue.cuh\"\n__global__ void k()\n{\n    __shared__ float s[32 * 32];\n    Queue q(s);\n}\nvoid go() { k<<<1, 32>>>(); }\n",
+    );
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 1, "{json}");
+    assert_eq!(accesses[0]["conflict_ways"], 32, "{json}");
+    assert_eq!(
+        accesses[0]["written_in"], "`Queue` at queue.cuh:5",
+        "{json}"
+    );
+}

@@ -877,7 +877,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.bind_receiver_types(instance, def.declarator.span);
             }
         }
-        let saved_fn = std::mem::replace(&mut self.function, f.name.clone());
+        let saved_fn = std::mem::replace(&mut self.function, super::objects::shown_name(unit, f));
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();
         let saved_loops = std::mem::take(&mut self.loops);

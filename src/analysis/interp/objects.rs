@@ -519,3 +519,16 @@ fn arity_of(args_text: &str) -> usize {
     let toks = crate::front::lex::tokenize(args_text);
     crate::front::lex::split_top_level(args_text, &toks).len()
 }
+
+/// The name a function is shown by: a constructor's lowered name (blanks lang-c reads as an
+/// identifier no type has) is its class's.
+pub(super) fn shown_name(unit: &Unit<'_>, f: &Function) -> String {
+    if !f.name.is_empty() && f.name.bytes().all(|b| b == b'_') {
+        let constructor = (unit.prepared.methods.iter())
+            .find(|m| m.constructor && m.span.contains(&f.span.start));
+        if let Some(m) = constructor {
+            return m.name.clone();
+        }
+    }
+    f.name.clone()
+}

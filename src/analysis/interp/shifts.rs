@@ -254,7 +254,7 @@ impl Analyzer<'_, '_> {
                 self.unit
                     .functions
                     .iter()
-                    .find(|f| f.name == self.function)
+                    .find(|f| super::objects::shown_name(self.unit, f) == self.function)
                     .and_then(|f| f.params.iter().find(|p| p.name == *name))
                     .and_then(|p| integer_width(&p.ty))
             }
