@@ -130,11 +130,25 @@ fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
         }
         if n.kind() == "declaration" && children(n).iter().any(|c| text(*c, l.src) == "__shared__")
         {
-            if let Some(ty) = n.child_by_field_name("type")
-                && ty.kind() == "type_identifier"
-            {
-                let name = text(ty, l.src).to_string();
-                l.out.shared_element_types.push((n.start_byte(), name));
+            match n.child_by_field_name("type") {
+                Some(ty) if ty.kind() == "type_identifier" => {
+                    let name = text(ty, l.src).to_string();
+                    l.out.shared_element_types.push((n.start_byte(), name));
+                }
+                // `Pair<T, idx_t>`: the element's layout needs each type argument's size.
+                Some(ty) if ty.kind() == "template_type" => {
+                    let args = ty.child_by_field_name("arguments");
+                    for a in args.map(named_children).unwrap_or_default() {
+                        if let Some(t) = a.child_by_field_name("type")
+                            && t.kind() == "type_identifier"
+                            && a.named_child_count() == 1
+                        {
+                            let name = text(t, l.src).to_string();
+                            l.out.shared_element_types.push((n.start_byte(), name));
+                        }
+                    }
+                }
+                _ => {}
             }
             // At file or namespace scope: a method that names it reaches shared memory.
             if n.parent()
@@ -191,9 +205,9 @@ fn declares_type(n: Node<'_>) -> bool {
         }
         "type_definition" => names(parent, "declarator"),
         "alias_declaration" => names(parent, "name"),
-        "type_parameter_declaration"
-        | "optional_type_parameter_declaration"
-        | "variadic_type_parameter_declaration" => true,
+        "type_parameter_declaration" | "variadic_type_parameter_declaration" => true,
+        // `typename IndexT = idx_t` declares `IndexT`; its default is a use.
+        "optional_type_parameter_declaration" => names(parent, "name"),
         _ => false,
     }
 }

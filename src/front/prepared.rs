@@ -138,8 +138,9 @@ pub struct Prepared {
     /// parameters), here and in the headers: a name used as a type and declared nowhere is
     /// one the host sets when it compiles the kernel (`-DDATA_TYPE=float` at run time).
     pub declared_types: Vec<String>,
-    /// The element type of each `__shared__` declaration that names a type by one word, by
-    /// the declaration's offset.
+    /// The element type of each `__shared__` declaration that names a type by one word (or
+    /// each one-word type argument of a class template instance it names), by the
+    /// declaration's offset.
     pub shared_element_types: Vec<(usize, String)>,
     /// Arrays declared `__shared__` at file or namespace scope, here and in the headers.
     pub file_shared_names: Vec<String>,
