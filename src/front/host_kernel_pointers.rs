@@ -32,10 +32,7 @@ impl HostReader<'_> {
                 if let Some(HostValue::Kernels(ks)) = env.get(self.t(n).trim()) {
                     return Some(ks.clone());
                 }
-                let plain = match n.kind() {
-                    "qualified_identifier" => n.child_by_field_name("name").unwrap_or(n),
-                    _ => n,
-                };
+                let plain = crate::front::syntax::unqualified(n);
                 let name_node = match plain.kind() {
                     "template_function" => plain.child_by_field_name("name")?,
                     "identifier" => plain,

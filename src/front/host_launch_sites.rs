@@ -77,10 +77,7 @@ impl HostReader<'_> {
     /// The template arguments of a launched kernel (`k<BM, T>`, `ns::k<BM>`) as their values
     /// here: a number, a type, or `None` where unknown.
     pub(super) fn template_values(&self, f: Node<'_>, env: &Env) -> Vec<Option<String>> {
-        let f = match f.kind() {
-            "qualified_identifier" => f.child_by_field_name("name").unwrap_or(f),
-            _ => f,
-        };
+        let f = crate::front::syntax::unqualified(f);
         if f.kind() != "template_function" {
             return Vec::new();
         }

@@ -759,11 +759,8 @@ impl<'p> Lowering<'p> {
 
     /// The name and the explicit template arguments of a launched kernel (`k<16, float>`).
     fn kernel_name<'t>(&self, f: Node<'t>) -> (Node<'t>, Vec<String>) {
-        let f = match f.kind() {
-            // `ns::k<T>`: the template function inside.
-            "qualified_identifier" => f.child_by_field_name("name").unwrap_or(f),
-            _ => f,
-        };
+        // `ns::k<T>`, `a::b::k<T>`: the template function inside.
+        let f = crate::front::syntax::unqualified(f);
         match f.kind() {
             "template_function" => {
                 let args = f

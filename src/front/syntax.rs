@@ -86,6 +86,18 @@ pub fn inside_body(root: Node<'_>, at: usize) -> bool {
     }
 }
 
+/// The name a qualified identifier ends in, however deeply its scopes nest (`a::b::k<4>` is
+/// `k<4>`); any other node as it is.
+pub fn unqualified(n: Node<'_>) -> Node<'_> {
+    let mut n = n;
+    while n.kind() == "qualified_identifier"
+        && let Some(name) = n.child_by_field_name("name")
+    {
+        n = name;
+    }
+    n
+}
+
 /// The first descendant (or `n` itself) of one of `kinds`, searched without recursion.
 pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
     let mut stack = vec![n];
