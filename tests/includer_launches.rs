@@ -5,7 +5,7 @@
 //! its block from a traits class however deep in the includes the class is defined.
 
 mod common;
-use common::{banklint, temp_dir, write};
+use common::{banklint, labels_of, temp_dir, write};
 
 const KERNEL: &str = r#"template <int Rows, int Threads>
 __global__ void pick(const float *in, float *out)
@@ -163,4 +163,29 @@ fn an_access_in_a_header_s_constructor_names_its_class() {
         accesses[0]["written_in"], "`Queue` at queue.cuh:5",
         "{json}"
     );
+}
+
+#[test]
+fn a_header_function_s_own_array_is_one_array_however_many_calls_run_it() {
+    // Two calls of `stage<10240>` in one kernel use one 40960-byte array (a `__shared__`
+    // variable of a function is one per block): within sm_90's 48 KB. Counted once per call it
+    // would be 81920 bytes, over the limit.
+    let header = "#pragma once\ntemplate <int N>\n__device__ float stage(float v)\n{\n    __shared__ float buf[N];\n    buf[threadIdx.x] = v;\n    __syncthreads();\n    return buf[threadIdx.x ^ 1];\n}\n";
+    let kernel = |n: u32| {
+        format!(
+            "#include \"h.cuh\"\n__global__ void k(float *o)\n{{\n    float a = stage<{n}>(o[threadIdx.x]);\n    float b = stage<{n}>(a);\n    o[threadIdx.x] = b;\n}}\nvoid go(float *o) {{ k<<<1, 32>>>(o); }}\n"
+        )
+    };
+    let dir = temp_dir("header-array-once");
+    write(&dir, "h.cuh", header.as_bytes());
+    write(&dir, "k.cu", kernel(10240).as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    assert!(labels_of(&json, "shared-capacity").is_empty(), "{json}");
+    assert_eq!(json["accesses"].as_array().unwrap().len(), 4, "{json}");
+    // One array of 65536 bytes is over the limit, and said to be that size.
+    write(&dir, "k.cu", kernel(16384).as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let over = labels_of(&json, "shared-capacity");
+    assert_eq!(over.len(), 1, "{json}");
+    assert!(over[0].1.contains("65536 bytes"), "{over:?}");
 }

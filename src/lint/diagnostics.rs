@@ -910,8 +910,8 @@ fn block_annotation(report: &FileReport, name: &str) -> Option<String> {
 }
 
 /// The file and line of a wrapper class's array: a header's path, or this file's.
-/// The secondary label at the array's declaration, or at the call that brings a header
-/// function's own array in (none when that call is the access's own place).
+/// The secondary label at the array's declaration, or at the first call that runs a header
+/// function with an array of its own (none when that call is the access's own place).
 fn declared_label(
     entry: &crate::analysis::interp::ArrayEntry,
     name: &str,
@@ -921,7 +921,10 @@ fn declared_label(
     match &entry.decl.declared_in {
         Some(w @ DeclaredElsewhere::Function { .. }) => (at != *access).then(|| {
             let declarer = w.declarer();
-            (at, format!("`{name}` is `{declarer}`'s, called here"))
+            (
+                at,
+                format!("`{name}` is `{declarer}`'s own array, first run at this call"),
+            )
         }),
         _ => Some((at, format!("`{name}` declared here"))),
     }

@@ -133,6 +133,9 @@ pub struct ArrayTable {
     entries: Vec<ArrayEntry>,
     by_decl: HashMap<(Range<usize>, String), Vec<usize>>,
     views: HashMap<usize, usize>,
+    /// A header function's own array (by its file, line and name) to the call it was first
+    /// met at: the place it is reported at, whichever call runs it (it is one array).
+    first_calls: HashMap<(String, usize, String), Range<usize>>,
 }
 
 impl std::ops::Index<usize> for ArrayTable {

@@ -507,7 +507,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// A header function's own array, met while the function runs at a call in the analyzed
     /// file: reported at that call (its spans there, no padding fix written into the header
     /// from here) and said to be declared in the header.
-    fn declare_at_call(&self, a: &mut SharedArray) {
+    fn declare_at_call(&mut self, a: &mut SharedArray) {
         if std::ptr::eq(self.unit, self.home_unit) {
             return;
         }
@@ -517,14 +517,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let file = (self.headers.iter())
             .find(|(_, u)| std::ptr::eq(u, self.unit))
             .map_or_else(String::new, |(name, _)| name.clone());
+        let line = self.unit.line_of(a.name_span.start);
+        // Called again elsewhere, it is the same array: one entry, one footprint.
+        let key = (file.clone(), line, a.name.clone());
+        let call = (self.arrays.first_calls.entry(key))
+            .or_insert_with(|| call.clone())
+            .clone();
         a.declared_in = Some(crate::analysis::extraction::DeclaredElsewhere::Function {
             function: self.function.clone(),
             array: a.name.clone(),
             file,
-            line: self.unit.line_of(a.name_span.start),
+            line,
         });
         a.decl_span = call.clone();
-        a.name_span = call.clone();
+        a.name_span = call;
         a.dim_spans = vec![None; a.dims.len()];
     }
 
