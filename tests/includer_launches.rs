@@ -189,3 +189,24 @@ fn a_header_function_s_own_array_is_one_array_however_many_calls_run_it() {
     assert_eq!(over.len(), 1, "{json}");
     assert!(over[0].1.contains("65536 bytes"), "{over:?}");
 }
+
+#[test]
+fn a_device_function_template_without_arguments_asks_for_a_call_not_a_launch() {
+    // Checked on its own, a header's device function template has no arguments; the note
+    // says how to give them: a device function is called, not launched.
+    let dir = temp_dir("call-not-launch");
+    write(
+        &dir,
+        "h.cuh",
+        b"template <int W>\n__device__ void put(float v)\n{\n    __shared__ float s[32][W + 1];\n    s[threadIdx.x][0] = v;\n}\n",
+    );
+    let json = banklint(&dir, &["check", "h.cuh", "--format", "json"]).json();
+    let reason = json["accesses"][0]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        reason.contains("(call `put<...>` in this file or give it a default)"),
+        "{json}"
+    );
+}

@@ -723,8 +723,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .and_then(|d| const_eval_text(self.unit, d))
                 .map_or_else(
                     || {
+                        // A device function is given its arguments by a call, not a launch.
+                        let how = if f.kernel { "launch" } else { "call" };
                         Lanes::unknown(format!(
-                            "template parameter `{}` has no known value (launch `{}<...>` in this file or give it a default)",
+                            "template parameter `{}` has no known value ({how} `{}<...>` in this file or give it a default)",
                             param.name, f.name
                         ))
                     },
