@@ -63,6 +63,22 @@ impl TemplateCall {
         }
     }
 
+    /// Each argument as its value where it is a constant or a bound type, else as written.
+    pub fn argument_texts(&self) -> Vec<String> {
+        (self.args.iter())
+            .map(|(value, written)| match value {
+                HostValue::Int(v) => v.to_string(),
+                HostValue::Type(t) => t.clone(),
+                _ => written.clone(),
+            })
+            .collect()
+    }
+
+    /// Whether the call is made in the file read (not imported from an includer).
+    pub fn is_own(&self) -> bool {
+        self.file.is_none()
+    }
+
     /// Whether the call is said to be made in `file`.
     pub fn is_made_in(&self, file: &str) -> bool {
         self.file.as_deref() == Some(file)

@@ -96,6 +96,7 @@ pub fn shapes_for(
             }
         }
     }
+    let launched = !shapes.is_empty() || !without_shape.is_empty();
     // Launches whose shape is unknown get the fallback shape, with what they did say.
     let annotated = kernel_annotation(unit, f);
     let fallback = fallback_shape(annotated.block, cli);
@@ -116,7 +117,14 @@ pub fn shapes_for(
     if shapes.is_empty() {
         shapes.push(fallback);
     }
-    let shapes = with_annotated_instantiations(f, shapes, &annotated.instantiations, unresolved);
+    // A kernel template nothing here launches is compiled for each explicit instantiation
+    // the file writes (`template __global__ void k<4, true>(P);`): those are its
+    // configurations, as an `instantiate(...)` annotation would name them.
+    let mut instantiations = annotated.instantiations.clone();
+    if f.kernel && !launched {
+        instantiations.extend(explicit_instantiations(unit.prepared, f));
+    }
+    let shapes = with_annotated_instantiations(f, shapes, &instantiations, unresolved);
     let known_type = |t: &str| {
         crate::analysis::interp::type_from_text(&unit.types, t).is_some()
             || crate::analysis::class_templates::names_instance(&unit.types, t)
@@ -209,6 +217,31 @@ fn first_line_end(text: &str, span: std::ops::Range<usize>) -> usize {
 /// Each shape under each `// banklint: instantiate(...)` annotation above the kernel: the
 /// annotation gives the template arguments a launch leaves open (a launch's own win). A name
 /// that is not a template parameter of `f` is reported and the annotation not used.
+/// The template arguments of each explicit instantiation of `f` the file writes (its own
+/// template calls of `f` that name no open parameter), by `f`'s parameter names.
+fn explicit_instantiations(
+    prepared: &Prepared,
+    f: &Function,
+) -> Vec<(std::ops::Range<usize>, TemplateArgs)> {
+    let Some(header) = &f.template else {
+        return Vec::new();
+    };
+    let at = prepared.source_span(f.span.clone());
+    let mut out: Vec<(std::ops::Range<usize>, TemplateArgs)> = Vec::new();
+    for c in
+        (prepared.host_template_calls.iter()).filter(|c| c.name == f.name && !c.open && c.is_own())
+    {
+        let args: TemplateArgs = (header.params.iter())
+            .zip(c.argument_texts())
+            .map(|(p, a)| (p.name.clone(), a))
+            .collect();
+        if !args.is_empty() && !out.iter().any(|(_, a)| *a == args) {
+            out.push((at.clone(), args));
+        }
+    }
+    out
+}
+
 fn with_annotated_instantiations(
     f: &Function,
     shapes: Vec<BlockShape>,
