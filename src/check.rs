@@ -35,12 +35,13 @@ pub struct CheckOptions {
     pub includers: Option<Arc<IncluderIndex>>,
 }
 
-/// The file's front end, in the context of its includer when it has one.
+/// The file's front end, in the context of its includer when it has one. Host templates of
+/// the file that only its includers instantiate (a header's `launch_<...>` called from the
+/// files that include it) run with those files' calls.
 fn prepare_file(
     file: &SourceFile,
     text: &str,
     options: &CheckOptions,
-    includer_calls: Vec<TemplateCall>,
 ) -> (Prepared, HeaderLog, Option<Includer>) {
     let found = options
         .includers
@@ -54,32 +55,34 @@ fn prepare_file(
         None => (None, None),
     };
     let header_log = HeaderLog::default();
+    let mut includer_calls = |prepared: &Prepared, names: &[String]| {
+        includer_template_calls(file, prepared, names, options)
+    };
     let prepared = prepare_to_check(
         text,
         &options.defines,
         &mut header_loader(&file.path, &options.include_dirs, &header_log),
         context,
-        includer_calls,
+        Some(&mut includer_calls),
     );
     (prepared, header_log, includer)
 }
 
-/// The calls the files including this one make of its host templates that nothing in it
-/// instantiates, each said to be made in its file.
+/// The calls the files including this one make of its host templates `unrun` (that nothing
+/// in it instantiates), each said to be made in its file.
 fn includer_template_calls(
     file: &SourceFile,
     prepared: &Prepared,
+    unrun: &[String],
     options: &CheckOptions,
 ) -> Vec<TemplateCall> {
     let Some(index) = &options.includers else {
         return Vec::new();
     };
-    if !prepared.device_code || prepared.unrun_host_templates.is_empty() {
+    if !prepared.device_code || unrun.is_empty() {
         return Vec::new();
     }
-    let names: Vec<&str> = (prepared.unrun_host_templates.iter())
-        .map(String::as_str)
-        .collect();
+    let names: Vec<&str> = unrun.iter().map(String::as_str).collect();
     // An includer instantiates one by naming it with template arguments, or by invoking a
     // macro that does (`REGISTER_LAUNCHER(256, fp32)`); only such files are prepared whole.
     let macros = prepared.macros.instantiating(&names);
@@ -325,14 +328,7 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     // Too-deep code is blanked before anything recurses into it, offsets unchanged.
     let deep = limits_scan::scan(&file.text);
     let text = deep.apply(&file.text);
-    let (mut prepared, mut header_log, mut context) =
-        prepare_file(&file, &text, options, Vec::new());
-    // Host templates of this file that only its includers instantiate (a header's
-    // `launch_<...>` called from the files that include it): prepared again with those calls.
-    let calls = includer_template_calls(&file, &prepared, options);
-    if !calls.is_empty() {
-        (prepared, header_log, context) = prepare_file(&file, &text, options, calls);
-    }
+    let (prepared, header_log, context) = prepare_file(&file, &text, options);
     let include_problems = include_problems(&prepared, &header_log);
     // Without device code there is nothing to analyze (and its headers were not lowered).
     let parsed = if prepared.device_code {
@@ -548,7 +544,7 @@ mod tests {
         let mut load = |r: &crate::front::cuda::HeaderRequest| {
             (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
         };
-        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new());
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, None);
         let unit = extract(&prepared, parse_chunks(&prepared));
         let headers = header_units(&prepared);
         !crate::analysis::interp::SharedReach::of(&unit, &headers).is_empty()
@@ -580,7 +576,7 @@ mod tests {
         let mut load = |r: &crate::front::cuda::HeaderRequest| {
             (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
         };
-        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new());
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, None);
         let headers = header_units(&prepared);
         let mut names: Vec<&str> = headers[0]
             .1

@@ -99,7 +99,7 @@ pub fn prepare_in_context(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
 ) -> Prepared {
-    prepare_top(src, defines, load, context, Headers::Always, Vec::new())
+    prepare_top(src, defines, load, context, Headers::Always, None)
 }
 
 /// Like [`prepare_in_context`], for a file to check: when its own expanded text has no device
@@ -113,7 +113,7 @@ pub fn prepare_to_check(
     defines: &Defines,
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
-    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
 ) -> Prepared {
     prepare_top(
         src,
@@ -138,7 +138,7 @@ fn prepare_top(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
     headers: Headers,
-    includer_calls: Vec<crate::front::host_templates::TemplateCall>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
 ) -> Prepared {
     let mut macros = initial_macros(defines);
     if let Some((_, ctx)) = &context {
@@ -152,8 +152,7 @@ fn prepare_top(
         .is_none_or(|t| analyzed_on_its_own(&out.tokens, &out.text, t.root_node()));
     let lower_headers = headers == Headers::Always || out.device_code;
     out.expanded = out.text.clone();
-    out.imported_template_calls = includer_calls;
-    lower_stage(&mut out, context, lower_headers, tree);
+    lower_stage(&mut out, context, lower_headers, tree, includer_calls);
     out
 }
 
@@ -184,7 +183,7 @@ impl PendingHeader {
         self.lowered
             .get_or_init(|| {
                 let mut out = self.preprocessed.preprocessing_copy();
-                lower_stage(&mut out, None, true, None);
+                lower_stage(&mut out, None, true, None, None);
                 Arc::new(out)
             })
             .clone()
@@ -322,6 +321,7 @@ fn lower_stage(
     context: Option<(String, Prepared)>,
     lower_headers: bool,
     tree: Option<tree_sitter::Tree>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
 ) {
     if let Some((includer, ctx)) = &context {
         out.absorb_declarations(ctx, includer);
@@ -338,20 +338,23 @@ fn lower_stage(
     out.headers
         .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
     let text = std::mem::take(&mut out.text);
-    lower(&text, out, tree.or_else(|| parse(&text)));
+    lower(&text, out, tree.or_else(|| parse(&text)), includer_calls);
 }
 
 /// Lowers the expanded text into `out`: items, rewrites, type names, launches.
-fn lower(text: &str, out: &mut Prepared, tree: Option<tree_sitter::Tree>) {
+fn lower(
+    text: &str,
+    out: &mut Prepared,
+    tree: Option<tree_sitter::Tree>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
+) {
     let mut bytes = text.as_bytes().to_vec();
     if let Some(tree) = tree {
         // Constants of the headers (absorbed before lowering) are visible to host code.
         let imported = std::mem::take(&mut out.host_constants);
-        let calls = std::mem::take(&mut out.imported_template_calls);
         let mut l = Lowering::new(text, out);
         l.host_reader.import(&imported);
-        l.host_reader.import_calls(calls);
-        lower_items(&mut l, tree.root_node());
+        lower_items(&mut l, tree.root_node(), includer_calls);
         l.out.include_scopes =
             crate::front::include_scopes::include_scopes(text, tree.root_node(), &l.out.includes);
         let constants = l.host_reader.constants();
@@ -397,7 +400,7 @@ mod tests {
                 Some((format!("{prefix}/{}", r.name), text.to_string()))
             };
             let src = "#include \"a.cuh\"\n__global__ void k(struct A *a) {}\n";
-            prepare_to_check(src, &Defines::default(), &mut load, None, Vec::new())
+            prepare_to_check(src, &Defines::default(), &mut load, None, None)
         };
         set_spare_threads(0);
         let alone = prepared("one");

@@ -376,7 +376,7 @@ mod tests {
         };
         let d = Defines::default();
         let host = "#include \"k.cuh\"\nint main() { return N; }\n";
-        let p = prepare_to_check(host, &d, &mut files, None, Vec::new());
+        let p = prepare_to_check(host, &d, &mut files, None, None);
         assert!(!p.device_code);
         assert!(p.headers.is_empty() && p.typenames.is_empty());
         assert_eq!(p.pending.len(), 1);
@@ -384,15 +384,15 @@ mod tests {
         assert!(p.text.contains("return  7 ;"), "{}", p.text);
         // A device lambda or member function is analyzed only where a kernel calls it.
         let members = "#include \"k.cuh\"\nstruct Op { __device__ int operator()(int i) const { return i; } };\nvoid h() { auto f = [] __device__ (int i) { return i; }; }\n";
-        assert!(!prepare_to_check(members, &d, &mut files, None, Vec::new()).device_code);
+        assert!(!prepare_to_check(members, &d, &mut files, None, None).device_code);
         // A device function at namespace scope is analyzed on its own.
         let function =
             "#include \"k.cuh\"\nnamespace a { __device__ int twice(int i) { return 2 * i; } }\n";
-        assert!(prepare_to_check(function, &d, &mut files, None, Vec::new()).device_code);
+        assert!(prepare_to_check(function, &d, &mut files, None, None).device_code);
         // A kernel spelled through the header's macro is device code: the header is lowered,
         // once, and its declarations reach the file.
         let device = "#include \"k.cuh\"\nKERNEL k(struct Pair *p) {}\n";
-        let p = prepare_to_check(device, &d, &mut files, None, Vec::new());
+        let p = prepare_to_check(device, &d, &mut files, None, None);
         assert!(p.device_code);
         assert_eq!(p.headers.len(), 1);
         assert!(Arc::ptr_eq(&p.headers[0].1, &p.pending[0].2.lowered()));

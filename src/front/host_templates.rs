@@ -93,6 +93,11 @@ impl TemplateCall {
     }
 }
 
+/// For a file's host templates that launch and that nothing in it instantiates (by name),
+/// the calls the files including it make of them; given the file as prepared so far.
+pub type IncluderCalls<'c> =
+    &'c mut dyn FnMut(&crate::front::cuda::Prepared, &[String]) -> Vec<TemplateCall>;
+
 impl HostReader<'_> {
     /// `f` as a host template, when a `template <...>` header declares it.
     pub(super) fn host_template(&self, f: Node<'_>) -> Option<HostTemplate> {
@@ -194,6 +199,27 @@ impl HostReader<'_> {
     /// the file they name) and that no call instantiated (nor their defaults): their launches
     /// wait for a call from another file. Call after [`HostReader::finish`].
     pub fn unrun_templates(&self) -> Vec<String> {
+        self.launching_where(|t| t.runs.is_empty())
+    }
+
+    /// What [`HostReader::unrun_templates`] will say, known before any template runs: the
+    /// launching templates that no recorded call binds and whose parameters do not all have
+    /// defaults. Their includers' calls are then imported before the runs, so that the file
+    /// is read once.
+    pub fn unrun_before_runs(&self) -> Vec<String> {
+        self.launching_where(|t| {
+            let defaults = !t.params.is_empty()
+                && (t.params.iter())
+                    .all(|(_, p)| matches!(p, Param::Value(Some(HostValue::Int(_)))));
+            !defaults
+                && !(self.template_calls.iter())
+                    .any(|c| c.name == t.name && self.bind(t, c).is_some())
+        })
+    }
+
+    /// The names of the templates that launch (themselves or through the file's templates
+    /// they name) and that `unrun` picks.
+    fn launching_where(&self, unrun: impl Fn(&HostTemplate) -> bool) -> Vec<String> {
         let launches = |r: &Range<usize>| self.launches.iter().any(|(at, _)| r.contains(at));
         let mut launching: Vec<bool> = self.templates.iter().map(|t| launches(&t.range)).collect();
         // A dispatcher that calls a launching template launches too (a few levels).
@@ -219,7 +245,7 @@ impl HostReader<'_> {
             }
         }
         let mut names: Vec<String> = (self.templates.iter().zip(&launching))
-            .filter(|(t, l)| **l && t.runs.is_empty())
+            .filter(|(t, l)| **l && unrun(t))
             .map(|(t, _)| t.name.clone())
             .collect();
         names.sort();
@@ -581,6 +607,37 @@ mod tests {
             "{:?}",
             got.iter().map(|(b, _)| b.clone()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn templates_only_includers_run_are_known_before_any_runs() {
+        // `launch_` launches and nothing here calls it; `dispatch_` calls `launch_` with its own
+        // parameters and nothing calls it; `defaults_` runs with its defaults; `called_` is
+        // called here. Before the runs and after them, the same ones wait for an includer.
+        let src = "template <typename T, int W> void launch_(T *d) { k<W><<<1, 32 * W>>>(d); }\n\
+             template <typename T> void dispatch_(T *d) { launch_<T, 4>(d); }\n\
+             template <int S = 2> void defaults_(float *d) { k<S><<<1, 32>>>(d); }\n\
+             template <int C> void called_(float *d) { k<C><<<1, 32>>>(d); }\n\
+             void go(float *d) { called_<8>(d); }\n";
+        let tree = crate::front::syntax::parse(src).expect("a tree");
+        let mut r = HostReader::new(src);
+        for n in named_children(tree.root_node()) {
+            match n.kind() {
+                "function_definition" => r.function(n),
+                "template_declaration" => {
+                    for f in named_children(n) {
+                        if f.kind() == "function_definition" {
+                            r.function(f);
+                        }
+                    }
+                }
+                _ => r.global(n),
+            }
+        }
+        let before = r.unrun_before_runs();
+        assert_eq!(before, ["dispatch_"]);
+        r.finish(tree.root_node());
+        assert_eq!(r.unrun_templates(), before);
     }
 
     #[test]

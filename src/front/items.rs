@@ -18,7 +18,11 @@ use tree_sitter::Node;
 const MAX_TREE_DEPTH: usize = 4 * MAX_NESTING;
 
 /// Walks the file's top-level declarations, lowering each item and recording its chunk.
-pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
+pub fn lower_items(
+    l: &mut Lowering<'_>,
+    root: Node<'_>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
+) {
     collect_type_names(l, root);
     // Each node with the namespace it is in.
     let mut pending: Vec<(Node<'_>, String)> = named_children(root)
@@ -101,6 +105,14 @@ pub fn lower_items(l: &mut Lowering<'_>, root: Node<'_>) {
     // Each launch read as part of its host function gets the values it sees, once per run
     // of that function.
     l.host_reader.classes.sync(l.out);
+    // Templates only the includers instantiate run with the includers' calls.
+    if let Some(provide) = includer_calls {
+        let names = l.host_reader.unrun_before_runs();
+        if !names.is_empty() {
+            let calls = provide(l.out, &names);
+            l.host_reader.import_calls(calls);
+        }
+    }
     l.host_reader.finish(root);
     l.out.host_template_calls = l.host_reader.calls().to_vec();
     l.out.unrun_host_templates = l.host_reader.unrun_templates();

@@ -156,9 +156,6 @@ pub struct Prepared {
     pub host_template_calls: Vec<crate::front::host_templates::TemplateCall>,
     /// Host function templates of this file that no call here instantiates.
     pub unrun_host_templates: Vec<String>,
-    /// Calls of this file's host templates made by the files that include it, run as its own
-    /// (set before lowering; see `check`).
-    pub imported_template_calls: Vec<crate::front::host_templates::TemplateCall>,
     /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
     /// pointer into shared memory is that pointer.
     pub auto_types: Vec<usize>,
