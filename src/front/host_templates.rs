@@ -474,12 +474,12 @@ mod tests {
         r.calls().to_vec()
     }
 
-    /// Like `blocks`, with calls another file makes of `src`'s templates.
-    fn blocks_with_calls(src: &str, calls: Vec<TemplateCall>) -> Vec<Seen> {
-        let tree = crate::front::syntax::parse(src).expect("a tree");
+    /// A reader that has read `src` (without running its templates), with calls another
+    /// file makes of its templates.
+    fn read_all<'s>(src: &'s str, root: Node<'_>, calls: Vec<TemplateCall>) -> HostReader<'s> {
         let mut r = HostReader::new(src);
         r.import_calls(calls);
-        for n in named_children(tree.root_node()) {
+        for n in named_children(root) {
             match n.kind() {
                 "function_definition" => r.function(n),
                 "template_declaration" => {
@@ -499,6 +499,13 @@ mod tests {
                 _ => r.global(n),
             }
         }
+        r
+    }
+
+    /// Like `blocks`, with calls another file makes of `src`'s templates.
+    fn blocks_with_calls(src: &str, calls: Vec<TemplateCall>) -> Vec<Seen> {
+        let tree = crate::front::syntax::parse(src).expect("a tree");
+        let mut r = read_all(src, tree.root_node(), calls);
         r.finish(tree.root_node());
         r.launches.sort_by_key(|(at, _)| *at);
         r.launches
@@ -620,20 +627,7 @@ mod tests {
              template <int C> void called_(float *d) { k<C><<<1, 32>>>(d); }\n\
              void go(float *d) { called_<8>(d); }\n";
         let tree = crate::front::syntax::parse(src).expect("a tree");
-        let mut r = HostReader::new(src);
-        for n in named_children(tree.root_node()) {
-            match n.kind() {
-                "function_definition" => r.function(n),
-                "template_declaration" => {
-                    for f in named_children(n) {
-                        if f.kind() == "function_definition" {
-                            r.function(f);
-                        }
-                    }
-                }
-                _ => r.global(n),
-            }
-        }
+        let mut r = read_all(src, tree.root_node(), Vec::new());
         let before = r.unrun_before_runs();
         assert_eq!(before, ["dispatch_"]);
         r.finish(tree.root_node());

@@ -45,3 +45,4 @@ pub mod project_headers;
 pub mod source;
 pub mod source_map;
 pub mod syntax;
+pub mod type_names;
