@@ -102,14 +102,7 @@ impl HostReader<'_> {
         // rounds at most (an alias cannot name itself).
         let mut scope = scope;
         for _ in 0..ALIAS_ROUNDS {
-            let next = crate::front::class_members::substitute(&scope, &|w| match env
-                .get(w)
-                .or_else(|| self.globals.get(w))?
-            {
-                HostValue::Type(t) if t != w => Some(t.clone()),
-                HostValue::Int(v) => Some(v.to_string()),
-                _ => None,
-            });
+            let next = self.bind_words(&scope, env);
             if next == scope {
                 break;
             }

@@ -576,6 +576,20 @@ impl<'s> HostReader<'s> {
         env.contains_key(name) || self.globals.contains_key(name)
     }
 
+    /// Type or value text with the names this run binds written in: a type parameter or
+    /// alias by the type it names, an integer by its value (`Traits<H, 64, T>` in
+    /// `dispatch<float, 128>` is `Traits<128, 64, float>`).
+    pub(super) fn bind_words(&self, text: &str, env: &Env) -> String {
+        crate::front::class_members::substitute(text, &|w| match env
+            .get(w)
+            .or_else(|| self.globals.get(w))?
+        {
+            HostValue::Type(t) if t != w => Some(t.clone()),
+            HostValue::Int(v) => Some(v.to_string()),
+            _ => None,
+        })
+    }
+
     /// The value of a name written as text.
     pub(super) fn eval_name(&self, name: &str, env: &Env) -> HostValue {
         let name = name.trim();

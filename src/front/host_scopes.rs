@@ -17,21 +17,7 @@ impl HostReader<'_> {
         let ty = match env.get(&written) {
             Some(HostValue::Type(t)) => t.clone(),
             // `using KT = Traits<N, T>;` in a host template's run: its arguments as bound.
-            _ => {
-                let bound: Vec<(String, String)> = written
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .filter_map(|w| match env.get(w)? {
-                        HostValue::Int(v) => Some((w.to_string(), v.to_string())),
-                        HostValue::Type(t) => Some((w.to_string(), t.clone())),
-                        _ => None,
-                    })
-                    .collect();
-                let bound: Vec<(&str, &str)> = bound
-                    .iter()
-                    .map(|(a, b)| (a.as_str(), b.as_str()))
-                    .collect();
-                crate::front::names::replace_words(&written, &bound)
-            }
+            _ => self.bind_words(&written, env),
         };
         let names: Vec<Node<'_>> = if n.kind() == "alias_declaration" {
             n.child_by_field_name("name").into_iter().collect()

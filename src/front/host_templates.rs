@@ -168,20 +168,10 @@ impl HostReader<'_> {
     }
 
     /// An argument as written, with the run's parameters in it replaced by what they are
-    /// bound to: `Traits<H, 64, T>` in `dispatch<float, 128>` is `Traits<128, 64, float>`.
+    /// bound to.
     fn bound_text(&self, a: Node<'_>, env: &Env) -> String {
-        let written = text(a, self.src)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        crate::front::class_members::substitute(&written, &|w| match env
-            .get(w)
-            .or_else(|| self.globals.get(w))?
-        {
-            HostValue::Type(t) if t != w => Some(t.clone()),
-            HostValue::Int(v) => Some(v.to_string()),
-            _ => None,
-        })
+        let written = text(a, self.src).split_whitespace().collect::<Vec<_>>();
+        self.bind_words(&written.join(" "), env)
     }
 
     /// Calls another file makes of this file's templates (an includer's `launch_<64>(p)` of
@@ -197,7 +187,10 @@ impl HostReader<'_> {
 
     /// The host templates that launch a kernel (themselves, or through another template of
     /// the file they name) and that no call instantiated (nor their defaults): their launches
-    /// wait for a call from another file. Call after [`HostReader::finish`].
+    /// wait for a call from another file. Call after [`HostReader::finish`]; the front end
+    /// asks before the runs ([`HostReader::unrun_before_runs`]), and a test checks the two
+    /// agree.
+    #[cfg(test)]
     pub fn unrun_templates(&self) -> Vec<String> {
         self.launching_where(|t| t.runs.is_empty())
     }

@@ -400,24 +400,19 @@ fn first_named(text: &str, names: &[&str]) -> Option<usize> {
 /// At most `limit` of `found`, taken a group at a time in turn (groups in the order they
 /// first appear), kept in their first order.
 fn take_in_turn<T>(found: Vec<(usize, T, Option<usize>)>, limit: usize) -> Vec<(usize, T)> {
-    let mut groups: Vec<Option<usize>> = Vec::new();
-    for (_, _, g) in &found {
-        if !groups.contains(g) {
-            groups.push(*g);
+    // Each group's members by their place in `found`, groups in first-appearance order.
+    let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+    for (k, (_, _, g)) in found.iter().enumerate() {
+        match groups.iter_mut().find(|(h, _)| h == g) {
+            Some((_, members)) => members.push(k),
+            None => groups.push((*g, vec![k])),
         }
     }
     let mut chosen = vec![false; found.len()];
-    let mut taken = 0;
-    for round in 0..found.len() {
-        for g in &groups {
-            if taken == limit {
-                break;
-            }
-            if let Some(k) = (0..found.len()).filter(|&k| found[k].2 == *g).nth(round) {
-                chosen[k] = true;
-                taken += 1;
-            }
-        }
+    let longest = groups.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    let turns = (0..longest).flat_map(|round| groups.iter().filter_map(move |(_, m)| m.get(round)));
+    for &k in turns.take(limit) {
+        chosen[k] = true;
     }
     (found.into_iter().zip(chosen))
         .filter(|(_, c)| *c)

@@ -115,7 +115,6 @@ pub fn lower_items(
     }
     l.host_reader.finish(root);
     l.out.host_template_calls = l.host_reader.calls().to_vec();
-    l.out.unrun_host_templates = l.host_reader.unrun_templates();
     let values = std::mem::take(&mut l.host_reader.launches);
     for (at, v) in values {
         // Runs that see the same values (the two sides of a dispatch switch) are one.

@@ -154,8 +154,6 @@ pub struct Prepared {
     /// Host code's calls with explicit template arguments, with their values (see
     /// `front::host_templates`): what this file instantiates of a header's host templates.
     pub host_template_calls: Vec<crate::front::host_templates::TemplateCall>,
-    /// Host function templates of this file that no call here instantiates.
-    pub unrun_host_templates: Vec<String>,
     /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
     /// pointer into shared memory is that pointer.
     pub auto_types: Vec<usize>,
