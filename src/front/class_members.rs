@@ -85,9 +85,42 @@ impl<'p> Classes<'p> {
         out.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// An alias template's instance (`tile_f<32, 32>`) as the type it names (`tile<float, 32,
+    /// 32>`): parameters replaced by the arguments or their defaults, a pack (`dims...`) by
+    /// the arguments left. `None` when `text` names no alias template.
+    pub fn alias_instance(&self, text: &str) -> Option<String> {
+        let t = text.trim().trim_start_matches("typename ").trim();
+        let (name, args) = split_template_args(t).unwrap_or((t, Vec::new()));
+        let tag = name.rsplit("::").next()?.trim();
+        let alias = (self.preps.iter())
+            .flat_map(|p| p.alias_templates.iter())
+            .find(|a| a.name == tag)?;
+        let mut bindings: Bindings = Vec::new();
+        let mut target = alias.target.clone();
+        for (k, p) in alias.header.params.iter().enumerate() {
+            if p.pack {
+                let rest = args.get(k..).unwrap_or_default().join(", ");
+                target = target.replace(&format!("{}...", p.name), &rest);
+                target = target.replace(&format!("{} ...", p.name), &rest);
+                continue;
+            }
+            let value = match args.get(k) {
+                Some(a) if !a.is_empty() => a.clone(),
+                _ => substitute(p.default.as_deref()?, &|w| bound(&bindings, w)),
+            };
+            bindings.push((p.name.clone(), value));
+        }
+        let out = substitute(&target, &|w| bound(&bindings, w));
+        // `typename A<x>::type` of a pack's recursion reads as the member type it is.
+        Some(out.trim_start_matches("typename ").to_string())
+    }
+
     fn member_at(&self, class: &str, member: &str, depth: usize) -> Option<Member> {
         if depth > MAX_STATIC_MEMBER_NESTING {
             return None;
+        }
+        if let Some(target) = self.alias_instance(class) {
+            return self.member_at(&target, member, depth + 1);
         }
         let (tag, args) = tag_and_args(class);
         let primary = self.bindings(&tag, &args);
@@ -157,6 +190,30 @@ impl<'p> Classes<'p> {
             self.member_at(&owner, last, depth + 1).map(as_text)
         };
         replace_paths(&text, &resolve)
+    }
+
+    /// Whether banklint has read the class `class` names (`tile<float, 32, 32>`, an alias
+    /// template's instance): a class template, or a class with members it recorded.
+    pub fn knows(&self, class: &str) -> bool {
+        let class = self
+            .alias_instance(class)
+            .unwrap_or_else(|| class.to_string());
+        let (tag, _) = tag_and_args(&class);
+        self.header(&tag).is_some()
+            || self.preps.iter().any(|p| {
+                p.static_members.iter().any(|m| m.class == tag)
+                    || p.member_typedefs.iter().any(|m| m.class == tag)
+            })
+    }
+
+    /// Whether `name` is a type alias outside any class in some file read (`using bf16 =
+    /// __nv_bfloat16;`, a typedef, an alias template): two different names may then be one
+    /// type.
+    pub fn is_alias(&self, name: &str) -> bool {
+        self.preps.iter().any(|p| {
+            p.aliases.iter().any(|(a, _)| a == name)
+                || p.alias_templates.iter().any(|a| a.name == name)
+        })
     }
 
     /// The class template's header, by tag, from this file or a header.
@@ -499,6 +556,36 @@ mod tests {
 
     fn file(src: &str) -> Prepared {
         crate::front::cuda::prepare(src, &Default::default())
+    }
+
+    #[test]
+    fn alias_templates_name_their_targets() {
+        let p = file(
+            "template <typename T, int R, int C> struct Tile { static constexpr int cols = C; };\n\
+             template <int C, int R = C * 2> using Wide = Tile<float, R, C>;\n\
+             template <typename A, int... dims> using First = Tile<A, dims...>;\n\
+             template <typename X, size_t N, Concept Y> void f(Y &y, X x);\n",
+        );
+        let c = Classes::new([&p]);
+        assert_eq!(
+            c.alias_instance("Wide<8>").as_deref(),
+            Some("Tile<float, 8 * 2, 8>")
+        );
+        assert_eq!(
+            c.alias_instance("ns::Wide<8, 3>").as_deref(),
+            Some("Tile<float, 3, 8>")
+        );
+        assert_eq!(
+            c.alias_instance("First<int, 4, 5>").as_deref(),
+            Some("Tile<int, 4, 5>")
+        );
+        assert_eq!(c.alias_instance("Tile<int, 4, 5>"), None);
+        // Members are read through the alias.
+        assert_eq!(
+            c.member("Wide<16>", "cols"),
+            Some(Member::Value("16".into()))
+        );
+        assert!(c.knows("Wide<16>") && !c.knows("Other<1>"));
     }
 
     #[test]

@@ -147,6 +147,14 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
             "function_definition" | "declaration" | "type_definition" => item(l, inner, n),
             "template_declaration" => template_declaration(l, inner),
             "requires_clause" => l.blank_node(inner),
+            "alias_declaration" => {
+                record_alias_template(l, inner, &header);
+                l.lower(inner);
+            }
+            "concept_definition" => {
+                record_concept(l, inner, &header);
+                l.lower(inner);
+            }
             _ => l.lower(inner),
         }
     }
@@ -822,6 +830,41 @@ fn template_params_around(l: &Lowering<'_>, n: Node<'_>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// `template <int R, int C> using tile_f = tile<float, R, C>;`.
+fn record_alias_template(l: &mut Lowering<'_>, n: Node<'_>, header: &TemplateHeader) {
+    if let (Some(name), Some(ty)) = (n.child_by_field_name("name"), n.child_by_field_name("type")) {
+        l.out
+            .alias_templates
+            .push(crate::front::prepared::AliasTemplate {
+                name: text(name, l.src).to_string(),
+                header: header.clone(),
+                target: text(ty, l.src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            });
+    }
+}
+
+/// `template <typename T> concept all = ...;`, in the namespace it is written in.
+fn record_concept(l: &mut Lowering<'_>, n: Node<'_>, header: &TemplateHeader) {
+    let (Some(name), Some(param)) = (n.child_by_field_name("name"), header.params.first()) else {
+        return;
+    };
+    let Some(body) = named_children(n).into_iter().rfind(|c| c.id() != name.id()) else {
+        return;
+    };
+    l.out.concepts.push(crate::front::concepts::ConceptDef {
+        name: text(name, l.src).to_string(),
+        namespace: l.namespace.clone(),
+        param: param.name.clone(),
+        body: text(body, l.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    });
 }
 
 /// `typedef Packed128<floatX> x128;`: an alias whose static members (`x128::size`) are the

@@ -16,6 +16,7 @@
 pub mod annotation_syntax;
 pub mod casts;
 pub mod class_members;
+pub mod concepts;
 pub mod const_expr;
 pub mod cuda;
 pub mod header_cache;

@@ -67,6 +67,16 @@ pub struct Chunk {
     pub display_name: Option<String>,
 }
 
+/// An alias template, `template <int R, int C> using tile_f = tile<float, R, C>;`: an
+/// instance (`tile_f<32, 32>`) names the target with the parameters replaced.
+#[derive(Clone, Debug)]
+pub struct AliasTemplate {
+    pub name: String,
+    pub header: TemplateHeader,
+    /// The aliased type as written, whitespace collapsed.
+    pub target: String,
+}
+
 /// A region the front end or the parser could not handle.
 #[derive(Clone, Debug)]
 pub struct Skipped {
@@ -89,6 +99,11 @@ pub struct TemplateParam {
     pub is_type: bool,
     /// The default, as written.
     pub default: Option<String>,
+    /// A pack (`typename... Ts`, `size_t... dims`): it takes the arguments left.
+    pub pack: bool,
+    /// The concept a constrained type parameter names (`ducks::rt::all` of
+    /// `ducks::rt::all RT`).
+    pub constraint: Option<String>,
 }
 
 impl TemplateHeader {
@@ -226,6 +241,10 @@ pub struct Prepared {
     pub host_constants: Vec<(String, i64)>,
     /// `using NAME = TYPE;`, as written.
     pub aliases: Vec<(String, String)>,
+    /// Alias templates (this file's and its headers').
+    pub alias_templates: Vec<AliasTemplate>,
+    /// Concept definitions (this file's and its headers').
+    pub concepts: Vec<crate::front::concepts::ConceptDef>,
     /// Those of `aliases` written in a function body, by offset: they may name the
     /// function's template parameters, so each instantiation resolves them anew.
     pub local_aliases: Vec<(usize, String, String)>,
@@ -396,6 +415,9 @@ impl Prepared {
             .extend(other.member_typedefs.iter().cloned());
         self.class_bases.extend(other.class_bases.iter().cloned());
         self.aliases.extend(other.aliases.iter().cloned());
+        self.alias_templates
+            .extend(other.alias_templates.iter().cloned());
+        self.concepts.extend(other.concepts.iter().cloned());
         self.host_constants
             .extend(other.host_constants.iter().cloned());
         self.static_members

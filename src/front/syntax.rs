@@ -122,7 +122,7 @@ pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
             | "optional_type_parameter_declaration"
             | "variadic_type_parameter_declaration"
             | "template_template_parameter_declaration"
-    );
+    ) || constraint(p, src).is_some();
     let name = p
         .child_by_field_name("name")
         .or_else(|| p.child_by_field_name("declarator"))
@@ -133,6 +133,49 @@ pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
         })?;
     let name = text(name, src).trim_start_matches("...").trim().to_string();
     Some((name, is_type))
+}
+
+/// The concept a constrained type parameter names (`ducks::rt::all` of `ducks::rt::all RT`),
+/// which the grammar reads as a value parameter of that type: a parameter whose type is a
+/// name, and whose own name the template's signature or member declarations use as a type
+/// (`RT &dst`). A value parameter's name (`size_t N`) is never written where a type goes.
+pub fn constraint(p: Node<'_>, src: &str) -> Option<String> {
+    if !matches!(
+        p.kind(),
+        "parameter_declaration" | "optional_parameter_declaration"
+    ) {
+        return None;
+    }
+    let ty = p.child_by_field_name("type")?;
+    if !matches!(
+        ty.kind(),
+        "type_identifier" | "qualified_identifier" | "template_type"
+    ) {
+        return None;
+    }
+    let name = text(p.child_by_field_name("declarator")?, src).trim();
+    let list = p.parent()?;
+    let whole = list.parent()?;
+    let mut stack: Vec<Node<'_>> = named_children(whole)
+        .into_iter()
+        .filter(|c| c.id() != list.id())
+        .collect();
+    while let Some(x) = stack.pop() {
+        if x.kind() == "type_identifier" && text(x, src) == name {
+            return Some(
+                text(ty, src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        // Function bodies are not read: a deduced parameter is written in the signature
+        // (or a class's member declarations), and bodies are most of the text.
+        if x.kind() != "compound_statement" {
+            stack.extend(named_children(x));
+        }
+    }
+    None
 }
 
 /// A launch through the runtime API rather than `<<<...>>>`.
@@ -237,6 +280,8 @@ pub fn template_header(
             name,
             is_type,
             default,
+            pack: p.kind().starts_with("variadic_"),
+            constraint: constraint(p, src),
         });
     }
     header
@@ -245,6 +290,27 @@ pub fn template_header(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constrained_type_parameters_are_types() {
+        let src = "template <typename X, size_t N, ducks::rt::all Y, int... Ks> __device__ void f(Y &y, X x) { }\n";
+        let tree = parse(src).expect("a tree");
+        let t = find_descendant(tree.root_node(), &["template_declaration"]).expect("template");
+        let params = t.child_by_field_name("parameters").expect("parameters");
+        let h = template_header(src, t, params);
+        let got: Vec<(&str, bool, Option<&str>, bool)> = (h.params.iter())
+            .map(|p| (p.name.as_str(), p.is_type, p.constraint.as_deref(), p.pack))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("X", true, None, false),
+                ("N", false, None, false),
+                ("Y", true, Some("ducks::rt::all"), false),
+                ("Ks", false, None, true),
+            ]
+        );
+    }
 
     #[test]
     fn parses_cuda_and_bounds_depth() {

@@ -103,9 +103,28 @@ impl Analyzer<'_, '_> {
         ty
     }
 
+    /// `text` with the alias template's instance it is expanded (`tile_f<32, 32>` ->
+    /// `tile<float, 32, 32>`), again while the result is one, boundedly; `text` itself when
+    /// it names none.
+    pub(super) fn without_alias_templates(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        if self.preparations().all(|p| p.alias_templates.is_empty()) {
+            return out;
+        }
+        let classes = crate::front::class_members::Classes::new(self.preparations());
+        for _ in 0..crate::limits::MAX_INSTANCE_NESTING {
+            match classes.alias_instance(&out) {
+                Some(t) => out = t,
+                None => break,
+            }
+        }
+        out
+    }
+
     /// A type written as text: a class template instance (`sv<float, 64>`), else what
     /// [`type_from_text`] reads.
     pub(super) fn type_of_text(&mut self, text: &str, at: Span) -> Option<Type> {
+        let text = &self.without_alias_templates(text.trim().trim_start_matches("const "));
         let trimmed = text.trim().trim_start_matches("const ");
         if let Some((class, args)) = instance_parts(trimmed)
             && let Some(t) = self.class_instance(&class, &args, at)
@@ -129,6 +148,19 @@ impl Analyzer<'_, '_> {
             .to_vec();
             if !args.is_empty() {
                 return self.class_instance(name, &args, at);
+            }
+        }
+        if class_template(&self.types, name).is_none() {
+            let start = self.span(at).start;
+            let bare_at = name.rfind("__").map_or(start, |k| start + k + 2);
+            let args = match self.template_arguments_at(start) {
+                [] => self.template_arguments_at(bare_at),
+                found => found,
+            };
+            let written = format!("{}<{}>", name.replace("__", "::"), args.join(", "));
+            let expanded = self.without_alias_templates(&written);
+            if !args.is_empty() && expanded != written {
+                return self.type_of_text(&expanded, at);
             }
         }
         // Only a name whose own layout is unknown can be an alias of an instance.

@@ -389,6 +389,9 @@ struct Analyzer<'a, 'p> {
     /// unit asking, the class and the member: resolving one reads every class of the file
     /// and its headers, and a library's functions ask the same ones at every call.
     class_members: HashMap<(usize, String, String), Option<crate::front::class_members::Member>>,
+    /// Whether a type satisfies a concept (see `overloads`), by the unit asking and the
+    /// concept, namespace and type: asked while the candidates are borrowed, so in a cell.
+    concepts_seen: std::cell::RefCell<HashMap<(usize, String), Option<bool>>>,
     /// For the next inlined call, a static method of a class template specialization: how
     /// many leading template arguments are the class's, and the specialization's own
     /// parameters' values that replace them (see `overloads`).
@@ -662,6 +665,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             scope_args: Vec::new(),
             specialization_args: None,
             class_members: HashMap::default(),
+            concepts_seen: Default::default(),
             method_of: None,
             returns_reference: Vec::new(),
             method_classes: Vec::new(),

@@ -19,6 +19,8 @@ pub(super) type OverloadSets = HashMap<(String, usize, usize), Rc<Vec<(usize, us
 pub(super) struct LocalArray {
     pub elem: Type,
     pub extent: Option<i64>,
+    /// False for a local object of a class type (`frag<float, 4> r;`).
+    pub array: bool,
 }
 
 /// How many leading template arguments of a call are its class's, and the values of the
@@ -234,7 +236,83 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .params
             .iter()
             .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)));
-        values_fit && (scoped || self.explicit_arguments_fit(f, call))
+        values_fit
+            && (scoped || self.explicit_arguments_fit(f, call))
+            && self.constraints_fit(f, call)
+    }
+
+    /// Whether the arguments given to `f`'s constrained type parameters satisfy their
+    /// concepts (`ducks::rt::all RT` given a `tile<float, 32, 32>`): false only when one is
+    /// known not to (see `front::concepts`).
+    fn constraints_fit(&self, f: &Function, call: &CallExpression) -> bool {
+        let Some(header) = &f.template else {
+            return true;
+        };
+        let constrained: Vec<(&str, &str)> = (header.params.iter())
+            .filter_map(|p| Some((p.name.as_str(), p.constraint.as_deref()?)))
+            .collect();
+        if constrained.is_empty() {
+            return true;
+        }
+        let preps: Vec<&crate::front::cuda::Prepared> = self.preparations().collect();
+        let classes = crate::front::class_members::Classes::new(preps.iter().copied());
+        let concepts = crate::front::concepts::Concepts {
+            classes: &classes,
+            defs: preps.iter().flat_map(|p| p.concepts.iter()).collect(),
+        };
+        f.params.iter().all(|p| {
+            let (named, by_address) = match &p.ty {
+                Type::Unknown(n) => (n, false),
+                Type::Pointer(inner) => match &**inner {
+                    Type::Unknown(n) => (n, true),
+                    _ => return true,
+                },
+                _ => return true,
+            };
+            let Some((_, concept)) = constrained.iter().find(|(n, _)| n == named) else {
+                return true;
+            };
+            let Some(ty) =
+                (call.arguments.get(p.index)).and_then(|a| self.argument_type_text(a, by_address))
+            else {
+                return true;
+            };
+            // Libraries ask the same question at every call: answered once per unit.
+            let key = (
+                std::ptr::from_ref(self.unit) as usize,
+                format!("{concept} {} {ty}", f.namespace),
+            );
+            let known = self.concepts_seen.borrow().get(&key).copied();
+            let v = known.unwrap_or_else(|| {
+                let v = concepts.satisfied(concept, &f.namespace, &ty);
+                self.concepts_seen.borrow_mut().insert(key, v);
+                v
+            });
+            v != Some(false)
+        })
+    }
+
+    /// The class type of an argument as text (`tile<float, 32, 32>`): an object, a local of
+    /// a class type, or (given to a reference or pointer parameter, `by_address`) what a
+    /// pointer or reference names.
+    fn argument_type_text(&self, a: &Node<Expression>, by_address: bool) -> Option<String> {
+        let Expression::Identifier(id) = &a.node else {
+            return None;
+        };
+        let ty = match self.lookup(&id.node.name)? {
+            Binding::Object(o) if o.template_args.is_empty() => return Some(o.class.clone()),
+            Binding::Object(o) => {
+                return Some(format!("{}<{}>", o.class, o.template_args.join(", ")));
+            }
+            Binding::Opaque(Some(local)) if !local.array => local.elem.clone(),
+            Binding::Pointer(q) if by_address => q.elem.clone(),
+            Binding::Reference(r) => r.target.elem.clone(),
+            _ => return None,
+        };
+        match ty {
+            Type::Record(r) => Some(r.name.clone()),
+            _ => None,
+        }
     }
 
     fn explicit_arguments_fit(&self, f: &Function, call: &CallExpression) -> bool {

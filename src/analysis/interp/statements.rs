@@ -453,13 +453,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         format!("`{name}` keeps pointers into shared memory in an array; banklint does not follow pointers read from an array, so the accesses through its elements are not analyzed"),
                     );
                 }
-                let shape = is_array.then(|| {
+                let shape = if is_array {
                     let extent = self.local_extent(&init.node.declarator.node, mask);
-                    Rc::new(super::overloads::LocalArray {
+                    Some(Rc::new(super::overloads::LocalArray {
                         elem: base.clone(),
                         extent,
-                    })
-                });
+                        array: true,
+                    }))
+                } else {
+                    // A local object: its class tells constrained overloads apart.
+                    Some(Rc::new(super::overloads::LocalArray {
+                        elem: base.clone(),
+                        extent: None,
+                        array: false,
+                    }))
+                };
                 self.bind(&name, Binding::Opaque(shape));
                 continue;
             }
