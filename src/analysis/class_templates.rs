@@ -21,15 +21,20 @@ pub enum Argument {
 }
 
 /// `template` laid out with `args` (one per parameter, in order), named `display` in reports.
-/// `member` gives the class's static constant members (`size`) with these arguments.
+/// `member` gives the class's static constant members (`size`) with these arguments, and
+/// `member_types` its member types (`using dtype = T;`) as they are under them.
 pub fn instantiate(
     types: &TypeTable,
     template: &ClassTemplate,
     args: &[Argument],
     member: &dyn Fn(&str) -> Option<i64>,
+    member_types: &[(String, Type)],
     display: &str,
 ) -> Type {
     let mut bound = types.clone();
+    for (name, t) in member_types {
+        bound.named.insert(name.clone(), t.clone());
+    }
     let mut values: HashMap<&str, i64> = HashMap::new();
     for (param, arg) in template.header.params.iter().zip(args) {
         match arg {

@@ -91,12 +91,34 @@ impl Analyzer<'_, '_> {
                 values.insert(m, v);
             }
         }
+        // Its member types under these arguments (`using dtype = typename packing<T>::type;`):
+        // a field may be declared with one.
+        let names: Vec<String> = self
+            .preparations()
+            .flat_map(|p| p.member_typedefs.iter())
+            .filter(|m| m.class == template.tag)
+            .map(|m| m.member.clone())
+            .collect();
+        let mut member_types = Vec::new();
+        for name in names {
+            if member_types.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            if let Some(crate::front::class_members::Member::Type(t)) =
+                self.class_member(&instance, &name)
+                && let Some(ty) = self.type_of_text(&t, at)
+                && !matches!(ty, Type::Unknown(_))
+            {
+                member_types.push((name, ty));
+            }
+        }
         let display = format!("{}<{}>", template.tag, texts.join(", "));
         let ty = instantiate(
             &self.types,
             template,
             &args,
             &|m| values.get(m).copied(),
+            &member_types,
             &display,
         );
         self.class_instances.insert(key, (args, ty.clone()));
@@ -119,6 +141,13 @@ impl Analyzer<'_, '_> {
             }
         }
         out
+    }
+
+    /// Whether `name` (`st_bf`, `kittens__st_bf`) is an alias template's.
+    fn is_alias_template(&self, name: &str) -> bool {
+        let bare = name.rsplit("__").next().unwrap_or(name);
+        self.preparations()
+            .any(|p| p.alias_templates.iter().any(|a| a.name == bare))
     }
 
     /// A type written as text: a class template instance (`sv<float, 64>`), else what
@@ -213,8 +242,9 @@ impl Analyzer<'_, '_> {
     /// cast to a class template's name (`sv *` as lang-c read it) looks up the text.
     pub(super) fn cpp_cast_instance(&mut self, cast: Span, read: &TypeName) -> Option<Type> {
         let names_template = read.specifiers.iter().any(|s| match &s.node {
-            SpecifierQualifier::TypeSpecifier(t) => typedef_name(t)
-                .is_some_and(|(name, _)| class_template(&self.types, &name).is_some()),
+            SpecifierQualifier::TypeSpecifier(t) => typedef_name(t).is_some_and(|(name, _)| {
+                class_template(&self.types, &name).is_some() || self.is_alias_template(&name)
+            }),
             _ => false,
         });
         if !names_template {

@@ -453,21 +453,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         format!("`{name}` keeps pointers into shared memory in an array; banklint does not follow pointers read from an array, so the accesses through its elements are not analyzed"),
                     );
                 }
-                let shape = if is_array {
-                    let extent = self.local_extent(&init.node.declarator.node, mask);
-                    Some(Rc::new(super::overloads::LocalArray {
-                        elem: base.clone(),
-                        extent,
-                        array: true,
-                    }))
-                } else {
-                    // A local object: its class tells constrained overloads apart.
-                    Some(Rc::new(super::overloads::LocalArray {
-                        elem: base.clone(),
-                        extent: None,
-                        array: false,
-                    }))
-                };
+                // A local object's class tells constrained overloads apart.
+                let extent = is_array
+                    .then(|| self.local_extent(&init.node.declarator.node, mask))
+                    .flatten();
+                let shape = Some(Rc::new(super::overloads::LocalArray {
+                    elem: base.clone(),
+                    extent,
+                    array: is_array,
+                }));
                 self.bind(&name, Binding::Opaque(shape));
                 continue;
             }
