@@ -20,21 +20,30 @@ pub enum Argument {
     Unknown,
 }
 
+/// What an instance's layout needs besides its arguments, each under them: its member types
+/// (`using dtype = T;`) and the types of its fields that are class template instances
+/// (`base<T, L> tiles[2]`).
+#[derive(Default)]
+pub struct InstanceTypes {
+    pub members: Vec<(String, Type)>,
+    pub fields: Vec<(String, Type)>,
+}
+
 /// `template` laid out with `args` (one per parameter, in order), named `display` in reports.
-/// `member` gives the class's static constant members (`size`) with these arguments, and
-/// `member_types` its member types (`using dtype = T;`) as they are under them.
+/// `member` gives the class's static constant members (`size`) with these arguments.
 pub fn instantiate(
     types: &TypeTable,
     template: &ClassTemplate,
     args: &[Argument],
     member: &dyn Fn(&str) -> Option<i64>,
-    member_types: &[(String, Type)],
+    own: &InstanceTypes,
     display: &str,
 ) -> Type {
     let mut bound = types.clone();
-    for (name, t) in member_types {
+    for (name, t) in &own.members {
         bound.named.insert(name.clone(), t.clone());
     }
+    bound.field_types = own.fields.iter().cloned().collect();
     let mut values: HashMap<&str, i64> = HashMap::new();
     for (param, arg) in template.header.params.iter().zip(args) {
         match arg {

@@ -625,7 +625,8 @@ pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_
                     let Some(name) = declarator_name(&decl.node) else {
                         continue;
                     };
-                    let mut ty = base.clone();
+                    let mut ty =
+                        (types.field_types.get(&name).cloned()).unwrap_or_else(|| base.clone());
                     let mut dims = Vec::new();
                     for derived in &decl.node.derived {
                         match &derived.node {

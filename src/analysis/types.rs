@@ -343,6 +343,9 @@ pub struct TypeTable {
     pub template_headers: HashMap<String, crate::front::cuda::TemplateHeader>,
     /// Class templates whose definitions were read, by tag: laid out per instantiation.
     pub class_templates: HashMap<String, Rc<ClassTemplate>>,
+    /// While one class template instance is laid out: the types of its fields that are
+    /// themselves class template instances (`base<T, L> tiles[2]`), by field name.
+    pub field_types: HashMap<String, Type>,
 }
 
 /// A class template's definition as lang-c read it (`struct sv { T data[N]; }`), with its

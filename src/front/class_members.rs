@@ -71,6 +71,9 @@ impl<'p> Classes<'p> {
     pub fn resolve(&self, text: &str) -> String {
         let text = drop_word(text, "typename");
         let resolve = |path: &str| -> Option<String> {
+            if let Some(v) = self.variable_instance(path) {
+                return Some(v);
+            }
             let parts = split_path(path);
             let (last, scope) = parts.split_last()?;
             if scope.is_empty() {
@@ -89,19 +92,52 @@ impl<'p> Classes<'p> {
     /// 32>`): parameters replaced by the arguments or their defaults, a pack (`dims...`) by
     /// the arguments left. `None` when `text` names no alias template.
     pub fn alias_instance(&self, text: &str) -> Option<String> {
+        let out = self.instance_of(text, &|p| &p.alias_templates, false)?;
+        // `typename A<x>::type` of a pack's recursion reads as the member type it is.
+        Some(out.trim_start_matches("typename ").to_string())
+    }
+
+    /// A variable template's instance (`TILE_DIM<float>`, `ns::TILE_DIM<T>` with `T` bound)
+    /// as its value, parenthesized, with the instances it uses replaced in turn. `None` when
+    /// `text` names none.
+    pub fn variable_instance(&self, text: &str) -> Option<String> {
+        self.variable_instance_at(text, 0)
+    }
+
+    fn variable_instance_at(&self, text: &str, depth: usize) -> Option<String> {
+        if depth > MAX_STATIC_MEMBER_NESTING {
+            return None;
+        }
+        let value = self.instance_of(text, &|p| &p.variable_templates, true)?;
+        let value = replace_paths(&value, &|p| self.variable_instance_at(p, depth + 1));
+        Some(format!("({value})"))
+    }
+
+    /// `text` as an instance of one of the templates `list` gives, with its text's parameters
+    /// replaced; `needs_args`: only written with `<...>` (a variable's name alone is not one).
+    fn instance_of(
+        &self,
+        text: &str,
+        list: &dyn Fn(&'p Prepared) -> &'p [crate::front::prepared::TemplateText],
+        needs_args: bool,
+    ) -> Option<String> {
         let t = text.trim().trim_start_matches("typename ").trim();
-        let (name, args) = split_template_args(t).unwrap_or((t, Vec::new()));
+        let (name, args) = match split_template_args(t) {
+            Some(parts) => parts,
+            None if needs_args => return None,
+            None => (t, Vec::new()),
+        };
         let tag = name.rsplit("::").next()?.trim();
-        let alias = (self.preps.iter())
-            .flat_map(|p| p.alias_templates.iter())
+        let found = (self.preps.iter().copied())
+            .flat_map(list)
             .find(|a| a.name == tag)?;
         let mut bindings: Bindings = Vec::new();
-        let mut target = alias.target.clone();
-        for (k, p) in alias.header.params.iter().enumerate() {
+        let mut out = found.text.clone();
+        for (k, p) in found.header.params.iter().enumerate() {
             if p.pack {
                 let rest = args.get(k..).unwrap_or_default().join(", ");
-                target = target.replace(&format!("{}...", p.name), &rest);
-                target = target.replace(&format!("{} ...", p.name), &rest);
+                out = out.replace(&format!("{}...", p.name), &rest);
+                out = out.replace(&format!("{} ...", p.name), &rest);
                 continue;
             }
             let value = match args.get(k) {
@@ -110,9 +146,17 @@ impl<'p> Classes<'p> {
             };
             bindings.push((p.name.clone(), value));
         }
-        let out = substitute(&target, &|w| bound(&bindings, w));
-        // `typename A<x>::type` of a pack's recursion reads as the member type it is.
-        Some(out.trim_start_matches("typename ").to_string())
+        Some(substitute(&out, &|w| bound(&bindings, w)))
+    }
+
+    /// `text` written inside the class `class` names (`base<T, layout>` in `rt<float, 32,
+    /// 32>`), with the class's parameters and members replaced.
+    pub fn within(&self, class: &str, text: &str) -> String {
+        let (tag, args) = tag_and_args(class);
+        let bindings = self.bindings(&tag, &args);
+        let bound_text = substitute(text, &|w| bound(&bindings, w));
+        let out = self.expand(&bound_text, class, 0);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     fn member_at(&self, class: &str, member: &str, depth: usize) -> Option<Member> {
@@ -162,6 +206,9 @@ impl<'p> Classes<'p> {
         }
         let text = drop_word(text, "typename");
         let resolve = |path: &str| -> Option<String> {
+            if let Some(v) = self.variable_instance(path) {
+                return Some(self.expand(&v, class, depth + 1));
+            }
             let parts = split_path(path);
             let (last, scope) = parts.split_last()?;
             let as_text = |m: Member| match m {
@@ -173,12 +220,13 @@ impl<'p> Classes<'p> {
                 return self.member_at(class, last, depth + 1).map(as_text);
             }
             // `A::m`: `A` may itself be a member type of the class (`Base`, `Reducer`); the
-            // class's values in its arguments are read first (`BytesToType<BYTES>::Type`).
+            // class's values and types in its arguments are read first
+            // (`BytesToType<BYTES>::Type`, `base<T, layout>::size` with `using T = ...;`).
             let scope = scope.join("::");
             let scope = if scope.contains('<') {
                 substitute(&scope, &|w| match self.member_at(class, w, depth + 1)? {
                     Member::Value(v) => Some(format!("({v})")),
-                    Member::Type(_) => None,
+                    Member::Type(t) => Some(t),
                 })
             } else {
                 scope
@@ -586,6 +634,52 @@ mod tests {
             Some(Member::Value("16".into()))
         );
         assert!(c.knows("Wide<16>") && !c.knows("Other<1>"));
+    }
+
+    #[test]
+    fn variable_templates_and_instance_fields() {
+        let p = file(
+            "namespace kit { constexpr int BASE = 16;\n\
+             template <typename T> constexpr int ROWS = BASE;\n\
+             template <typename T> constexpr int COLS = sizeof(T) == 1 ? ROWS<T> * 2 : ROWS<T>;\n\
+             template <typename T> constexpr int AREA{ROWS<T> * COLS<T>};\n\
+             template <typename P> struct unpack { using type = P; };\n\
+             template <typename _T, typename L> struct base { using T = _T; static constexpr int n = COLS<T>; T data[n]; };\n\
+             template <typename _T, int R> struct tile { using T = typename unpack<_T>::type; static constexpr int h = R / base<T, int>::n; base<T, int> parts[h]; }; }\n",
+        );
+        let c = Classes::new([&p]);
+        assert_eq!(
+            c.variable_instance("kit::ROWS<float>").as_deref(),
+            Some("(BASE)")
+        );
+        assert_eq!(
+            c.variable_instance("COLS<char>").as_deref(),
+            Some("(sizeof(char) == 1 ? (BASE) * 2 : (BASE))")
+        );
+        assert_eq!(
+            c.variable_instance("AREA<int>").as_deref(),
+            Some("((BASE) * (sizeof(int) == 1 ? (BASE) * 2 : (BASE)))")
+        );
+        assert_eq!(c.variable_instance("ROWS"), None);
+        // A member reading another class's member through the class's own member type.
+        assert_eq!(
+            c.member("tile<float, 64>", "h"),
+            Some(Member::Value(
+                "64 / ((sizeof(float) == 1 ? (BASE) * 2 : (BASE)))".into()
+            ))
+        );
+        assert_eq!(
+            c.within("tile<float, 64>", "base<T, int>"),
+            "base<float, int>"
+        );
+        assert_eq!(
+            p.template_fields,
+            [(
+                "tile".to_string(),
+                "parts".to_string(),
+                "base<T, int>".to_string()
+            )]
+        );
     }
 
     #[test]

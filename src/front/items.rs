@@ -140,10 +140,12 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
         }
         match inner.kind() {
             "struct_specifier" | "class_specifier" | "union_specifier" => {
+                record_template_fields(l, inner);
                 let outer = l.class_template.replace(header.clone());
                 item(l, inner, n);
                 l.class_template = outer;
             }
+            "declaration" if record_variable_template(l, inner, &header) => item(l, inner, n),
             "function_definition" | "declaration" | "type_definition" => item(l, inner, n),
             "template_declaration" => template_declaration(l, inner),
             "requires_clause" => l.blank_node(inner),
@@ -837,15 +839,79 @@ fn record_alias_template(l: &mut Lowering<'_>, n: Node<'_>, header: &TemplateHea
     if let (Some(name), Some(ty)) = (n.child_by_field_name("name"), n.child_by_field_name("type")) {
         l.out
             .alias_templates
-            .push(crate::front::prepared::AliasTemplate {
+            .push(crate::front::prepared::TemplateText {
                 name: text(name, l.src).to_string(),
                 header: header.clone(),
-                target: text(ty, l.src)
+                text: text(ty, l.src)
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" "),
             });
     }
+}
+
+/// The fields of a class template declared with a class template instance (`base<T, L>
+/// tiles[2];`): laid out per instance of the class, with its arguments.
+fn record_template_fields(l: &mut Lowering<'_>, class: Node<'_>) {
+    let (Some(tag), Some(body)) = (
+        class.child_by_field_name("name"),
+        class.child_by_field_name("body"),
+    ) else {
+        return;
+    };
+    for f in named_children(body) {
+        let Some(ty) = f.child_by_field_name("type") else {
+            continue;
+        };
+        if f.kind() != "field_declaration" || find_descendant(ty, &["template_type"]).is_none() {
+            continue;
+        }
+        let written = text(ty, l.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        for d in named_children(f) {
+            if d.id() != ty.id()
+                && let Some(name) = find_descendant(d, &["field_identifier"])
+            {
+                l.out.template_fields.push((
+                    text(tag, l.src).to_string(),
+                    text(name, l.src).to_string(),
+                    written.clone(),
+                ));
+            }
+        }
+    }
+}
+
+/// `template <typename T> constexpr int DIM = 16;` (or `DIM{16}`): recorded, and true, when the
+/// declaration is a variable template with an initializer.
+fn record_variable_template(l: &mut Lowering<'_>, n: Node<'_>, header: &TemplateHeader) -> bool {
+    let Some(d) = n.child_by_field_name("declarator") else {
+        return false;
+    };
+    let (Some(name), Some(value)) = (
+        d.child_by_field_name("declarator"),
+        d.child_by_field_name("value"),
+    ) else {
+        return false;
+    };
+    if d.kind() != "init_declarator" || name.kind() != "identifier" {
+        return false;
+    }
+    let value = text(value, l.src);
+    let value = match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+        Some(inner) => inner,
+        None => value,
+    };
+    l.out
+        .variable_templates
+        .push(crate::front::prepared::TemplateText {
+            name: text(name, l.src).to_string(),
+            header: header.clone(),
+            text: value.split_whitespace().collect::<Vec<_>>().join(" "),
+        });
+    true
 }
 
 /// `template <typename T> concept all = ...;`, in the namespace it is written in.

@@ -67,14 +67,16 @@ pub struct Chunk {
     pub display_name: Option<String>,
 }
 
-/// An alias template, `template <int R, int C> using tile_f = tile<float, R, C>;`: an
-/// instance (`tile_f<32, 32>`) names the target with the parameters replaced.
+/// A template that names text: an alias template (`template <int R, int C> using tile_f =
+/// tile<float, R, C>;`, whose instance `tile_f<32, 32>` names the type) or a variable template
+/// (`template <typename T> constexpr int DIM = sizeof(T) == 1 ? 32 : 16;`, whose instance
+/// `DIM<float>` is the value), with the parameters replaced by the arguments.
 #[derive(Clone, Debug)]
-pub struct AliasTemplate {
+pub struct TemplateText {
     pub name: String,
     pub header: TemplateHeader,
-    /// The aliased type as written, whitespace collapsed.
-    pub target: String,
+    /// The aliased type or the initializer, as written, whitespace collapsed.
+    pub text: String,
 }
 
 /// A region the front end or the parser could not handle.
@@ -242,7 +244,12 @@ pub struct Prepared {
     /// `using NAME = TYPE;`, as written.
     pub aliases: Vec<(String, String)>,
     /// Alias templates (this file's and its headers').
-    pub alias_templates: Vec<AliasTemplate>,
+    pub alias_templates: Vec<TemplateText>,
+    /// Variable templates (this file's and its headers').
+    pub variable_templates: Vec<TemplateText>,
+    /// Fields of class templates declared with a class template instance (`base<T, L>
+    /// tiles[2];`): (class tag, field, type as written), this file's and its headers'.
+    pub template_fields: Vec<(String, String, String)>,
     /// Concept definitions (this file's and its headers').
     pub concepts: Vec<crate::front::concepts::ConceptDef>,
     /// Those of `aliases` written in a function body, by offset: they may name the
@@ -418,6 +425,10 @@ impl Prepared {
         self.alias_templates
             .extend(other.alias_templates.iter().cloned());
         self.concepts.extend(other.concepts.iter().cloned());
+        self.variable_templates
+            .extend(other.variable_templates.iter().cloned());
+        self.template_fields
+            .extend(other.template_fields.iter().cloned());
         self.host_constants
             .extend(other.host_constants.iter().cloned());
         self.static_members

@@ -425,7 +425,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
             }
         }
-        if self.shared_ref(whole).is_some() || self.is_pointer_access(whole) {
+        if self.shared_ref(whole).is_some()
+            || self.is_pointer_access(whole)
+            || self.nested_member(whole).is_some()
+        {
             return self.shared_access(whole, Op::Load, mask);
         }
         let inner = self.eval(&m.expression, mask);
@@ -704,6 +707,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if self.shared_ref(lhs).is_some()
             || self.is_pointer_access(lhs)
             || self.is_member_array_element(lhs)
+            || self.nested_member(lhs).is_some()
         {
             let ops: &[Op] = if op.is_some() {
                 &[Op::Load, Op::Store]

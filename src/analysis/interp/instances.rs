@@ -112,13 +112,38 @@ impl Analyzer<'_, '_> {
                 member_types.push((name, ty));
             }
         }
+        // Fields that are class template instances, under these arguments.
+        let fields: Vec<(String, String)> = self
+            .preparations()
+            .flat_map(|p| p.template_fields.iter())
+            .filter(|(class, _, _)| *class == template.tag)
+            .map(|(_, field, ty)| (field.clone(), ty.clone()))
+            .collect();
+        let mut field_types = Vec::new();
+        if !fields.is_empty() {
+            let classes = crate::front::class_members::Classes::new(self.preparations());
+            let written: Vec<(String, String)> = (fields.into_iter())
+                .map(|(field, ty)| (field, classes.within(&instance, &ty)))
+                .collect();
+            for (field, ty) in written {
+                if let Some(t) = self.type_of_text(&ty, at)
+                    && !matches!(t, Type::Unknown(_))
+                {
+                    field_types.push((field, t));
+                }
+            }
+        }
+        let own = crate::analysis::class_templates::InstanceTypes {
+            members: member_types,
+            fields: field_types,
+        };
         let display = format!("{}<{}>", template.tag, texts.join(", "));
         let ty = instantiate(
             &self.types,
             template,
             &args,
             &|m| values.get(m).copied(),
-            &member_types,
+            &own,
             &display,
         );
         self.class_instances.insert(key, (args, ty.clone()));

@@ -48,7 +48,7 @@ pub use text_expressions::{const_eval_text, parse_expression_text};
 pub mod tma;
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
-fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
+pub(super) fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
     let mut members = Vec::new();
     let mut cur = e;
     while let Expression::Member(m) = &cur.node {

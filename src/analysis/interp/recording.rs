@@ -78,9 +78,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 members,
             });
         }
-        let (ptr, members) = match self.is_member_array_element(e) {
-            true => (self.member_array_element(e, mask)?, Vec::new()),
-            false => self.pointer_target(e, mask)?,
+        let (ptr, members) = if self.is_member_array_element(e) {
+            (self.member_array_element(e, mask)?, Vec::new())
+        } else if let Some((inner, members)) = self.nested_member(e) {
+            // `q[i].p[1].g`: a member of an element of a member array.
+            (self.member_array_element(inner, mask)?, members)
+        } else {
+            self.pointer_target(e, mask)?
         };
         let (array, indices, texts, elem) = self.place_parts(ptr, IndexText::Source(e.span), mask);
         Some(AccessTarget {

@@ -185,25 +185,47 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some((member, _)) = member_subscripts(e) else {
             return false;
         };
-        let (struct_type, members) = if let Some((array, _, members)) = self.shared_ref(member) {
-            (self.arrays[array].decl.elem.clone(), members)
-        } else if let Some((_, r, members)) = self.reference_member(member) {
-            (r.target.elem, members)
-        } else if self.is_pointer_access(member) {
-            let Some((pointer, members)) = pointer_and_members(member) else {
-                return false;
-            };
-            match base_name(pointer).map(|n| self.lookup(&n)) {
-                Some(Some(Binding::Pointer(p))) => (p.elem.clone(), members),
-                Some(Some(Binding::Shared(a))) => (self.arrays[*a].decl.elem.clone(), members),
-                _ => return false,
-            }
-        } else {
+        let Some((struct_type, members)) = self.member_base(member) else {
             return false;
         };
         // An unknown field is still one: the access is reported with why.
         let path = struct_type.field_path(&members);
         path.problem.is_some() || !path.dims.is_empty()
+    }
+
+    /// The struct type a member expression (`s[i].v`, `r.a.v`, `p->v`, `q[i].p[1].f`) starts
+    /// from, and the member names after it; `None` when it is not in shared memory.
+    fn member_base(&self, member: &Node<Expression>) -> Option<(Type, Vec<String>)> {
+        if let Some((array, _, members)) = self.shared_ref(member) {
+            Some((self.arrays[array].decl.elem.clone(), members))
+        } else if let Some((_, r, members)) = self.reference_member(member) {
+            Some((r.target.elem, members))
+        } else if self.is_pointer_access(member) {
+            let (pointer, members) = pointer_and_members(member)?;
+            match base_name(pointer).map(|n| self.lookup(&n)) {
+                Some(Some(Binding::Pointer(p))) => Some((p.elem.clone(), members)),
+                Some(Some(Binding::Shared(a))) => {
+                    Some((self.arrays[*a].decl.elem.clone(), members))
+                }
+                _ => None,
+            }
+        } else {
+            let (inner, members) = self.nested_member(member)?;
+            let (struct_type, outer) =
+                member_subscripts(inner).and_then(|(m, _)| self.member_base(m))?;
+            let path = struct_type.field_path(&outer);
+            path.problem.is_none().then_some((path.ty, members))
+        }
+    }
+
+    /// `q[i].p[1].f` (or `q[i].p[1].f.g`): members of an element of a member array, itself in
+    /// shared memory. The element expression (`q[i].p[1]`) and the member names after it.
+    pub(super) fn nested_member<'e>(
+        &self,
+        e: &'e Node<Expression>,
+    ) -> Option<(&'e Node<Expression>, Vec<String>)> {
+        let (inner, members) = crate::analysis::interp::direct_members(e)?;
+        (!members.is_empty() && self.is_member_array_element(inner)).then_some((inner, members))
     }
 
     /// Where `s[i].v[k]` (see `is_member_array_element`) is: a pointer to the element, placed
@@ -227,7 +249,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             None => match self.reference_member(member) {
                 Some((_, r, members)) => (r.target, members),
-                None => self.pointer_target(member, mask)?,
+                None => match self.nested_member(member) {
+                    // `q[i].p[1].f[k]`: the element `q[i].p[1]` is placed first.
+                    Some((inner, members)) => (self.member_array_element(inner, mask)?, members),
+                    None => self.pointer_target(member, mask)?,
+                },
             },
         };
         let ks: Vec<Lanes> = subscripts.iter().map(|x| self.eval(x, mask)).collect();
