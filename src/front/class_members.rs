@@ -135,9 +135,10 @@ impl<'p> Classes<'p> {
         let mut out = found.text.clone();
         for (k, p) in found.header.params.iter().enumerate() {
             if p.pack {
-                let rest = args.get(k..).unwrap_or_default().join(", ");
-                out = out.replace(&format!("{}...", p.name), &rest);
-                out = out.replace(&format!("{} ...", p.name), &rest);
+                let rest = args.get(k..).unwrap_or_default().to_vec();
+                out = crate::front::names::expand_packs(&out, &|n| {
+                    (n == p.name).then(|| rest.clone())
+                });
                 continue;
             }
             let value = match args.get(k) {
@@ -170,7 +171,11 @@ impl<'p> Classes<'p> {
         let primary = self.bindings(&tag, &args);
         let bind = |t: &str, spec: &Option<Bindings>| {
             let b = spec.as_ref().unwrap_or(&primary);
-            substitute(t, &|w| bound(b, w))
+            let t = crate::front::names::expand_packs(t, &|n| {
+                let list = bound(b, &format!("{n}..."))?;
+                Some(crate::front::names::split_list(&list))
+            });
+            substitute(&t, &|w| bound(b, w))
         };
         let found = self
             .own_member(&tag, &args, member)
@@ -406,11 +411,24 @@ pub(crate) fn could_match(written: &[String], params: &[String], actual: &[Strin
 /// that is one of the specialization's parameters takes the actual one (the same wherever it
 /// appears), any other must be the same text. `None` when they do not match.
 pub(crate) fn unify(written: &[String], params: &[String], actual: &[String]) -> Option<Bindings> {
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    // `<A, first, rest...>`: the pack takes the arguments left, none or more; it is bound
+    // as `rest...` (see `expand_packs`).
+    let pack = (written.last())
+        .and_then(|w| w.trim().strip_suffix("..."))
+        .map(str::trim)
+        .filter(|p| params.iter().any(|q| q == p));
+    let fixed = written.len() - usize::from(pack.is_some());
+    if pack.is_some() && actual.len() >= fixed {
+        let mut bound = unify(&written[..fixed], params, &actual[..fixed])?;
+        let rest: Vec<String> = actual[fixed..].iter().map(|a| norm(a)).collect();
+        bound.push((format!("{}...", pack.unwrap_or_default()), rest.join(", ")));
+        return Some(bound);
+    }
     if written.len() != actual.len() {
         return None;
     }
     let mut bound: Bindings = Vec::new();
-    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     for (w, a) in written.iter().zip(actual) {
         let w = norm(w);
         if params.contains(&w) {

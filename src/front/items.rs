@@ -483,7 +483,68 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
                 l.host_reader.method(member, &class, &args);
                 l.blank_node(member);
             }
+            "template_declaration" => {
+                record_nested_template(l, member);
+                l.blank_node(member);
+            }
             _ => l.blank_node(member),
+        }
+    }
+}
+
+/// A template declared inside a class body that is no method: an alias template, or a
+/// nested class template or partial specialization (`template <typename A> struct
+/// varr<A> { using type = A; };`), whose member types and constants are recorded as a
+/// class's are (by its own tag). Its text is not parsed.
+fn record_nested_template(l: &mut Lowering<'_>, n: Node<'_>) {
+    let Some(params) = n.child_by_field_name("parameters") else {
+        return;
+    };
+    let header = template_header(l, n, params);
+    for inner in named_children(n) {
+        match inner.kind() {
+            "alias_declaration" => record_alias_template(l, inner, &header),
+            "struct_specifier" | "class_specifier" => {
+                let (Some(name), Some(body)) = (
+                    inner.child_by_field_name("name"),
+                    inner.child_by_field_name("body"),
+                ) else {
+                    continue;
+                };
+                let (tag, args) = match name.kind() {
+                    "template_type" => (
+                        name.child_by_field_name("name")
+                            .map_or("", |x| text(x, l.src)),
+                        name.child_by_field_name("arguments").map(|a| {
+                            (named_children(a).iter())
+                                .map(|x| {
+                                    text(*x, l.src)
+                                        .split_whitespace()
+                                        .collect::<Vec<_>>()
+                                        .join(" ")
+                                })
+                                .collect::<Vec<_>>()
+                        }),
+                    ),
+                    _ => (text(name, l.src), None),
+                };
+                let tag = tag.to_string();
+                if args.is_none() {
+                    l.out.class_templates.push((tag.clone(), header.clone()));
+                }
+                for m in named_children(body) {
+                    match m.kind() {
+                        "type_definition" | "alias_declaration" => {
+                            record_member_typedef(l, m, &tag, &args);
+                        }
+                        "field_declaration" if is_static(l, m) => {
+                            record_static_member(l, m, &tag, &args);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }

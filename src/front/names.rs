@@ -273,8 +273,67 @@ pub fn replace_words(text: &str, bindings: &[(&str, &str)]) -> String {
     out
 }
 
+/// A comma-separated list of arguments as written (`int, Pair<A, B>`), split at its
+/// top-level commas; none for empty text.
+pub fn split_list(text: &str) -> Vec<String> {
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
+    split_top_level(text)
+        .into_iter()
+        .map(|a| a.trim().to_string())
+        .collect()
+}
+
+/// `text` with each pack expansion `name...` (or `name ...`) whose pack `packs` knows replaced
+/// by the pack's arguments, joined; an empty pack takes the comma before it too
+/// (`variadic<A, dims...>` with no `dims` is `variadic<A>`).
+pub fn expand_packs(text: &str, packs: &dyn Fn(&str) -> Option<Vec<String>>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = rest.find("...") {
+        let before = &rest[..k];
+        let head = before.trim_end();
+        let start = head
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &head[start..];
+        match (!name.is_empty()).then(|| packs(name)).flatten() {
+            Some(args) if args.is_empty() => {
+                let kept = head[..start].trim_end();
+                out.push_str(kept.strip_suffix(',').unwrap_or(kept));
+            }
+            Some(args) => {
+                out.push_str(&head[..start]);
+                out.push_str(&args.join(", "));
+            }
+            None => {
+                out.push_str(before);
+                out.push_str("...");
+            }
+        }
+        rest = &rest[k + 3..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod template_text_tests {
+    #[test]
+    fn pack_expansions() {
+        let packs = |n: &str| match n {
+            "dims" => Some(Vec::new()),
+            "Ts" => Some(vec!["int".to_string(), "float".to_string()]),
+            _ => None,
+        };
+        let e = |t: &str| super::expand_packs(t, &packs);
+        assert_eq!(e("variadic<A, dims...>::type"), "variadic<A>::type");
+        assert_eq!(e("f<Ts...>(x)"), "f<int, float>(x)");
+        assert_eq!(e("g<A, Ts ...>"), "g<A, int, float>");
+        assert_eq!(e("h<other...>"), "h<other...>");
+    }
+
     #[test]
     fn template_arguments_and_word_replacement() {
         assert_eq!(

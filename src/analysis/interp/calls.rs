@@ -781,6 +781,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // parameters keep the caller's values.
             let sibling = receiver.is_none() && self.in_same_class_template(&f.namespace);
             for (k, param) in header.params.iter().enumerate() {
+                // A pack takes the arguments left (none, often: `allocate<T>()` of
+                // `template <typename A, size_t... dims>`), expanded where it is written.
+                if param.pack {
+                    let rest = given.get(k..).unwrap_or_default().join(", ");
+                    texts.push((format!("{}...", param.name), rest));
+                    continue;
+                }
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
                 if text.is_none()
                     && sibling

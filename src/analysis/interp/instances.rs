@@ -160,10 +160,12 @@ impl Analyzer<'_, '_> {
         }
         let classes = crate::front::class_members::Classes::new(self.preparations());
         for _ in 0..crate::limits::MAX_INSTANCE_NESTING {
-            match classes.alias_instance(&out) {
-                Some(t) => out = t,
+            // `typename varr<A>::type`, which an alias may name, is the member type it is.
+            let next = match classes.alias_instance(&out) {
+                Some(t) => classes.resolve(&t),
                 None => break,
-            }
+            };
+            out = next;
         }
         out
     }

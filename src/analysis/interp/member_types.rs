@@ -61,6 +61,10 @@ impl Analyzer<'_, '_> {
                 k += 1;
                 // Type parameters and aliases by the text they are bound to, value
                 // parameters by their value.
+                let text = &crate::front::names::expand_packs(text, &|n| {
+                    let list = self.type_args.get(&format!("{n}..."))?;
+                    Some(crate::front::names::split_list(list))
+                });
                 let bound = crate::front::class_members::substitute(text, &|w| {
                     self.type_args.get(w).cloned().or_else(|| {
                         let v = self.template_values.get(w)?.as_const()?;
