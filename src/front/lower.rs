@@ -250,6 +250,12 @@ impl<'p> Lowering<'p> {
                 for c in children(n) {
                     if c.kind() == "constexpr" {
                         self.blank_node(c);
+                        // Its condition's start: the branch not taken is not instantiated.
+                        if let Some(cond) = n.child_by_field_name("condition")
+                            && let Some(value) = named_children(cond).first()
+                        {
+                            self.out.constexpr_ifs.push(value.start_byte());
+                        }
                     }
                 }
                 return true;

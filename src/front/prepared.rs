@@ -247,6 +247,8 @@ pub struct Prepared {
     pub alias_templates: Vec<TemplateText>,
     /// Variable templates (this file's and its headers').
     pub variable_templates: Vec<TemplateText>,
+    /// Where the condition of each `if constexpr` starts, in text order.
+    pub constexpr_ifs: Vec<usize>,
     /// Fields of class templates declared with a class template instance (`base<T, L>
     /// tiles[2];`): (class tag, field, type as written), this file's and its headers'.
     pub template_fields: Vec<(String, String, String)>,

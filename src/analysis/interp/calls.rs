@@ -609,6 +609,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             call.arguments.len(),
             false,
             &obj.template_args,
+            self.method_template_arguments(call),
         )
         .and_then(|found| found.unit.definition(found.function))
         .is_some_and(|def| returns_pointer(&def.declarator.node))
@@ -756,12 +757,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             // A method of a class template instance: the class's arguments come first.
             let given: Vec<String> = match &receiver {
-                Some(r) => r
-                    .template_args
-                    .iter()
-                    .cloned()
-                    .chain(self.template_arguments_at(at).iter().cloned())
-                    .collect(),
+                // The class's arguments, its defaults for those not written
+                // (`shared_allocator al(p);` of `template <int align = 1024>`), then the
+                // method's own.
+                Some(r) => {
+                    let class = self.class_parameters(&r.class);
+                    let mut args = r.template_args.clone();
+                    for p in class.iter().skip(args.len()) {
+                        args.push(p.default.clone().unwrap_or_else(|| p.name.clone()));
+                    }
+                    args.into_iter()
+                        .chain(self.template_arguments_at(at).iter().cloned())
+                        .collect()
+                }
                 None => scope_args
                     .into_iter()
                     .chain(self.template_arguments_at(at).iter().cloned())

@@ -43,6 +43,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// see `bound_args`): the method of the specialization those arguments choose, else the
     /// primary's. This unit's first, then the home file's and the headers' (a class is most
     /// often defined in a header).
+    /// `explicit`: the method's own template arguments written at the call (`al.allocate<T>()`):
+    /// of overloads with the same arity, those they cannot stand for are left out.
     pub(super) fn method(
         &self,
         class: &str,
@@ -50,6 +52,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         arity: usize,
         constructor: bool,
         args: &[String],
+        explicit: &[String],
     ) -> Option<Found<'a, 'p>> {
         let here: &'a Unit<'p> = self.unit;
         let units = std::iter::once((None, here))
@@ -66,7 +69,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let f = (unit.functions.iter()).find(|f| m.span.contains(&f.span.start))?;
                     Some((f, m))
                 })
-                .filter(|(f, _)| f.params.len() == arity);
+                .filter(|(f, _)| {
+                    f.params.len() == arity
+                        && self.given_arguments_fit(f, explicit, self.class_parameters(class).len())
+                });
             for (function, method) in candidates {
                 let header = header
                     .filter(|_| !std::ptr::eq(unit, here))
@@ -151,7 +157,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return None;
         }
         let settled = self.bound_args(&template_args);
-        let found = self.method(&class, &class, arity, true, &settled)?;
+        let found = self.method(&class, &class, arity, true, &settled, &[])?;
         let m = found.method;
         let Some(Node {
             node: Expression::Call(call),
@@ -372,6 +378,30 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// The template parameters of the class `class` (by its tag), when it is a class
+    /// template: a method's header starts with them.
+    pub(super) fn class_parameters(
+        &self,
+        class: &str,
+    ) -> Vec<crate::front::prepared::TemplateParam> {
+        let tag = class.rsplit("__").next().unwrap_or(class);
+        (self.preparations())
+            .flat_map(|p| p.class_templates.iter())
+            .find(|(t, _)| t == tag)
+            .map(|(_, h)| h.params.clone())
+            .unwrap_or_default()
+    }
+
+    /// The template arguments written at a method call's name (`al.allocate<T, 2>()`).
+    pub(super) fn method_template_arguments(&self, call: &CallExpression) -> &[String] {
+        match &call.callee.node {
+            Expression::Member(m) => {
+                self.template_arguments_at(self.span(m.node.identifier.span).start)
+            }
+            _ => &[],
+        }
+    }
+
     /// `obj.method(args)` on an object banklint built: the method runs on its fields.
     /// `None` when the class has no such lifted method.
     pub(super) fn method_call(
@@ -384,7 +414,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) -> Option<Lanes> {
         let settled = self.bound_args(&obj.template_args);
-        let Some(found) = self.method(&obj.class, method, args.len(), false, &settled) else {
+        let explicit = self.method_template_arguments(call).to_vec();
+        let Some(found) = self.method(&obj.class, method, args.len(), false, &settled, &explicit)
+        else {
             // A method banklint has no body of, on an object that keeps a pointer into
             // shared memory: what it does through the pointer is not seen.
             if obj
@@ -462,7 +494,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let class = class.rsplit("__").next().unwrap_or(&class).to_string();
         let arity = arity_of(args_text);
         let settled = self.bound_args(&args);
-        let Some(found) = self.method(&class, &class, arity, true, &settled) else {
+        let Some(found) = self.method(&class, &class, arity, true, &settled, &[]) else {
             return false;
         };
         let Some(Node {

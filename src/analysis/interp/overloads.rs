@@ -317,15 +317,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     fn explicit_arguments_fit(&self, f: &Function, call: &CallExpression) -> bool {
         let at = self.span(call.callee.span).start;
-        let given = self.template_arguments_at(at);
+        self.given_arguments_fit(f, self.template_arguments_at(at), 0)
+    }
+
+    /// Whether explicit template arguments `given` can stand for `f`'s template parameters
+    /// after the first `skip` (a method's class's): a type for a type parameter, a value for
+    /// a value parameter, no more than there are parameters (a pack takes any number).
+    pub(super) fn given_arguments_fit(&self, f: &Function, given: &[String], skip: usize) -> bool {
         if given.is_empty() {
             return true;
         }
         let Some(header) = &f.template else {
             return false;
         };
-        given.len() <= header.params.len()
-            && given.iter().zip(&header.params).all(|(a, p)| {
+        let params = header.params.get(skip..).unwrap_or_default();
+        let pack = params.last().is_some_and(|p| p.pack);
+        (given.len() <= params.len() || pack)
+            && given.iter().zip(params).all(|(a, p)| {
                 let a = a.trim();
                 if p.is_type {
                     !(a.starts_with(|c: char| c.is_ascii_digit())

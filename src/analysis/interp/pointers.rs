@@ -447,6 +447,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                     return Some(self.element_pointer(array, &index_exprs, mask));
                 }
+                // `&src.data[k]`, `&p->v[k]`: an element of an array member in shared memory.
+                if self.is_member_array_element(&u.node.operand) {
+                    return self.member_array_element(&u.node.operand, mask);
+                }
                 match &u.node.operand.node {
                     Expression::BinaryOperator(b)
                         if b.node.operator.node == BinaryOperator::Index =>

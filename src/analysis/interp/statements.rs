@@ -606,6 +606,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     pub(super) fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
         let c = self.eval(&i.condition, mask);
+        // `if constexpr` with its condition settled: the other branch is not instantiated,
+        // so nothing in it runs or is reported.
+        let at = self.span(i.condition.span).start;
+        if let Some(v) = c.as_const()
+            && self.unit.prepared.constexpr_ifs.binary_search(&at).is_ok()
+        {
+            match (v != 0, &i.else_statement) {
+                (true, _) => self.exec(&i.then_statement, mask),
+                (false, Some(e)) => self.exec(e, mask),
+                (false, None) => {}
+            }
+            return;
+        }
         let line_of_condition = |a: &Self| a.line_of(i.condition.span);
         match &c {
             Lanes::Same(Value::Unknown(_)) | Lanes::Same(Value::Affine(_))
