@@ -23,6 +23,14 @@ pub struct Classes<'p> {
     /// The specializations each class tag has (written arguments, own parameters), each once:
     /// built at the first choice, as a lookup makes many.
     specializations: std::cell::OnceCell<Specializations<'p>>,
+    /// The names of the alias and variable templates, for the many lookups of names that
+    /// are neither.
+    template_texts: std::cell::OnceCell<std::collections::HashSet<&'p str>>,
+    /// Members looked up, by class and member: a library's classes are asked the same
+    /// ones again and again, each answer a walk through their bases and members.
+    found: std::cell::RefCell<std::collections::HashMap<(String, String), Option<Member>>>,
+    /// Whether the lookup under way met the nesting bound.
+    cut: std::cell::Cell<bool>,
 }
 
 type Specializations<'p> = std::collections::HashMap<&'p str, Vec<(&'p [String], &'p [String])>>;
@@ -32,6 +40,9 @@ impl<'p> Classes<'p> {
         Classes {
             preps: preps.into_iter().collect(),
             specializations: std::cell::OnceCell::new(),
+            template_texts: std::cell::OnceCell::new(),
+            found: Default::default(),
+            cut: std::cell::Cell::new(false),
         }
     }
 
@@ -106,6 +117,7 @@ impl<'p> Classes<'p> {
 
     fn variable_instance_at(&self, text: &str, depth: usize) -> Option<String> {
         if depth > MAX_STATIC_MEMBER_NESTING {
+            self.cut.set(true);
             return None;
         }
         let value = self.instance_of(text, &|p| &p.variable_templates, true)?;
@@ -122,6 +134,16 @@ impl<'p> Classes<'p> {
         needs_args: bool,
     ) -> Option<String> {
         let t = text.trim().trim_start_matches("typename ").trim();
+        let names = self.template_texts.get_or_init(|| {
+            (self.preps.iter())
+                .flat_map(|p| p.alias_templates.iter().chain(&p.variable_templates))
+                .map(|a| a.name.as_str())
+                .collect()
+        });
+        let head = t.split('<').next().unwrap_or(t);
+        if !names.contains(head.rsplit("::").next().unwrap_or(head).trim()) {
+            return None;
+        }
         let (name, args) = match split_template_args(t) {
             Some(parts) => parts,
             None if needs_args => return None,
@@ -162,8 +184,26 @@ impl<'p> Classes<'p> {
 
     fn member_at(&self, class: &str, member: &str, depth: usize) -> Option<Member> {
         if depth > MAX_STATIC_MEMBER_NESTING {
+            self.cut.set(true);
             return None;
         }
+        let key = (class.to_string(), member.to_string());
+        if let Some(known) = self.found.borrow().get(&key) {
+            return known.clone();
+        }
+        let outer_cut = self.cut.replace(false);
+        let found = self.member_uncached(class, member, depth);
+        let cut = self.cut.get();
+        self.cut.set(outer_cut || cut);
+        // Only whole answers are kept: one the nesting bound cut short may be asked again
+        // from less deep and do better.
+        if !cut {
+            self.found.borrow_mut().insert(key, found.clone());
+        }
+        found
+    }
+
+    fn member_uncached(&self, class: &str, member: &str, depth: usize) -> Option<Member> {
         if let Some(target) = self.alias_instance(class) {
             return self.member_at(&target, member, depth + 1);
         }
@@ -207,6 +247,7 @@ impl<'p> Classes<'p> {
     /// `A::m` and `A<x>::m` resolved where `A` is a class banklint has read.
     fn expand(&self, text: &str, class: &str, depth: usize) -> String {
         if depth > MAX_STATIC_MEMBER_NESTING {
+            self.cut.set(true);
             return text.to_string();
         }
         let text = drop_word(text, "typename");

@@ -46,4 +46,5 @@ pub mod project_headers;
 pub mod source;
 pub mod source_map;
 pub mod syntax;
+pub mod template_records;
 pub mod type_names;

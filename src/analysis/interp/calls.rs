@@ -10,12 +10,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Lanes {
-        let name = match &call.callee.node {
-            Expression::Identifier(id) => Some(id.node.name.clone()),
+        let arity = call.arguments.len();
+        // `src.idx(addr, c)` with `src` a tile in shared memory: a static method of its
+        // class, run with the class's arguments.
+        let through_object = match &call.callee.node {
+            Expression::Member(m) => self.static_method_of_shared(&m.node, arity),
             _ => None,
         };
-        let arity = call.arguments.len();
-        let mut callee = name.as_deref().and_then(|n| self.callee(n, arity));
+        let name = match &call.callee.node {
+            Expression::Identifier(id) => Some(id.node.name.clone()),
+            _ => through_object.as_ref().map(|c| c.lookup.clone()),
+        };
+        let mut callee = match through_object {
+            Some(c) => Some(c),
+            None => name.as_deref().and_then(|n| self.callee(n, arity)),
+        };
         if callee.is_none()
             && let Some(f) = name
                 .as_deref()
@@ -23,6 +32,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return self.atomic_call(whole, call, f, mask);
         }
+        let mut aggregates: Vec<(usize, Vec<Lanes>)> = Vec::new();
         let args: Vec<Lanes> = call
             .arguments
             .iter()
@@ -90,11 +100,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
-                    _ => self.eval(a, mask),
+                    _ => match self.aggregate_elements(a, mask) {
+                        // `f(addr, {row, col})`: kept element by element for a struct
+                        // parameter (see `inline_call_in`).
+                        Some(items) => {
+                            let uniform = items.iter().all(Lanes::is_uniform);
+                            aggregates.push((k, items));
+                            let why = "an aggregate `{...}`";
+                            if uniform {
+                                Lanes::unknown(why)
+                            } else {
+                                Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]))
+                            }
+                        }
+                        None => self.eval(a, mask),
+                    },
                 }
             })
             .collect();
-        if let Expression::Member(m) = &call.callee.node {
+        self.pending_aggregates = aggregates;
+        if let Expression::Member(m) = &call.callee.node
+            && callee.is_none()
+        {
             // Cooperative groups: `tile.thread_rank()`, `block.thread_rank()`,
             // `cg::this_thread_block().thread_rank()`.
             let method = &m.node.identifier.node.name;
@@ -137,6 +164,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_)))
             {
                 return self.uniform_data("the result of a method call");
+            }
+            // A method called on an object in shared memory (`src.idx(...)` with `src` a
+            // reference to a tile there) does not read the object at the call: what the
+            // method reads is its own business. Only the subscripts are evaluated.
+            let on_shared = match &m.node.expression.node {
+                Expression::Identifier(id) => matches!(
+                    self.lookup(&id.node.name),
+                    Some(Binding::Reference(_) | Binding::Pointer(_))
+                ),
+                _ => {
+                    self.shared_ref(&m.node.expression).is_some()
+                        || self.is_pointer_access(&m.node.expression)
+                        || self.is_member_array_element(&m.node.expression)
+                }
+            };
+            if on_shared {
+                self.eval_subscripts_only(&m.node.expression, mask);
+                return Lanes::unknown("the result of a method of an object in shared memory");
             }
             let base = self.eval(&m.node.expression, mask);
             return self.data_value(&base, "the result of a method call");
@@ -555,116 +600,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .last()
     }
 
-    /// Whether a call reaches a device function that returns a pointer and declares shared
-    /// memory or names a file-scope `__shared__` array: an accessor whose result is followed
-    /// as a pointer into that array.
-    pub(super) fn call_returns_shared(&self, call: &CallExpression) -> bool {
-        let Expression::Identifier(id) = &call.callee.node else {
-            return self.method_returns_shared(call);
-        };
-        // By the unit too: a header's function may call another `f` than the file's.
-        let unit = std::ptr::from_ref(self.unit) as usize;
-        let key = (id.node.name.clone(), call.arguments.len(), unit);
-        let known = self.accessors.borrow().get(&key).copied();
-        let returns = known.unwrap_or_else(|| {
-            let answer = self.returns_shared_uncached(&key.0, key.1);
-            self.accessors.borrow_mut().insert(key, answer);
-            answer
-        });
-        match returns {
-            Returns::Other => false,
-            Returns::Shared => true,
-            // `float *carve(int *base, int n) { return (float *)base + n; }`: a pointer into
-            // shared memory when it is given one.
-            Returns::Pointer => call
-                .arguments
-                .iter()
-                .any(|a| self.points_to_shared(a) || self.is_shared_object(a)),
-        }
-    }
-
-    /// `obj.grab(n)` on an object that keeps a pointer into shared memory, whose method
-    /// returns a pointer: most likely one derived from the object's.
-    fn method_returns_shared(&self, call: &CallExpression) -> bool {
-        let Expression::Member(m) = &call.callee.node else {
-            return false;
-        };
-        let Expression::Identifier(object) = &m.node.expression.node else {
-            return false;
-        };
-        let Some(Binding::Object(obj)) = self.lookup(&object.node.name) else {
-            return false;
-        };
-        if !obj
-            .fields
-            .values()
-            .any(|b| matches!(b, Binding::Pointer(_)))
-        {
-            return false;
-        }
-        let name = &m.node.identifier.node.name;
-        self.method(
-            &obj.class,
-            name,
-            call.arguments.len(),
-            false,
-            &obj.template_args,
-            self.method_template_arguments(call),
-        )
-        .and_then(|found| found.unit.definition(found.function))
-        .is_some_and(|def| returns_pointer(&def.declarator.node))
-    }
-
-    fn returns_shared_uncached(&self, name: &str, arity: usize) -> Returns {
-        let Some(c) = self.callee(name, arity) else {
-            return Returns::Other;
-        };
-        let Some(def) = c.unit.definition(c.function) else {
-            return Returns::Other;
-        };
-        let span = c.function.span.clone();
-        // `uint32_t smem_addr(const void *p) { return __cvta_generic_to_shared(p); }`: an
-        // integer that is a shared-window address, followed like the intrinsic. Only when
-        // every `return` returns the conversion: a function that merely uses a window
-        // address returns something else, and is evaluated as a value.
-        let returns_window = || {
-            let Some(t) = c.unit.prepared.text.get(span.clone()) else {
-                return false;
-            };
-            let tokens = crate::front::lex::tokenize(t);
-            let words: Vec<&str> = tokens.iter().map(|k| k.text(t)).collect();
-            let returns: Vec<usize> = (0..words.len()).filter(|&k| words[k] == "return").collect();
-            !returns.is_empty()
-                && returns.iter().all(|&k| {
-                    words[k..]
-                        .iter()
-                        .take_while(|w| **w != ";")
-                        .any(|w| *w == "__cvta_generic_to_shared")
-                })
-        };
-        if !returns_pointer(&def.declarator.node) {
-            return if returns_window() {
-                Returns::Shared
-            } else {
-                Returns::Other
-            };
-        }
-        let mentions_shared = c
-            .unit
-            .prepared
-            .keywords_in(span.clone())
-            .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
-            || c.unit.prepared.text.get(span).is_some_and(|t| {
-                t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                    .any(|w| c.unit.file_shared.iter().any(|a| a.name == w))
-            });
-        if mentions_shared {
-            Returns::Shared
-        } else {
-            Returns::Pointer
-        }
-    }
-
     /// Inlines `f`, defined in `unit` (the caller's, or a header's).
     pub(super) fn inline_call_in(
         &mut self,
@@ -678,9 +613,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
         self.reached_functions.insert(f.overload_key());
+        let aggregates = std::mem::take(&mut self.pending_aggregates);
         let mut frame = HashMap::default();
         for (k, p) in f.params.iter().enumerate() {
             let arg_expr = call.arguments.get(k);
+            // `int2 coord` given `{row, col}`: an object whose members are the elements, in
+            // the order the type declares them.
+            if let Type::Record(r) = &p.ty
+                && let Some((_, items)) = aggregates.iter().find(|(i, _)| *i == k)
+                && r.fields.len() >= items.len()
+            {
+                let fields = (r.fields.iter().zip(items))
+                    .map(|(f, v)| (f.name.clone(), Binding::Value(v.clone())))
+                    .collect();
+                let object = super::objects::Object {
+                    class: r.name.clone(),
+                    template_args: Vec::new(),
+                    fields: Rc::new(fields),
+                };
+                frame.insert(p.name.clone(), Binding::Object(object));
+                continue;
+            }
             let shared = arg_expr.and_then(|a| match &a.node {
                 Expression::Identifier(id) => match self.lookup(&id.node.name) {
                     Some(Binding::Shared(s)) => Some(*s),
@@ -952,23 +905,6 @@ pub(super) fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
         .lambdas
         .iter()
         .any(|l| l.span.contains(&f.span.start))
-}
-
-/// What a function returns, as far as following shared-memory pointers goes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Returns {
-    /// A pointer into shared memory it names (or a shared-window address).
-    Shared,
-    /// A pointer: into shared memory when it is given one.
-    Pointer,
-    Other,
-}
-
-/// Whether a function's declarator returns a pointer (`float *f(...)`).
-fn returns_pointer(d: &lang_c::ast::Declarator) -> bool {
-    d.derived
-        .iter()
-        .any(|d| matches!(d.node, lang_c::ast::DerivedDeclarator::Pointer(_)))
 }
 
 /// The type a function template's type parameter `name` takes from the call: the element

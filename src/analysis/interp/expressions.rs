@@ -12,19 +12,36 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         v
     }
 
+    /// Whether `e` is a braced list `{a, b}` (spelled `(a, b)` for lang-c).
+    pub(super) fn is_braced_list(&self, e: &Node<Expression>) -> bool {
+        let lists = &self.unit.prepared.braced_lists;
+        if lists.is_empty() {
+            return false;
+        }
+        let at = self.span(e.span);
+        // lang-c's span of `(a, b)` may take the parentheses (the braces written).
+        lists.contains(&(at.start, at.end))
+            || (at.len() >= 2 && lists.contains(&(at.start + 1, at.end - 1)))
+    }
+
     pub(super) fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
-        if !self.unit.prepared.braced_lists.is_empty() {
-            let at = self.span(e.span);
-            if self
-                .unit
-                .prepared
-                .braced_lists
-                .contains(&(at.start, at.end))
-            {
+        {
+            if self.is_braced_list(e) {
                 // `{a, b}`: its elements are read (they may load shared memory); the value
-                // is an aggregate, which no index can use.
-                let _ = self.eval_node(e, mask);
-                return Lanes::unknown("a braced list `{...}` (an aggregate)");
+                // is an aggregate, which no index can use. Its members are the same in every
+                // lane only when every element is.
+                let uniform = match &e.node {
+                    Expression::Comma(list) => {
+                        list.iter().all(|x| self.eval_node(x, mask).is_uniform())
+                    }
+                    _ => self.eval_node(e, mask).is_uniform(),
+                };
+                let why = "a braced list `{...}` (an aggregate)";
+                return if uniform {
+                    Lanes::unknown(why)
+                } else {
+                    Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]))
+                };
             }
         }
         self.eval_node(e, mask)
@@ -363,7 +380,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(known) = self.class_members.get(&key) {
             return known.clone();
         }
-        let classes = crate::front::class_members::Classes::new(self.preparations());
+        let classes = self.classes();
         let found = classes.member(class, member);
         self.class_members.insert(key, found.clone());
         found

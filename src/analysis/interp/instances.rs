@@ -93,10 +93,13 @@ impl Analyzer<'_, '_> {
         }
         // Its member types under these arguments (`using dtype = typename packing<T>::type;`):
         // a field may be declared with one.
+        // Only those a field is declared with: a traits class has many, and none of the
+        // others changes the layout.
+        let used = field_type_names(&template.definition);
         let names: Vec<String> = self
             .preparations()
             .flat_map(|p| p.member_typedefs.iter())
-            .filter(|m| m.class == template.tag)
+            .filter(|m| m.class == template.tag && used.contains(&m.member.as_str()))
             .map(|m| m.member.clone())
             .collect();
         let mut member_types = Vec::new();
@@ -121,7 +124,7 @@ impl Analyzer<'_, '_> {
             .collect();
         let mut field_types = Vec::new();
         if !fields.is_empty() {
-            let classes = crate::front::class_members::Classes::new(self.preparations());
+            let classes = self.classes();
             let written: Vec<(String, String)> = (fields.into_iter())
                 .map(|(field, ty)| (field, classes.within(&instance, &ty)))
                 .collect();
@@ -158,7 +161,13 @@ impl Analyzer<'_, '_> {
         if self.preparations().all(|p| p.alias_templates.is_empty()) {
             return out;
         }
-        let classes = crate::front::class_members::Classes::new(self.preparations());
+        // Context-free (it reads the unit's declarations only): once per text.
+        let key = (std::ptr::from_ref(self.unit) as usize, out);
+        if let Some(known) = self.alias_expansions.borrow().get(&key) {
+            return known.clone();
+        }
+        out = key.1.clone();
+        let classes = self.classes();
         for _ in 0..crate::limits::MAX_INSTANCE_NESTING {
             // `typename varr<A>::type`, which an alias may name, is the member type it is.
             let next = match classes.alias_instance(&out) {
@@ -167,6 +176,7 @@ impl Analyzer<'_, '_> {
             };
             out = next;
         }
+        self.alias_expansions.borrow_mut().insert(key, out.clone());
         out
     }
 
@@ -291,6 +301,24 @@ impl Analyzer<'_, '_> {
         }
         self.type_of_text(pointee, cast)
     }
+}
+
+/// The type names a class's fields are declared with (`dtype` of `dtype data[N];`).
+fn field_type_names(st: &lang_c::ast::StructType) -> Vec<&str> {
+    let mut out = Vec::new();
+    for d in st.declarations.iter().flatten() {
+        let lang_c::ast::StructDeclaration::Field(f) = &d.node else {
+            continue;
+        };
+        for s in &f.node.specifiers {
+            if let SpecifierQualifier::TypeSpecifier(t) = &s.node
+                && let TypeSpecifier::TypedefName(id) = &t.node
+            {
+                out.push(id.node.name.as_str());
+            }
+        }
+    }
+    out
 }
 
 pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {

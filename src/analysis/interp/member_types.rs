@@ -48,7 +48,7 @@ impl Analyzer<'_, '_> {
                 found.push((name, t));
             }
         }
-        let classes = crate::front::class_members::Classes::new(self.preparations());
+        let classes = self.classes();
         let mut pending: std::collections::VecDeque<(String, String)> = found.into();
         let mut k = 0;
         // Each step binds one name; names only come from the file's type names and aliases.
@@ -142,7 +142,7 @@ impl Analyzer<'_, '_> {
                 }
                 // `TypeToVec2<float>::Type`: the member type a class banklint read names.
                 if a.contains("::") {
-                    a = crate::front::class_members::Classes::new(self.preparations()).resolve(&a);
+                    a = self.classes().resolve(&a);
                 }
                 match crate::front::class_members::looks_arithmetic(&a)
                     .then(|| crate::front::const_expr::constant_text(&a))

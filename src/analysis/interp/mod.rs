@@ -24,6 +24,7 @@ use std::ops::Range;
 use std::rc::Rc;
 
 mod atomics;
+mod call_results;
 mod calls;
 mod escapes;
 mod overloads;
@@ -372,7 +373,7 @@ struct Analyzer<'a, 'p> {
     returned_pointers: Vec<Option<Result<SharedPointer, String>>>,
     /// Whether a call of a name with an arity, from a unit, reaches an accessor of shared
     /// memory (see `call_returns_shared`), looked up once.
-    accessors: std::cell::RefCell<HashMap<(String, usize, usize), calls::Returns>>,
+    accessors: std::cell::RefCell<HashMap<(String, usize, usize), call_results::Returns>>,
     /// The overloads a call of a name with an arity may name, from a unit (see
     /// `overload_set`), by slot (this unit, the home file, each header) and index.
     overload_sets: std::cell::RefCell<overloads::OverloadSets>,
@@ -389,6 +390,15 @@ struct Analyzer<'a, 'p> {
     /// unit asking, the class and the member: resolving one reads every class of the file
     /// and its headers, and a library's functions ask the same ones at every call.
     class_members: HashMap<(usize, String, String), Option<crate::front::class_members::Member>>,
+    /// The classes code run in a unit sees (see `classes`), built once per unit: building
+    /// one reads every class of the file and its headers.
+    classes_by_unit:
+        std::cell::RefCell<HashMap<usize, Rc<crate::front::class_members::Classes<'p>>>>,
+    /// The aggregate arguments (`{row, col}`) of the call about to be inlined, element by
+    /// element, by argument index.
+    pending_aggregates: Vec<(usize, Vec<Lanes>)>,
+    /// Type texts with alias templates expanded (see `without_alias_templates`), by unit.
+    alias_expansions: std::cell::RefCell<HashMap<(usize, String), String>>,
     /// Whether a type satisfies a concept (see `overloads`), by the unit asking and the
     /// concept, namespace and type: asked while the candidates are borrowed, so in a cell.
     concepts_seen: std::cell::RefCell<HashMap<(usize, String), Option<bool>>>,
@@ -666,6 +676,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             specialization_args: None,
             class_members: HashMap::default(),
             concepts_seen: Default::default(),
+            classes_by_unit: Default::default(),
+            alias_expansions: Default::default(),
+            pending_aggregates: Vec::new(),
             method_of: None,
             returns_reference: Vec::new(),
             method_classes: Vec::new(),
@@ -818,6 +831,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         std::iter::once(self.unit.prepared)
             .chain(home)
             .chain(self.headers.iter().map(|(_, h)| h.prepared))
+    }
+
+    /// The classes of the preparations code run here sees, built once per unit.
+    fn classes(&self) -> Rc<crate::front::class_members::Classes<'p>> {
+        let key = std::ptr::from_ref(self.unit) as usize;
+        if let Some(c) = self.classes_by_unit.borrow().get(&key) {
+            return c.clone();
+        }
+        let c = Rc::new(crate::front::class_members::Classes::new(
+            self.preparations(),
+        ));
+        self.classes_by_unit.borrow_mut().insert(key, c.clone());
+        c
     }
 
     fn span(&self, s: Span) -> Range<usize> {

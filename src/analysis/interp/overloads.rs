@@ -254,11 +254,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if constrained.is_empty() {
             return true;
         }
-        let preps: Vec<&crate::front::cuda::Prepared> = self.preparations().collect();
-        let classes = crate::front::class_members::Classes::new(preps.iter().copied());
+        let classes = self.classes();
         let concepts = crate::front::concepts::Concepts {
             classes: &classes,
-            defs: preps.iter().flat_map(|p| p.concepts.iter()).collect(),
+            defs: self
+                .preparations()
+                .flat_map(|p| p.concepts.iter())
+                .collect(),
         };
         f.params.iter().all(|p| {
             let (named, by_address) = match &p.ty {
