@@ -122,25 +122,27 @@ impl Parser<'_, '_, '_> {
     }
 
     fn disjunction(&mut self) -> Option<bool> {
-        let mut v = self.conjunction();
-        while self.eat("||") {
-            let w = self.conjunction();
-            v = match (v, w) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            };
-        }
-        v
+        self.chain("||", Self::conjunction, true)
     }
 
     fn conjunction(&mut self) -> Option<bool> {
-        let mut v = self.term();
-        while self.eat("&&") {
-            let w = self.term();
+        self.chain("&&", Self::term, false)
+    }
+
+    /// Operands read by `operand` joined by `op`, in three-valued logic: `decisive` (true for
+    /// `||`, false for `&&`) in any operand decides; otherwise any unknown leaves it unknown.
+    fn chain(
+        &mut self,
+        op: &str,
+        operand: fn(&mut Self) -> Option<bool>,
+        decisive: bool,
+    ) -> Option<bool> {
+        let mut v = operand(self);
+        while self.eat(op) {
+            let w = operand(self);
             v = match (v, w) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
+                (Some(a), _) | (_, Some(a)) if a == decisive => Some(decisive),
+                (Some(_), Some(_)) => Some(!decisive),
                 _ => None,
             };
         }

@@ -203,29 +203,16 @@ impl Analyzer<'_, '_> {
     /// The type a type name written at `at` names when it is a class template instance: with
     /// its arguments written there (`sv<float, 64> *x`), or an alias of one (`x128`).
     fn written_instance(&mut self, name: &str, at: Span) -> Option<Type> {
+        let args = self.arguments_written_at(name, at);
         if class_template(&self.types, name).is_some() {
-            // `lib::Pair<T, int>`: its arguments are recorded where `Pair` is written.
-            let start = self.span(at).start;
-            let bare_at = name.rfind("__").map_or(start, |k| start + k + 2);
-            let args = match self.template_arguments_at(start) {
-                [] => self.template_arguments_at(bare_at),
-                found => found,
-            }
-            .to_vec();
             if !args.is_empty() {
                 return self.class_instance(name, &args, at);
             }
-        }
-        if class_template(&self.types, name).is_none() {
-            let start = self.span(at).start;
-            let bare_at = name.rfind("__").map_or(start, |k| start + k + 2);
-            let args = match self.template_arguments_at(start) {
-                [] => self.template_arguments_at(bare_at),
-                found => found,
-            };
+        } else if !args.is_empty() {
+            // `tile_f<32, 32>`, an alias template's instance.
             let written = format!("{}<{}>", name.replace("__", "::"), args.join(", "));
             let expanded = self.without_alias_templates(&written);
-            if !args.is_empty() && expanded != written {
+            if expanded != written {
                 return self.type_of_text(&expanded, at);
             }
         }

@@ -256,12 +256,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(target) = target else {
             // `lib::Queue<T> q(...)`: the arguments are recorded where `Queue` is written,
             // and methods under the class's own name.
-            let start = self.span(type_at).start;
-            let bare_at = written.rfind("__").map_or(start, |k| start + k + 2);
-            let args = match self.template_arguments_at(start) {
-                [] => self.template_arguments_at(bare_at),
-                found => found,
-            };
+            let args = self.arguments_written_at(&written, type_at);
             let class = written.rsplit("__").next().unwrap_or(&written).to_string();
             // `tile_f<32, 32> t;`, an alias template's instance: the class it names.
             let text = format!("{class}<{}>", args.join(", "));
@@ -273,7 +268,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let class = class.rsplit("__").next().unwrap_or(&class).to_string();
                 return Some((class, args));
             }
-            return Some((class, args.to_vec()));
+            return Some((class, args));
         };
         let (class, args) = match crate::analysis::class_templates::instance_parts(&target) {
             Some(parts) => parts,

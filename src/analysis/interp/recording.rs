@@ -387,6 +387,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .map_or(&[], |(_, args)| args.as_slice())
     }
 
+    /// The template arguments written with the type name `name` at `at` (`lib::Pair<T,
+    /// int>`: recorded where `Pair` is written, after the qualifier).
+    pub(super) fn arguments_written_at(&self, name: &str, at: Span) -> Vec<String> {
+        let start = self.span(at).start;
+        let bare_at = name.rfind("__").map_or(start, |k| start + k + 2);
+        match self.template_arguments_at(start) {
+            [] => self.template_arguments_at(bare_at),
+            found => found,
+        }
+        .to_vec()
+    }
+
     pub(super) fn written_index(&self, t: &IndexText) -> String {
         match t {
             IndexText::Source(s) => self.index_text(*s),
