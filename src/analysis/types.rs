@@ -340,7 +340,7 @@ pub struct TypeTable {
     /// Alignments classes declare (`alignas(16)`), by tag.
     pub alignments: HashMap<String, u32>,
     /// The parameters of each primary class template, by tag (from the front end).
-    pub template_headers: HashMap<String, crate::front::cuda::TemplateHeader>,
+    pub template_headers: HashMap<String, crate::front::prepared::TemplateHeader>,
     /// Class templates whose definitions were read, by tag: laid out per instantiation.
     pub class_templates: HashMap<String, Rc<ClassTemplate>>,
     /// While one class template instance is laid out: the types of its fields that are
@@ -353,7 +353,7 @@ pub struct TypeTable {
 #[derive(Debug)]
 pub struct ClassTemplate {
     pub tag: String,
-    pub header: crate::front::cuda::TemplateHeader,
+    pub header: crate::front::prepared::TemplateHeader,
     pub definition: lang_c::ast::StructType,
 }
 

@@ -6,7 +6,7 @@
 //! before it). Values are text with every name the class knows replaced (sibling members,
 //! `Base::X`, `typename Base::T`, `Other<A>::Y`), evaluated by the caller.
 
-use crate::front::cuda::{Prepared, TemplateHeader};
+use crate::front::prepared::{Prepared, TemplateHeader};
 use crate::front::names::{split_path, split_template_args};
 use crate::limits::MAX_STATIC_MEMBER_NESTING;
 

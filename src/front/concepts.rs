@@ -8,19 +8,8 @@
 
 use crate::front::class_members::{Classes, Member};
 use crate::front::names::split_template_args;
+use crate::front::prepared::ConceptDef;
 use crate::limits::MAX_STATIC_MEMBER_NESTING;
-
-/// `template <typename T> concept all = ...;` in namespace `kittens__ducks__rt`.
-#[derive(Clone, Debug)]
-pub struct ConceptDef {
-    pub name: String,
-    /// `a__b`, empty for the global namespace.
-    pub namespace: String,
-    /// The parameter the body tests (`T`).
-    pub param: String,
-    /// The constraint expression, whitespace collapsed.
-    pub body: String,
-}
 
 /// What concepts are evaluated against: the classes (for member types) and the definitions.
 pub struct Concepts<'c, 'p> {

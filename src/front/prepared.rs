@@ -79,6 +79,18 @@ pub struct TemplateText {
     pub text: String,
 }
 
+/// `template <typename T> concept all = ...;` in namespace `kittens__ducks__rt`.
+#[derive(Clone, Debug)]
+pub struct ConceptDef {
+    pub name: String,
+    /// `a__b`, empty for the global namespace.
+    pub namespace: String,
+    /// The parameter the body tests (`T`).
+    pub param: String,
+    /// The constraint expression, whitespace collapsed.
+    pub body: String,
+}
+
 /// A region the front end or the parser could not handle.
 #[derive(Clone, Debug)]
 pub struct Skipped {
@@ -253,7 +265,7 @@ pub struct Prepared {
     /// tiles[2];`): (class tag, field, type as written), this file's and its headers'.
     pub template_fields: Vec<(String, String, String)>,
     /// Concept definitions (this file's and its headers').
-    pub concepts: Vec<crate::front::concepts::ConceptDef>,
+    pub concepts: Vec<ConceptDef>,
     /// Those of `aliases` written in a function body, by offset: they may name the
     /// function's template parameters, so each instantiation resolves them anew.
     pub local_aliases: Vec<(usize, String, String)>,

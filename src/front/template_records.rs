@@ -99,7 +99,7 @@ pub(crate) fn record_concept(l: &mut Lowering<'_>, n: Node<'_>, header: &Templat
     let Some(body) = named_children(n).into_iter().rfind(|c| c.id() != name.id()) else {
         return;
     };
-    l.out.concepts.push(crate::front::concepts::ConceptDef {
+    l.out.concepts.push(crate::front::prepared::ConceptDef {
         name: text(name, l.src).to_string(),
         namespace: l.namespace.clone(),
         param: param.name.clone(),

@@ -1,6 +1,7 @@
 //! Calls: built-in functions, cooperative-groups handles, and device functions inlined in the
 //! caller's context (this file's, a header's, or the includer's).
 
+use super::overloads::is_lambda;
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -897,14 +898,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.unit = saved_unit;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
     }
-}
-
-/// Whether `f` is a named lambda lifted as a function (see `front::lambdas`).
-pub(super) fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
-    unit.prepared
-        .lambdas
-        .iter()
-        .any(|l| l.span.contains(&f.span.start))
 }
 
 /// The type a function template's type parameter `name` takes from the call: the element

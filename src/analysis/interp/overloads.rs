@@ -7,7 +7,6 @@
 //! template's specializations (`Sums<16, 4>::run` and the primary `Sums<P, E>::run`) are
 //! told apart by the class's arguments at the call, as the compiler chooses the class.
 
-use super::calls::is_lambda;
 use super::*;
 use crate::analysis::extraction::Param;
 
@@ -533,4 +532,12 @@ pub(super) fn own_shared_settled_alone(unit: &Unit<'_>, f: &Function) -> bool {
     f.template.is_none()
         && (unit.prepared.keywords_in(f.span.clone()))
             .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
+}
+
+/// Whether `f` is a named lambda lifted as a function (see `front::lambdas`).
+pub(super) fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
+    unit.prepared
+        .lambdas
+        .iter()
+        .any(|l| l.span.contains(&f.span.start))
 }
