@@ -6,8 +6,8 @@
 //! before it). Values are text with every name the class knows replaced (sibling members,
 //! `Base::X`, `typename Base::T`, `Other<A>::Y`), evaluated by the caller.
 
-use crate::front::prepared::{Prepared, TemplateHeader};
 use crate::front::names::{split_path, split_template_args};
+use crate::front::prepared::{Prepared, TemplateHeader};
 use crate::limits::MAX_STATIC_MEMBER_NESTING;
 
 /// What a member is: a constant's value or a type, as text in the caller's terms.

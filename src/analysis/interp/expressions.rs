@@ -573,6 +573,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(compound) = assignment_op(&b.operator.node) {
             return self.assign(&b.lhs, compound, &b.rhs, mask);
         }
+        // `addr % 1024` of a shared-window address within its array's alignment.
+        if matches!(
+            b.operator.node,
+            BinaryOperator::Modulo | BinaryOperator::BitwiseAnd
+        ) && let Some(v) = self.window_low_bits(b, mask)
+        {
+            return v;
+        }
         let op = match b.operator.node {
             BinaryOperator::Index => {
                 if self.shared_ref(whole).is_some()

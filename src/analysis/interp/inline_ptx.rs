@@ -44,6 +44,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 BinaryOperator::Plus => {
                     self.is_shared_address(&b.node.lhs) || self.is_shared_address(&b.node.rhs)
                 }
+                // `addr ^ swizzle`: the address with low bits flipped (see `swizzled`).
+                BinaryOperator::BitwiseXor => self.is_shared_address(&b.node.lhs),
                 BinaryOperator::Minus => {
                     self.is_shared_address(&b.node.lhs) && !self.points_to_shared(&b.node.rhs)
                 }
@@ -51,6 +53,83 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             },
             _ => false,
         }
+    }
+
+    /// The alignment of `array`'s first byte in the shared window, as its element type
+    /// declares it (`struct alignas(1024) page { ... }`): the bits of an address below it are
+    /// those of its offset in the array.
+    fn base_alignment(&self, array: usize) -> Option<i64> {
+        let align = i64::from(self.arrays[array].decl.elem.align()?);
+        (align > 0).then_some(align)
+    }
+
+    /// `addr % m` (`m` a power of two within the array's alignment) or `addr & m` (`m` below
+    /// it) of a shared-window address: the offset's low bits, a number. `None` when the array's
+    /// alignment does not settle them (its place in the window is not known to the bit).
+    pub(super) fn window_low_bits(
+        &mut self,
+        b: &BinaryOperatorExpression,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        let op = match b.operator.node {
+            BinaryOperator::Modulo => BinOp::Rem,
+            BinaryOperator::BitwiseAnd => BinOp::And,
+            _ => return None,
+        };
+        if !self.is_shared_address(&b.lhs) {
+            return None;
+        }
+        let m = self.eval(&b.rhs, mask).as_const()?;
+        let p = self.eval_pointer(&b.lhs, mask, "")?;
+        let align = self.base_alignment(p.array)?;
+        // `% m`: `m` a power of two no larger than the alignment; `& m`: bits of `m` below it.
+        let settled = match op {
+            BinOp::Rem => m > 0 && m & (m - 1) == 0 && m <= align,
+            _ => (0..align).contains(&m),
+        };
+        if !settled {
+            return None;
+        }
+        let p = self.retype(p, Type::scalar("char", 1, false))?;
+        let Place::Bytes(off) = &p.place else {
+            return None;
+        };
+        Some(Lanes::binary(
+            op,
+            off,
+            &Lanes::int(m),
+            self.n,
+            &mut self.syms,
+        ))
+    }
+
+    /// `addr ^ k` of a shared-window address, every lane's `k` known and below the array's
+    /// alignment: the same array, the offset with those bits flipped (an XOR swizzle).
+    pub(super) fn swizzled(
+        &mut self,
+        b: &BinaryOperatorExpression,
+        mask: &[bool],
+        name: &str,
+    ) -> Option<SharedPointer> {
+        let p = self.eval_pointer(&b.lhs, mask, name)?;
+        let k = self.eval(&b.rhs, mask);
+        let align = self.base_alignment(p.array)?;
+        let fits = (0..self.n)
+            .filter(|&t| mask[t])
+            .all(|t| k.const_at(t).is_some_and(|v| (0..align).contains(&v)));
+        if !fits {
+            return None;
+        }
+        let p = self.retype(p, Type::scalar("char", 1, false))?;
+        let Place::Bytes(off) = &p.place else {
+            return None;
+        };
+        let at = Lanes::binary(BinOp::Xor, off, &k, self.n, &mut self.syms);
+        Some(SharedPointer {
+            place: Place::Bytes(at.clone()),
+            anchor: at,
+            ..p
+        })
     }
 
     /// `__cvta_generic_to_shared(p)`: `p` as a byte pointer (the address counts bytes).

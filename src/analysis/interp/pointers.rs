@@ -478,6 +478,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     None => Some(p),
                 }
             }
+            Expression::BinaryOperator(b)
+                if b.node.operator.node == BinaryOperator::BitwiseXor
+                    && self.is_shared_address(&b.node.lhs) =>
+            {
+                self.swizzled(&b.node, mask, name)
+            }
             Expression::BinaryOperator(b) => {
                 let op = b.node.operator.node.clone();
                 if !matches!(op, BinaryOperator::Plus | BinaryOperator::Minus) {

@@ -128,7 +128,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     // some thread reaches, with an address banklint follows.
                     if !self.returned_pointers.is_empty()
                         && mask.iter().any(|&m| m)
-                        && self.points_to_shared(e)
+                        && (self.points_to_shared(e) || self.is_shared_address(e))
                     {
                         let p = self.eval_pointer(e, &mask, "");
                         if let Some(slot) = self.returned_pointers.last_mut() {
