@@ -24,6 +24,7 @@ use std::ops::Range;
 use std::rc::Rc;
 
 mod atomics;
+mod branches;
 mod call_results;
 mod calls;
 mod escapes;
