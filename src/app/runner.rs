@@ -421,7 +421,9 @@ fn catch_panics_quietly() {
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if IN_FILE.with(|f| f.get()) {
+            let lowering =
+                std::thread::current().name() == Some(crate::front::cuda::LOWERING_THREAD);
+            if IN_FILE.with(|f| f.get()) || lowering {
                 let message = info
                     .payload()
                     .downcast_ref::<&str>()

@@ -104,7 +104,8 @@ pub fn prepare_in_context(
 
 /// Like [`prepare_in_context`], for a file to check: when its own expanded text has no device
 /// code there is nothing in it to analyze, and its headers are only preprocessed (for their
-/// macros, inactive regions and missing includes), not parsed and lowered. In a library whose
+/// macros, inactive regions and missing includes), not parsed and lowered (but for what spare
+/// threads lower meanwhile, see [`lower_soon`]). In a library whose
 /// sources are mostly host code over device headers (raft, flash-attention), that is most of
 /// the time a run spends. `includer_calls` are the calls of its host templates that the files
 /// including it make (`launch_<fp32, 256>(p)` of a `launch_` it defines).
@@ -198,6 +199,58 @@ pub fn set_spare_threads(n: usize) {
     SPARE_THREADS.store(n, Ordering::Relaxed);
 }
 
+/// Names the threads that lower headers, so that a panic on one stays quiet: the file's own
+/// thread lowers the header again and reports the panic as the file's internal error.
+pub const LOWERING_THREAD: &str = "banklint-lower";
+
+type LoweringQueue = std::sync::Mutex<std::sync::mpsc::Sender<Arc<PendingHeader>>>;
+
+/// The spare threads' queue, started with the first header queued (`None`: none started).
+static QUEUE: OnceLock<Option<LoweringQueue>> = OnceLock::new();
+
+/// Queues a header, just preprocessed, for a spare thread to lower while preprocessing goes
+/// on: the file's thread would otherwise lower every header only once all are preprocessed.
+/// Each header is still lowered once (its `OnceLock`), whichever thread reaches it first, so
+/// the result is the same; without spare threads nothing is queued. A file without device
+/// code may not need its headers lowered; they are lowered anyway on the core that would
+/// idle, which measured faster on raft than guessing from the text which files need them.
+pub fn lower_soon(header: &Arc<PendingHeader>) {
+    let spare = SPARE_THREADS.load(Ordering::Relaxed);
+    if spare == 0 {
+        return;
+    }
+    let queue = QUEUE.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Arc<PendingHeader>>();
+        let rx = Arc::new(std::sync::Mutex::new(rx));
+        let mut started = 0;
+        for _ in 0..spare {
+            let rx = rx.clone();
+            let worker = move || {
+                loop {
+                    let next = match rx.lock() {
+                        Ok(r) => r.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(h) = next else { return };
+                    // A panic leaves the header unlowered; the file's thread meets it again.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        h.lowered();
+                    }));
+                }
+            };
+            started += std::thread::Builder::new()
+                .name(LOWERING_THREAD.into())
+                .stack_size(crate::limits::THREAD_STACK)
+                .spawn(worker)
+                .is_ok() as usize;
+        }
+        (started > 0).then(|| std::sync::Mutex::new(tx))
+    });
+    if let Some(Ok(tx)) = queue.as_ref().map(|q| q.lock()) {
+        let _ = tx.send(header.clone());
+    }
+}
+
 /// Lowers every header `pending` reaches, nested ones first, on the spare threads and this
 /// one. Each header is lowered once (its `OnceLock`); a thread that needs a nested header
 /// another is lowering waits for it (headers include each other as a tree: no cycle).
@@ -229,6 +282,14 @@ fn lower_side_by_side(pending: &[(String, String, Arc<PendingHeader>)]) {
     if todo.len() < 2 {
         return;
     }
+    if matches!(QUEUE.get(), Some(Some(_))) {
+        // The spare threads are lowering the queued headers, nested ones first; this one
+        // starts from the outermost, and each waits where it meets a header the other holds.
+        for h in todo.iter().rev() {
+            h.lowered();
+        }
+        return;
+    }
     let next = AtomicUsize::new(0);
     let work = || {
         while let Some(h) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
@@ -239,6 +300,7 @@ fn lower_side_by_side(pending: &[(String, String, Arc<PendingHeader>)]) {
         for _ in 0..spare.min(todo.len() - 1) {
             // Without a thread, this one does the work alone.
             let _ = std::thread::Builder::new()
+                .name(LOWERING_THREAD.into())
                 .stack_size(crate::limits::THREAD_STACK)
                 .spawn_scoped(scope, work);
         }

@@ -245,6 +245,7 @@ pub fn prepared_header(
     let names = names_seen(own, in_force);
     prepared.macros = prepared.macros.restricted_to(|n| names.contains(n));
     let prepared = Arc::new(PendingHeader::new(prepared));
+    crate::front::cuda::lower_soon(&prepared);
     let mut sees: Vec<(Name, Option<Signature>)> = names
         .into_iter()
         .map(|n| {
