@@ -184,6 +184,7 @@ impl PendingHeader {
         self.lowered
             .get_or_init(|| {
                 let mut out = self.preprocessed.preprocessing_copy();
+                out.tokens = lex(&out.text).tokens;
                 lower_stage(&mut out, None, true, None, None);
                 Arc::new(out)
             })
@@ -354,7 +355,10 @@ fn preprocess_stage(
         span: n.span,
         reason: n.message,
     }));
-    out.tokens = lex(&pre.text).tokens;
+    if path.is_none() {
+        // A header's tokens are lexed where it is lowered, on a spare thread when there is one.
+        out.tokens = lex(&pre.text).tokens;
+    }
     out.text = pre.text;
     out
 }

@@ -154,6 +154,7 @@ pub struct Prepared {
     pub map: SourceMap,
     /// Where each line of the file starts.
     pub source_lines: Vec<usize>,
+    /// The tokens of `text`; a header's are lexed when it is lowered.
     pub tokens: Vec<Token>,
     /// The file's comments (file offsets).
     pub comments: Vec<Comment>,
