@@ -204,6 +204,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let (pointer, members) = pointer_and_members(member)?;
             match base_name(pointer).map(|n| self.lookup(&n)) {
                 Some(Some(Binding::Pointer(p))) => Some((p.elem.clone(), members)),
+                // `d[i][j].f` of `rec (*d)[2]`: an element of a row of records.
+                Some(Some(Binding::Rows { first, .. })) => Some((first.elem.clone(), members)),
                 Some(Some(Binding::Shared(a))) => {
                     Some((self.arrays[*a].decl.elem.clone(), members))
                 }

@@ -258,36 +258,61 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.bind(&name, Binding::Group(group));
                 continue;
             }
+            // `T (&r)[2][4] = *reinterpret_cast<T (*)[2][4]>(smem);` (lowered to `(*r)`): the
+            // reference names the array `*q` is, nothing is read. In C the declaration would
+            // not type: `*q` of a pointer to that array type is the array itself.
+            if let Some(Node {
+                node: Initializer::Expression(e),
+                ..
+            }) = &init.node.initializer
+                && nested_pointer(&init.node.declarator.node)
+                && let Expression::UnaryOperator(u) = &e.node
+                && u.node.operator.node == UnaryOperator::Indirection
+                && self.points_to_shared(&u.node.operand)
+            {
+                let extents = array_extents(&init.node.declarator.node);
+                match self.eval_pointer(&u.node.operand, mask, &name) {
+                    Some(p) if !extents.is_empty() => {
+                        self.bind_array_reference(&name, p, &base, &extents, e, mask)
+                    }
+                    _ => self.pointer_not_followed(&name, e),
+                }
+                continue;
+            }
             // `float (*t)[33] = (float (*)[33])smem;`: a pointer to rows (`float (&r)[33] =
             // tile[i];`, a reference to a row, is lowered to the same C).
             if let Some(Node {
                 node: Initializer::Expression(e),
                 ..
             }) = &init.node.initializer
-                && let Some(len) = row_pointer_length(&init.node.declarator.node)
+                && nested_pointer(&init.node.declarator.node)
+                && let extents = array_extents(&init.node.declarator.node)
+                && !extents.is_empty()
                 && self.points_to_shared(e)
             {
                 let row = self.shared_ref_indexed(e, true).is_some();
                 self.last_call_returned_reference = false;
                 match self.eval_pointer(e, mask, &name) {
                     // A reference to a row: the row's elements.
-                    Some(p) if row => self.bind(&name, Binding::Pointer(p)),
+                    Some(p) if row && extents.len() == 1 => self.bind(&name, Binding::Pointer(p)),
                     // `T (&r)[64] = c.carve<T, 64>();`: the array the call returns a
-                    // reference to.
+                    // reference to (`T (&r)[2][64]`: its rows), or the rows `tile[i]` is.
                     Some(p)
-                        if matches!(e.node, Expression::Call(_))
-                            && self.last_call_returned_reference =>
+                        if row
+                            || matches!(e.node, Expression::Call(_))
+                                && self.last_call_returned_reference =>
                     {
-                        let elem = match &base {
-                            Type::Unknown(_) => p.elem.clone(),
-                            t => t.clone(),
-                        };
-                        match self.retype(p, elem) {
-                            Some(p) => self.bind(&name, Binding::Pointer(p)),
-                            None => self.pointer_not_followed(&name, e),
-                        }
+                        self.bind_array_reference(&name, p, &base, &extents, e, mask)
+                    }
+                    Some(_) if extents.len() > 1 => {
+                        self.note_unfollowed(
+                            e.span,
+                            format!("`{name}` points to arrays of more than one dimension in shared memory, which banklint does not follow; the accesses through it are not analyzed"),
+                        );
+                        self.bind(&name, Binding::Opaque(None));
                     }
                     Some(p) => {
+                        let len = extents[0];
                         let len = self.eval(len, mask).as_const();
                         let elem = match &base {
                             Type::Unknown(_) => p.elem.clone(),
@@ -419,23 +444,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     self.eval(e, mask);
                     self.binding_reference = saved;
                     if rows && let Some(Ok(p)) = self.last_returned_pointer.take() {
-                        if row_pointer_length(&init.node.declarator.node).is_none() {
-                            // `T (&x)[2][4] = ...`: rows of rows, which banklint does not follow.
-                            self.note_unfollowed(
-                                e.span,
-                                format!("`{name}` names an array of more than one dimension in shared memory, which banklint does not follow through a reference; the accesses through `{name}` are not analyzed"),
-                            );
-                            self.bind(&name, Binding::Opaque(None));
-                            continue;
-                        }
-                        let elem = match &base {
-                            Type::Unknown(_) => p.elem.clone(),
-                            t => t.clone(),
-                        };
-                        if let Some(p) = self.retype(p, elem) {
-                            self.bind(&name, Binding::Pointer(p));
-                            continue;
-                        }
+                        let extents = array_extents(&init.node.declarator.node);
+                        self.bind_array_reference(&name, p, &base, &extents, e, mask);
+                        continue;
                     }
                 }
                 // `float *bufs[2] = {a, b};`: pointers kept in an array are not followed.
@@ -656,6 +667,60 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
     /// accesses through it left out.
+    /// Binds `name`, a reference to the array of `base` elements at `p` with `extents`
+    /// (`T (&x)[N]` or `T (&x)[M][N]`): `x[i]` is then an element, or the row `i` of `N`.
+    /// More dimensions, or a row length banklint cannot evaluate, are reported.
+    fn bind_array_reference(
+        &mut self,
+        name: &str,
+        p: SharedPointer,
+        base: &Type,
+        extents: &[&Node<Expression>],
+        e: &Node<Expression>,
+        mask: &[bool],
+    ) {
+        let elem = match base {
+            Type::Unknown(_) => p.elem.clone(),
+            t => t.clone(),
+        };
+        let row = match extents {
+            [_] => None,
+            [_, n] => Some(self.eval(n, mask).as_const()),
+            _ => {
+                self.note_unfollowed(
+                    e.span,
+                    format!("`{name}` names an array of more than two dimensions in shared memory, which banklint does not follow through a reference; the accesses through `{name}` are not analyzed"),
+                );
+                self.bind(name, Binding::Opaque(None));
+                return;
+            }
+        };
+        let size = elem.size();
+        // An element keeps its place as written (a padding fix names its subscripts); rows
+        // are counted in bytes.
+        let first = match row {
+            None => self.retype(p, elem),
+            Some(_) => self.in_bytes(p, elem),
+        };
+        let Some(first) = first else {
+            return self.pointer_not_followed(name, e);
+        };
+        match (row, size) {
+            (None, _) => self.bind(name, Binding::Pointer(first)),
+            (Some(Some(n)), Some(size)) if u32::try_from(n).is_ok() => {
+                let row_bytes = u32::try_from(n).unwrap_or(0) * size;
+                self.bind(name, Binding::Rows { first, row_bytes });
+            }
+            _ => {
+                self.note_unfollowed(
+                    e.span,
+                    format!("`{name}` names rows of shared memory whose length or element size banklint cannot evaluate; the accesses through it are not analyzed"),
+                );
+                self.bind(name, Binding::Opaque(None));
+            }
+        }
+    }
+
     fn pointer_not_followed(&mut self, name: &str, e: &Node<Expression>) {
         self.note_unfollowed(
             e.span,
@@ -677,28 +742,16 @@ fn nested_pointer(d: &Declarator) -> bool {
         if inner.node.derived.iter().any(|x| matches!(x.node, DerivedDeclarator::Pointer(_))))
 }
 
-/// The row length of a pointer to rows, `(*t)[N]`: the declarator's one array extent, when
-/// the name inside the parentheses is a pointer.
-fn row_pointer_length(d: &Declarator) -> Option<&Node<Expression>> {
-    let DeclaratorKind::Declarator(inner) = &d.kind.node else {
-        return None;
-    };
-    if !inner
-        .node
-        .derived
+/// The extents after the name of `(*x)[M][N]` or `(&x)[M][N]`, in the order written.
+fn array_extents(d: &Declarator) -> Vec<&Node<Expression>> {
+    d.derived
         .iter()
-        .any(|x| matches!(x.node, DerivedDeclarator::Pointer(_)))
-    {
-        return None;
-    }
-    let [one] = d.derived.as_slice() else {
-        return None;
-    };
-    match &one.node {
-        DerivedDeclarator::Array(a) => match &a.node.size {
-            ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => Some(&**e),
+        .filter_map(|x| match &x.node {
+            DerivedDeclarator::Array(a) => match &a.node.size {
+                ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) => Some(&**e),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
-    }
+        })
+        .collect()
 }
