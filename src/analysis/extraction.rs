@@ -531,6 +531,13 @@ pub fn shared_arrays_in(
                 _ => {}
             }
         }
+        // `typedef float row[33]; __shared__ row tile[32];` is `float tile[32][33]`: the
+        // type's extents follow the declarator's (with no span of their own to pad).
+        while let Type::Array(inner, n) = elem {
+            dims.push(Some(integer_expr(n, d.span)));
+            dim_spans.push(None);
+            elem = *inner;
+        }
         out.push(SharedArray {
             name,
             elem,
@@ -722,15 +729,62 @@ pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
         let base = base_type(types, &decl.specifiers);
         for init in &decl.declarators {
             if let Some(name) = declarator_name(&init.node.declarator.node) {
-                let ty = if init.node.declarator.node.derived.is_empty() {
-                    base.clone()
-                } else {
-                    Type::Unknown(name.clone())
-                };
+                let ty = typedef_type(&base, &init.node.declarator.node)
+                    .unwrap_or_else(|| Type::Unknown(name.clone()));
                 types.named.insert(name, ty);
             }
         }
     }
+}
+
+/// The type a typedef's declarator makes of `base`: itself, or an array of it
+/// (`typedef float row[32];`, `using grid = cell[2][4];`) when every extent is a literal.
+/// `None` for a pointer, a function, or an extent that is not a literal.
+fn typedef_type(base: &Type, d: &Declarator) -> Option<Type> {
+    if d.derived.is_empty() {
+        return Some(base.clone());
+    }
+    if !matches!(d.kind.node, DeclaratorKind::Identifier(_)) || base.size().is_none() {
+        return None;
+    }
+    let mut extents = Vec::new();
+    for x in &d.derived {
+        let DerivedDeclarator::Array(a) = &x.node else {
+            return None;
+        };
+        let (lang_c::ast::ArraySize::VariableExpression(e)
+        | lang_c::ast::ArraySize::StaticExpression(e)) = &a.node.size
+        else {
+            return None;
+        };
+        extents.push(u32::try_from(extent_value(e, &|_| None)?).ok()?);
+    }
+    Some(array_of(base.clone(), &extents))
+}
+
+/// The expression `n`, a decimal literal, at `span`.
+pub fn integer_expr(n: u32, span: lang_c::span::Span) -> Node<Expression> {
+    let constant = Constant::Integer(Integer {
+        base: IntegerBase::Decimal,
+        number: n.to_string().into(),
+        suffix: IntegerSuffix {
+            size: IntegerSize::Int,
+            unsigned: false,
+            imaginary: false,
+        },
+    });
+    Node::new(
+        Expression::Constant(Box::new(Node::new(constant, span))),
+        span,
+    )
+}
+
+/// `elem` in arrays of `extents`, outermost first: `[2, 4]` of `T` is `T[2][4]`.
+pub fn array_of(elem: Type, extents: &[u32]) -> Type {
+    extents
+        .iter()
+        .rev()
+        .fold(elem, |t, n| Type::Array(Box::new(t), *n))
 }
 
 pub fn declarator_name(d: &Declarator) -> Option<String> {

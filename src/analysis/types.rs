@@ -15,6 +15,9 @@ pub enum Type {
     /// A struct, union, or CUDA vector type, with its fields laid out.
     Record(Rc<Record>),
     Pointer(Box<Type>),
+    /// An array type named as a whole (`using row = float[32];`, `T[N]` an alias template
+    /// builds): its element type and extent.
+    Array(Box<Type>, u32),
     /// A type banklint does not know; accesses through it cannot be sized.
     Unknown(String),
 }
@@ -113,6 +116,7 @@ impl Type {
             Type::Scalar { size, .. } => Some(*size),
             Type::Record(r) => Some(r.size),
             Type::Pointer(_) => Some(8),
+            Type::Array(elem, n) => elem.size()?.checked_mul(*n),
             Type::Unknown(_) => None,
         }
     }
@@ -122,6 +126,7 @@ impl Type {
             Type::Scalar { size, .. } => Some(*size),
             Type::Record(r) => Some(r.align),
             Type::Pointer(_) => Some(8),
+            Type::Array(elem, _) => elem.align(),
             Type::Unknown(_) => None,
         }
     }
@@ -131,6 +136,15 @@ impl Type {
             Type::Scalar { name, .. } => name.clone(),
             Type::Record(r) => r.name.clone(),
             Type::Pointer(t) => format!("{} *", t.name()),
+            Type::Array(..) => {
+                // As C writes it, outermost extent first: `float4[2][3]`.
+                let (mut t, mut extents) = (self, String::new());
+                while let Type::Array(elem, n) = t {
+                    extents.push_str(&format!("[{n}]"));
+                    t = elem;
+                }
+                format!("{}{extents}", t.name())
+            }
             Type::Unknown(n) => n.clone(),
         }
     }
@@ -380,6 +394,8 @@ impl TypeTable {
             if self.lookup(name).is_some() {
                 continue;
             }
+            // `using row = float[32];`: an array of a type known here.
+            let (body, extents) = split_array_suffix(body);
             let words: Vec<&str> = body
                 .split_whitespace()
                 .filter(|w| !matches!(*w, "const" | "volatile"))
@@ -388,16 +404,56 @@ impl TypeTable {
                 [one] => self.lookup(one).or_else(|| scalar_from_words(&words)),
                 _ => scalar_from_words(&words),
             };
-            if let Some(ty) = ty {
+            if let Some(ty) = ty.filter(|t| extents.is_empty() || t.size().is_some()) {
+                let ty = crate::analysis::extraction::array_of(ty, &extents);
                 self.named.insert(name.clone(), ty);
             }
         }
     }
 }
 
+/// `T[2][4]` as `T` and its extents, outermost first; a text without a suffix of literal
+/// extents is itself with none. `T[N]` (not a literal) keeps its suffix: its size is unknown.
+pub fn split_array_suffix(text: &str) -> (&str, Vec<u32>) {
+    let mut rest = text.trim_end();
+    let mut extents = Vec::new();
+    while let Some(open) = rest.strip_suffix(']').and_then(|r| r.rfind('[')) {
+        let inner = rest[open + 1..rest.len() - 1].trim();
+        let Some(n) =
+            crate::front::lex::parse_int_literal(inner).and_then(|n| u32::try_from(n).ok())
+        else {
+            return (text, Vec::new());
+        };
+        extents.push(n);
+        rest = rest[..open].trim_end();
+    }
+    extents.reverse();
+    (rest, extents)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_suffixes_split_into_literal_extents() {
+        assert_eq!(split_array_suffix("cell[2][4]"), ("cell", vec![2, 4]));
+        assert_eq!(split_array_suffix("float [ 0x20 ]"), ("float", vec![32]));
+        assert_eq!(split_array_suffix("float"), ("float", vec![]));
+        // An extent that is not a literal leaves the text whole: its size is not known.
+        assert_eq!(split_array_suffix("cell[N]"), ("cell[N]", vec![]));
+        assert_eq!(split_array_suffix("cell[2][N]"), ("cell[2][N]", vec![]));
+    }
+
+    #[test]
+    fn arrays_are_sized_and_aligned_by_their_elements() {
+        let f4 = builtin("float4").unwrap();
+        let grid = crate::analysis::extraction::array_of(f4, &[2, 3]);
+        assert_eq!((grid.size(), grid.align()), (Some(96), Some(16)));
+        assert_eq!(grid.name(), "float4[2][3]");
+        let unknown = Type::Array(Box::new(Type::Unknown("T".into())), 4);
+        assert_eq!(unknown.size(), None);
+    }
 
     #[test]
     fn vector_types_have_cuda_layouts() {

@@ -895,6 +895,12 @@ fn run_budget(runs: usize) -> u64 {
 
 /// A type written as text in a template argument: `float`, `unsigned int`, `float4`.
 pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> Option<Type> {
+    if let (elem, extents) = crate::analysis::types::split_array_suffix(text)
+        && !extents.is_empty()
+    {
+        let elem = type_from_text(types, elem).filter(|t| t.size().is_some())?;
+        return Some(crate::analysis::extraction::array_of(elem, &extents));
+    }
     if let Some(t) = crate::analysis::types::opaque_element(text) {
         return Some(t);
     }
@@ -975,20 +981,5 @@ fn assignment_op(op: &BinaryOperator) -> Option<Option<BinOp>> {
     })
 }
 
-static ONE_EXPR: std::sync::LazyLock<Node<Expression>> = std::sync::LazyLock::new(|| {
-    Node::new(
-        Expression::Constant(Box::new(Node::new(
-            Constant::Integer(Integer {
-                base: IntegerBase::Decimal,
-                number: "1".into(),
-                suffix: IntegerSuffix {
-                    size: IntegerSize::Int,
-                    unsigned: false,
-                    imaginary: false,
-                },
-            }),
-            Span::none(),
-        ))),
-        Span::none(),
-    )
-});
+static ONE_EXPR: std::sync::LazyLock<Node<Expression>> =
+    std::sync::LazyLock::new(|| crate::analysis::extraction::integer_expr(1, Span::none()));
