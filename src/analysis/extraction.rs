@@ -656,6 +656,11 @@ pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_
                             _ => {}
                         }
                     }
+                    // `row r[2];` of `typedef float row[32];` is `float r[2][32];`.
+                    while let Type::Array(inner, n) = ty {
+                        dims.push(n);
+                        ty = *inner;
+                    }
                     fields.push((name, ty, dims));
                 }
             }
