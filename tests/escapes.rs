@@ -265,3 +265,36 @@ void launch(float *out) { k<<<1, 32>>>(out); }
         "{notes:?}"
     );
 }
+
+#[test]
+fn methods_on_shared_objects_run_or_are_noted_and_a_per_thread_array_choice_is_noted() {
+    // Fixture 154: the accesses of `stage.fill` and `stage.second_row` are analyzed (the
+    // fixture walk checks their figures); the two that banklint does not analyze are said.
+    let dir = temp_dir("shared-methods");
+    let text = std::fs::read("fixtures/154_shared_object_methods.cu").expect("fixture 154");
+    write(&dir, "k.cu", &text);
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let lines: Vec<u64> = json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["line"].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(lines, [24, 28, 29], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0].0, 46);
+    assert!(
+        notes[0]
+            .1
+            .contains("`other.bump` runs on `other`, an object in shared memory"),
+        "{notes:?}"
+    );
+    assert_eq!(notes[1].0, 47);
+    assert!(
+        notes[1]
+            .1
+            .contains("cannot follow to one place for every thread"),
+        "{notes:?}"
+    );
+}

@@ -162,8 +162,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // A method of a `__shared__` object (`bar.arrive()` on a `cuda::barrier`): library
             // code touches the object, not an access banklint can place.
             if let Expression::Identifier(id) = &m.node.expression.node
-                && matches!(self.lookup(&id.node.name), Some(Binding::Shared(_)))
+                && let Some(Binding::Shared(a)) = self.lookup(&id.node.name).cloned()
             {
+                // One whose class banklint laid out and has the method of: run on its fields.
+                if let Some(v) =
+                    self.method_on_shared(&id.node.name, a, method, call, args.clone(), mask)
+                {
+                    return v;
+                }
                 return self.uniform_data("the result of a method call");
             }
             // A method called on an object in shared memory (`src.idx(...)` with `src` a

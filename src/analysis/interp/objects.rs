@@ -399,6 +399,83 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// `obj.method(args)` on an object banklint built: the method runs on its fields.
     /// `None` when the class has no such lifted method.
+    /// `q.put(i, x)` with `q` a `__shared__` object of a class banklint laid out: the method
+    /// runs with each field of `q` bound where it lies in shared memory (an array field as a
+    /// pointer to its first element, or to its rows; a scalar field as a reference), so what
+    /// the method reads and writes through its fields is analyzed. `None` when the class has
+    /// no such method or no layout; a field of more than two dimensions is left unbound.
+    pub(super) fn method_on_shared(
+        &mut self,
+        object: &str,
+        array: usize,
+        method: &str,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        let decl = &self.arrays[array].decl;
+        let Type::Record(record) = &decl.elem else {
+            return None;
+        };
+        if !decl.dims.is_empty() {
+            return None;
+        }
+        let record = record.clone();
+        let mut fields = HashMap::default();
+        for f in &record.fields {
+            let at = Lanes::int(f.offset.into());
+            let first = SharedPointer {
+                array,
+                elem: f.ty.clone(),
+                place: Place::Bytes(at.clone()),
+                anchor: at,
+            };
+            let binding = match f.dims.as_slice() {
+                [] => Binding::Reference(Reference {
+                    target: first,
+                    written: format!("{object}.{}", f.name),
+                    loaded: false,
+                }),
+                [_] => Binding::Pointer(first),
+                [_, n] => match f.ty.size() {
+                    Some(size) => Binding::Rows {
+                        first,
+                        row_bytes: n * size,
+                    },
+                    None => continue,
+                },
+                _ => continue,
+            };
+            fields.insert(f.name.clone(), binding);
+        }
+        let (class, template_args) = crate::analysis::class_templates::instance_parts(&record.name)
+            .unwrap_or_else(|| (record.name.clone(), Vec::new()));
+        let obj = Object {
+            class: class.rsplit("__").next().unwrap_or(&class).to_string(),
+            template_args,
+            fields: Rc::new(fields),
+        };
+        let settled = self.bound_args(&obj.template_args);
+        let explicit = self.method_template_arguments(call).to_vec();
+        if self
+            .method(&obj.class, method, args.len(), false, &settled, &explicit)
+            .is_none()
+        {
+            self.note_unfollowed(
+                call.callee.span,
+                format!("`{object}.{method}` runs on `{object}`, an object in shared memory, but banklint has not read that method of `{}` (it reads the methods of classes that hold or take pointers, and static ones): the accesses it makes through `{object}`'s fields are not analyzed", obj.class),
+            );
+            return None;
+        }
+        // The object stays what it is: the method's field bindings are not kept.
+        let before = self.lookup(object).cloned();
+        let v = self.method_call(object, obj, method, call, args, mask);
+        if let (Some(before), Some(b)) = (before, self.binding_mut(object, |_| true)) {
+            *b = before;
+        }
+        v
+    }
+
     pub(super) fn method_call(
         &mut self,
         object: &str,

@@ -84,7 +84,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // `q[i].p[1].g`: a member of an element of a member array.
             (self.member_array_element(inner, mask)?, members)
         } else {
-            self.pointer_target(e, mask)?
+            match self.pointer_target(e, mask) {
+                Some(found) => found,
+                // A pointer into shared memory that does not lead to one place (`(c ? a :
+                // b)[i]` with `c` differing between lanes): said, not dropped.
+                None if self.is_pointer_access(e) => {
+                    self.note_unfollowed(
+                        e.span,
+                        format!("`{}` goes through a pointer into shared memory that banklint cannot follow to one place for every thread (a choice between arrays that differs between threads, or arithmetic it does not evaluate); this access is not analyzed", self.source_text(e.span)),
+                    );
+                    return None;
+                }
+                None => return None,
+            }
         };
         let (array, indices, texts, elem) = self.place_parts(ptr, IndexText::Source(e.span), mask);
         Some(AccessTarget {
