@@ -280,21 +280,28 @@ fn methods_on_shared_objects_run_or_are_noted_and_a_per_thread_array_choice_is_n
         .iter()
         .map(|a| a["line"].as_u64().unwrap_or(0))
         .collect();
-    assert_eq!(lines, [24, 28, 29], "{json}");
+    assert_eq!(lines, [26, 30, 31], "{json}");
     let notes = labels_of(&json, "skipped-code");
-    assert_eq!(notes.len(), 2, "{notes:?}");
-    assert_eq!(notes[0].0, 46);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert_eq!(notes[0].0, 54);
     assert!(
         notes[0]
             .1
             .contains("`other.bump` runs on `other`, an object in shared memory"),
         "{notes:?}"
     );
-    assert_eq!(notes[1].0, 47);
+    assert_eq!(notes[1].0, 55);
     assert!(
         notes[1]
             .1
             .contains("cannot follow to one place for every thread"),
+        "{notes:?}"
+    );
+    assert_eq!(notes[2].0, 56);
+    assert!(
+        notes[2]
+            .1
+            .contains("whose field `inner` is an object of a class"),
         "{notes:?}"
     );
 }

@@ -421,6 +421,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return None;
         }
         let record = record.clone();
+        // A field that is itself an object of a class (`buffer[i]` through its `operator[]`)
+        // would be read as a value here: such a method is not run, and said so.
+        if let Some(f) = record.fields.iter().find(|f| match &f.ty {
+            Type::Record(r) => crate::analysis::types::builtin(&r.name).is_none(),
+            Type::Unknown(_) => true,
+            _ => false,
+        }) {
+            self.note_unfollowed(
+                call.callee.span,
+                format!("`{object}.{method}` runs on `{object}`, an object in shared memory whose field `{}` is an object of a class; banklint does not run methods on it: the accesses it makes are not analyzed", f.name),
+            );
+            return None;
+        }
         let mut fields = HashMap::default();
         for f in &record.fields {
             let at = Lanes::int(f.offset.into());
