@@ -665,8 +665,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
-    /// accesses through it left out.
     /// Binds `name`, a reference to the array of `base` elements at `p` with `extents`
     /// (`T (&x)[N]` or `T (&x)[M][N]`): `x[i]` is then an element, or the row `i` of `N`.
     /// More dimensions, or a row length banklint cannot evaluate, are reported.
@@ -721,6 +719,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
+    /// accesses through it left out.
     fn pointer_not_followed(&mut self, name: &str, e: &Node<Expression>) {
         self.note_unfollowed(
             e.span,
