@@ -764,7 +764,7 @@ fn typedef_type(base: &Type, d: &Declarator) -> Option<Type> {
         };
         extents.push(u32::try_from(extent_value(e, &|_| None)?).ok()?);
     }
-    Some(array_of(base.clone(), &extents))
+    Some(crate::analysis::types::array_of(base.clone(), &extents))
 }
 
 /// The expression `n`, a decimal literal, at `span`.
@@ -782,14 +782,6 @@ pub fn integer_expr(n: u32, span: lang_c::span::Span) -> Node<Expression> {
         Expression::Constant(Box::new(Node::new(constant, span))),
         span,
     )
-}
-
-/// `elem` in arrays of `extents`, outermost first: `[2, 4]` of `T` is `T[2][4]`.
-pub fn array_of(elem: Type, extents: &[u32]) -> Type {
-    extents
-        .iter()
-        .rev()
-        .fold(elem, |t, n| Type::Array(Box::new(t), *n))
 }
 
 pub fn declarator_name(d: &Declarator) -> Option<String> {

@@ -405,11 +405,19 @@ impl TypeTable {
                 _ => scalar_from_words(&words),
             };
             if let Some(ty) = ty.filter(|t| extents.is_empty() || t.size().is_some()) {
-                let ty = crate::analysis::extraction::array_of(ty, &extents);
+                let ty = array_of(ty, &extents);
                 self.named.insert(name.clone(), ty);
             }
         }
     }
+}
+
+/// `elem` in arrays of `extents`, outermost first: `[2, 4]` of `T` is `T[2][4]`.
+pub fn array_of(elem: Type, extents: &[u32]) -> Type {
+    extents
+        .iter()
+        .rev()
+        .fold(elem, |t, n| Type::Array(Box::new(t), *n))
 }
 
 /// `T[2][4]` as `T` and its extents, outermost first; a text without a suffix of literal
@@ -448,7 +456,7 @@ mod tests {
     #[test]
     fn arrays_are_sized_and_aligned_by_their_elements() {
         let f4 = builtin("float4").unwrap();
-        let grid = crate::analysis::extraction::array_of(f4, &[2, 3]);
+        let grid = array_of(f4, &[2, 3]);
         assert_eq!((grid.size(), grid.align()), (Some(96), Some(16)));
         assert_eq!(grid.name(), "float4[2][3]");
         let unknown = Type::Array(Box::new(Type::Unknown("T".into())), 4);

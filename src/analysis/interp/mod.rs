@@ -899,7 +899,7 @@ pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> 
         && !extents.is_empty()
     {
         let elem = type_from_text(types, elem).filter(|t| t.size().is_some())?;
-        return Some(crate::analysis::extraction::array_of(elem, &extents));
+        return Some(crate::analysis::types::array_of(elem, &extents));
     }
     if let Some(t) = crate::analysis::types::opaque_element(text) {
         return Some(t);
