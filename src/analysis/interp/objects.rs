@@ -468,25 +468,50 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             template_args,
             fields: Rc::new(fields),
         };
-        let settled = self.bound_args(&obj.template_args);
-        let explicit = self.method_template_arguments(call).to_vec();
-        if self
-            .method(&obj.class, method, args.len(), false, &settled, &explicit)
-            .is_none()
-        {
+        let Some(found) = self.method_found(&obj, method, call, args.len()) else {
             self.note_unfollowed(
                 call.callee.span,
                 format!("`{object}.{method}` runs on `{object}`, an object in shared memory, but banklint has not read that method of `{}` (it reads the methods of classes that hold or take pointers, and static ones): the accesses it makes through `{object}`'s fields are not analyzed", obj.class),
             );
             return None;
-        }
+        };
         // The object stays what it is: the method's field bindings are not kept.
-        let before = self.lookup(object).cloned();
-        let v = self.method_call(object, obj, method, call, args, mask);
-        if let (Some(before), Some(b)) = (before, self.binding_mut(object, |_| true)) {
-            *b = before;
-        }
-        v
+        let (v, _) = self.run_method(&obj, &found, call, args, mask);
+        Some(v)
+    }
+
+    /// The method `method` of `obj`'s class that a call with `arity` arguments runs.
+    fn method_found(
+        &mut self,
+        obj: &Object,
+        method: &str,
+        call: &CallExpression,
+        arity: usize,
+    ) -> Option<Found<'a, 'p>> {
+        let settled = self.bound_args(&obj.template_args);
+        let explicit = self.method_template_arguments(call).to_vec();
+        self.method(&obj.class, method, arity, false, &settled, &explicit)
+    }
+
+    /// Runs `found` on `obj`: its value, and the object's fields as the method left them.
+    fn run_method(
+        &mut self,
+        obj: &Object,
+        found: &Found<'a, 'p>,
+        call: &CallExpression,
+        args: Vec<Lanes>,
+        mask: &[bool],
+    ) -> (Lanes, Option<Scope>) {
+        self.method_of = Some(Receiver {
+            class: obj.class.clone(),
+            fields: obj.fields.clone(),
+            template_args: obj.template_args.clone(),
+            inits: Vec::new(),
+            at: 0..0,
+        });
+        self.specialization_args = found.spec.clone();
+        let v = self.inline_found(found, call.callee.span, call, args, mask);
+        (v, self.method_done.take())
     }
 
     pub(super) fn method_call(
@@ -498,10 +523,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         args: Vec<Lanes>,
         mask: &[bool],
     ) -> Option<Lanes> {
-        let settled = self.bound_args(&obj.template_args);
-        let explicit = self.method_template_arguments(call).to_vec();
-        let Some(found) = self.method(&obj.class, method, args.len(), false, &settled, &explicit)
-        else {
+        let Some(found) = self.method_found(&obj, method, call, args.len()) else {
             // A method banklint has no body of, on an object that keeps a pointer into
             // shared memory: what it does through the pointer is not seen.
             if obj
@@ -523,16 +545,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             return None;
         };
-        self.method_of = Some(Receiver {
-            class: obj.class.clone(),
-            fields: obj.fields.clone(),
-            template_args: obj.template_args.clone(),
-            inits: Vec::new(),
-            at: 0..0,
-        });
-        self.specialization_args = found.spec.clone();
-        let v = self.inline_found(&found, call.callee.span, call, args, mask);
-        if let Some(fields) = self.method_done.take()
+        let (v, fields) = self.run_method(&obj, &found, call, args, mask);
+        if let Some(fields) = fields
             && let Some(b) = self.binding_mut(object, |_| true)
         {
             *b = Binding::Object(Object { fields, ..obj });
