@@ -308,9 +308,24 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
     }
     let mut known: rustc_hash::FxHashSet<&str> =
         words(prepared, 0..prepared.tokens.len()).collect();
+    // `using tma_allocator = shared_allocator<1024>;`: a file that names the alias calls the
+    // class's constructor and methods, under the class's name.
+    let aliases: Vec<(&str, &str)> = std::iter::once(prepared)
+        .chain(headers.iter().copied())
+        .flat_map(|p| p.aliases.iter().map(|(a, t)| (a.as_str(), t.as_str())))
+        .collect();
     let mut wanted = HashSet::new();
     loop {
-        let before = wanted.len();
+        let before = (wanted.len(), known.len());
+        for (alias, target) in &aliases {
+            if known.contains(alias) {
+                known.extend(
+                    target
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .filter(|w| !w.is_empty()),
+                );
+            }
+        }
         for (at, names, operator, h) in &candidates {
             if wanted.contains(at) || !(*operator || names.iter().any(|n| known.contains(n))) {
                 continue;
@@ -318,7 +333,7 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
             wanted.insert(*at);
             known.extend(words(h, h.chunks[at.1].tokens.clone()));
         }
-        if wanted.len() == before {
+        if (wanted.len(), known.len()) == before {
             return wanted;
         }
     }

@@ -136,6 +136,13 @@ impl Function {
     pub fn overload_key(&self) -> String {
         format!("{}::{}/{}", self.namespace, self.name, self.params.len())
     }
+
+    /// The overload key and where the definition starts: overloads of one name and arity
+    /// that differ in their template parameters (`f<axis, T>(T &)` and its wrapper `f<T>(T &)`)
+    /// are different functions, and one calling the other is not recursion.
+    pub fn definition_key(&self) -> String {
+        format!("{}@{}", self.overload_key(), self.span.start)
+    }
 }
 
 /// Everything later stages need about one file.

@@ -249,6 +249,13 @@ pub fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// Whether `name` occurs in `text` as a whole word (`ST` in `ST &dst`, not in `STAGES`).
+pub fn mentions_word(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name)
+        .any(|(at, _)| !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word))
+}
+
 /// `text` with each whole-word occurrence of a binding's name replaced by its value
 /// (`sizeof(ElementType)` with `ElementType` -> `float`).
 pub fn replace_words(text: &str, bindings: &[(&str, &str)]) -> String {
@@ -332,6 +339,15 @@ mod template_text_tests {
         assert_eq!(e("f<Ts...>(x)"), "f<int, float>(x)");
         assert_eq!(e("g<A, Ts ...>"), "g<A, int, float>");
         assert_eq!(e("h<other...>"), "h<other...>");
+    }
+
+    #[test]
+    fn whole_words_are_found() {
+        use super::mentions_word;
+        assert!(mentions_word("load(ST *dst, const GL *src)", "ST"));
+        assert!(mentions_word("f(coord<ST> *c)", "ST"));
+        assert!(!mentions_word("f(int STAGES, BST *b)", "ST"));
+        assert!(!mentions_word("f(ST_x *a)", "ST"));
     }
 
     #[test]

@@ -325,7 +325,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Why a call of `f` is not inlined: recursion, depth, or the budget of inlined calls.
     fn not_inlined_because(&self, f: &Function) -> Option<String> {
-        if self.call_stack.contains(&f.overload_key()) {
+        if self.call_stack.contains(&f.definition_key()) {
             Some(format!(
                 "`{}` calls itself (recursion is not followed)",
                 f.name
@@ -859,7 +859,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_widths = std::mem::take(&mut self.int_widths);
         self.call_depth += 1;
         self.inlined_calls += 1;
-        self.call_stack.push(f.overload_key());
+        self.call_stack.push(f.definition_key());
         self.returns.push(None);
         self.returned_pointers.push(None);
         let reference =

@@ -197,7 +197,16 @@ impl Analyzer<'_, '_> {
         {
             return Some(t);
         }
-        type_from_text(&self.types, text)
+        let found = type_from_text(&self.types, text);
+        if matches!(found, None | Some(Type::Unknown(_)))
+            && let Some(target) = self.alias_target(trimmed)
+            && instance_parts(&target).is_some()
+        {
+            // `tile_t`, a file's alias of a class template's instance (`tile<32, 32>`).
+            let (class, args) = instance_parts(&target)?;
+            return self.class_instance(&class, &args, at).or(found);
+        }
+        found
     }
 
     /// The type a type name written at `at` names when it is a class template instance: with

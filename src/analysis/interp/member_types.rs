@@ -71,6 +71,8 @@ impl Analyzer<'_, '_> {
                         Some(v.to_string())
                     })
                 });
+                // `using at = A;` with `A` a file's alias (`blk_t`): the class it names.
+                let bound = self.alias_target(&bound).unwrap_or(bound);
                 let resolved = classes.resolve(&bound);
                 if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ") {
                     continue;

@@ -380,6 +380,9 @@ struct Analyzer<'a, 'p> {
     overload_sets: std::cell::RefCell<overloads::OverloadSets>,
     /// Whether a scope's name is a class's (see `is_class_name`).
     class_scopes: std::cell::RefCell<HashMap<String, bool>>,
+    /// Whether a name is one a file or header declares as a type, by name (`ROW` of
+    /// `dim::ROW` is a value however tree-sitter took it).
+    declared_types: std::cell::RefCell<HashMap<String, bool>>,
     /// What the last inlined call returned as a shared-memory pointer.
     last_returned_pointer: Option<Result<SharedPointer, String>>,
     /// Whether the last inlined call returns a reference (`T &f()`): what it returned is
@@ -671,6 +674,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             accessors: Default::default(),
             overload_sets: Default::default(),
             class_scopes: Default::default(),
+            declared_types: Default::default(),
             last_returned_pointer: None,
             last_call_returned_reference: false,
             scope_args: Vec::new(),

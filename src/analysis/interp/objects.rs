@@ -247,12 +247,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             DeclarationSpecifier::TypeSpecifier(t) => instances::typedef_name(t),
             _ => None,
         })?;
-        let target = self.type_args.get(&written).cloned().or_else(|| {
-            self.preparations()
-                .flat_map(|p| p.aliases.iter())
-                .find(|(alias, _)| *alias == written)
-                .map(|(_, target)| target.clone())
-        });
+        let target = match self.type_args.get(&written) {
+            Some(bound) => Some(self.alias_target(bound).unwrap_or_else(|| bound.clone())),
+            None => self.alias_target(&written),
+        };
         let Some(target) = target else {
             // `lib::Queue<T> q(...)`: the arguments are recorded where `Queue` is written,
             // and methods under the class's own name.
@@ -277,6 +275,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // Methods are recorded under the class's own name.
         let class = class.rsplit("__").next().unwrap_or(&class).to_string();
         Some((class, args))
+    }
+
+    /// What the file-scope alias `name` names, through aliases of aliases (`using swizzled =
+    /// plain; using plain = alloc<1024>;`: `alloc<1024>`). A few steps: aliases do not loop,
+    /// but a file may be wrong.
+    pub(super) fn alias_target(&self, name: &str) -> Option<String> {
+        let alias_of = |name: &str| {
+            self.preparations()
+                .flat_map(|p| p.aliases.iter())
+                .find(|(alias, _)| alias == name)
+                .map(|(_, target)| target.clone())
+        };
+        let mut target = alias_of(name.trim())?;
+        for _ in 0..8 {
+            let Some(next) = alias_of(target.trim()) else {
+                break;
+            };
+            target = next;
+        }
+        Some(target)
     }
 
     /// `Vec<float, 4> v;` (or an array of them) with no constructor arguments, of a class

@@ -84,7 +84,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let scoped = !c.scope_args.is_empty()
                 || (self.unit.prepared.class_scoped_calls.iter()).any(|(o, _)| *o == at);
             let fits: Vec<&Callee<'a, 'p>> = (all.iter())
-                .filter(|o| self.could_take(o.function, call, scoped))
+                .filter(|o| self.could_take(o.unit, o.function, call, scoped))
                 .collect();
             // A function that is not a template is preferred to templates that take the
             // arguments as well, as C++ prefers it.
@@ -229,14 +229,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Whether `f` can take the call's arguments, as far as their known types say, and its
     /// explicit template arguments (`reduce<float, Sum, false>`: a type cannot stand for an
     /// `int Num`, nor can more arguments be given than `f` has parameters).
-    pub(super) fn could_take(&self, f: &Function, call: &CallExpression, scoped: bool) -> bool {
+    pub(super) fn could_take(
+        &self,
+        unit: &Unit<'_>,
+        f: &Function,
+        call: &CallExpression,
+        scoped: bool,
+    ) -> bool {
         let args = &call.arguments;
         let values_fit = f
             .params
             .iter()
             .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)));
         values_fit
-            && (scoped || self.explicit_arguments_fit(f, call))
+            && (scoped || self.explicit_arguments_fit(unit, f, call))
             && self.constraints_fit(f, call)
     }
 
@@ -297,6 +303,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// a class type, or (given to a reference or pointer parameter, `by_address`) what a
     /// pointer or reference names.
     fn argument_type_text(&self, a: &Node<Expression>, by_address: bool) -> Option<String> {
+        // `tiles[k]` of an array of tiles (shared, or named through a reference): the element.
+        if let Expression::BinaryOperator(b) = &a.node
+            && b.node.operator.node == BinaryOperator::Index
+            && let Expression::Identifier(id) = &b.node.lhs.node
+        {
+            let elem = match self.lookup(&id.node.name)? {
+                Binding::Pointer(q) => q.elem.clone(),
+                Binding::Shared(s) if self.arrays[*s].decl.dims.len() == 1 => {
+                    self.arrays[*s].decl.elem.clone()
+                }
+                _ => return None,
+            };
+            return self.type_name_text(&elem);
+        }
         let Expression::Identifier(id) = &a.node else {
             return None;
         };
@@ -310,15 +330,39 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Binding::Reference(r) => r.target.elem.clone(),
             _ => return None,
         };
+        self.type_name_text(&ty)
+    }
+
+    /// A class type's name as text: a record's, or the class a name banklint has not laid
+    /// out stands for (a local alias `using q_tile = st_bf<64, 64>;` as this run binds it).
+    fn type_name_text(&self, ty: &Type) -> Option<String> {
         match ty {
             Type::Record(r) => Some(r.name.clone()),
+            Type::Unknown(n) if !n.is_empty() => Some(
+                (self.type_args.get(n).cloned())
+                    .or_else(|| self.local_alias(n))
+                    .or_else(|| self.alias_target(n))
+                    .unwrap_or_else(|| n.clone()),
+            ),
             _ => None,
         }
     }
 
-    fn explicit_arguments_fit(&self, f: &Function, call: &CallExpression) -> bool {
+    /// What a local alias of the function being run names (`using q_tile = st_bf<64, 64>;`).
+    fn local_alias(&self, name: &str) -> Option<String> {
+        let body = self.unit.items.get(self.item)?.chunk.span.clone();
+        let aliases = &self.unit.prepared.local_aliases;
+        let from = aliases.partition_point(|(at, _, _)| *at < body.start);
+        let to = aliases.partition_point(|(at, _, _)| *at < body.end);
+        (aliases.get(from..to)?.iter())
+            .find(|(_, n, _)| n == name)
+            .map(|(_, _, text)| text.clone())
+    }
+
+    fn explicit_arguments_fit(&self, unit: &Unit<'_>, f: &Function, call: &CallExpression) -> bool {
         let at = self.span(call.callee.span).start;
-        self.given_arguments_fit(f, self.template_arguments_at(at), 0)
+        let given = self.template_arguments_at(at);
+        self.given_arguments_fit(f, given, 0) && every_parameter_bound(unit, f, given.len())
     }
 
     /// Whether explicit template arguments `given` can stand for `f`'s template parameters
@@ -339,7 +383,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 if p.is_type {
                     !(a.starts_with(|c: char| c.is_ascii_digit())
                         || matches!(a, "true" | "false")
-                        || self.template_values.contains_key(a))
+                        || self.template_values.contains_key(a)
+                        || self.is_constant(a))
                 } else {
                     !self.is_type_text(a)
                 }
@@ -355,14 +400,68 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // The caller's own value parameter (`BroadcastAll`).
             return false;
         }
-        crate::analysis::types::builtin(head).is_some()
+        let keyword = matches!(
+            a.split_whitespace().next().unwrap_or(""),
+            "void"
+                | "bool"
+                | "char"
+                | "short"
+                | "int"
+                | "long"
+                | "float"
+                | "double"
+                | "signed"
+                | "unsigned"
+                | "const"
+        );
+        if keyword
+            || crate::analysis::types::builtin(head).is_some()
             || self.type_args.contains_key(head)
-            || std::iter::once(self.unit.prepared)
-                .chain(std::iter::once(self.home_unit.prepared))
-                .any(|p| p.typenames.iter().any(|t| t == head))
+        {
+            return true;
+        }
+        // A constant (`constexpr int WARPS = 3;`) is a value, though tree-sitter reads it as a
+        // type in `allocate<tile, WARPS>()`, as it cannot tell.
+        if self.is_constant(head) {
+            return false;
+        }
+        // A qualified name's last part is a type only where one is declared: tree-sitter
+        // reads `dim::ROW` in `f<dim::ROW, T>` as a type, as it cannot tell.
+        if a.split('<').next().unwrap_or(a).contains("::") {
+            return self.declares_type(head);
+        }
+        std::iter::once(self.unit.prepared)
+            .chain(std::iter::once(self.home_unit.prepared))
+            .any(|p| p.typenames.iter().any(|t| t == head))
+    }
+
+    /// Whether `name` is a constant of this file or the home file (`constexpr int N = 2;`).
+    fn is_constant(&self, name: &str) -> bool {
+        self.unit.constants.contains_key(name) || self.home_unit.constants.contains_key(name)
+    }
+
+    /// Whether this file or a header it reads declares `name` as a type (a class, an enum, an
+    /// alias, a typedef).
+    fn declares_type(&self, name: &str) -> bool {
+        if let Some(&known) = self.declared_types.borrow().get(name) {
+            return known;
+        }
+        let known = self
+            .preparations()
+            .any(|p| p.declared_types.iter().any(|t| t == name));
+        self.declared_types
+            .borrow_mut()
+            .insert(name.to_string(), known);
+        known
     }
 
     fn param_takes(&self, p: &Param, a: &Node<Expression>) -> bool {
+        // `{0, 0, row, col}` initializes an aggregate, never a scalar or a pointer (nor a
+        // reference to one): `f(void *, uint32_t)` cannot take it where `f(T &, const
+        // coord &)` can.
+        if matches!(&a.node, Expression::Comma(_)) && self.is_braced_list(a) {
+            return !scalar_or_pointer(&p.ty);
+        }
         let Expression::Identifier(id) = &a.node else {
             return self
                 .shared_elem_of(a)
@@ -512,6 +611,45 @@ fn pointer_takes(param: &Type, elem: &Type) -> bool {
             _ => true,
         },
         _ => true,
+    }
+}
+
+/// Whether a call giving `given` explicit template arguments binds each of `f`'s template
+/// parameters: those after them need a default, a pack, or a mention in a parameter's type to
+/// be deduced from (`template <int axis, typename ST> f(ST &)` called as `f(t)` is not
+/// viable: `axis` is never bound).
+fn every_parameter_bound(unit: &Unit<'_>, f: &Function, given: usize) -> bool {
+    let Some(header) = &f.template else {
+        return true;
+    };
+    let unbound: Vec<&str> = (header.params.iter().skip(given))
+        .filter(|p| p.default.is_none() && !p.pack)
+        .map(|p| p.name.as_str())
+        .collect();
+    if unbound.is_empty() {
+        return true;
+    }
+    let (Some(def), Some(item)) = (unit.definition(f), unit.items.get(f.item)) else {
+        return true;
+    };
+    let Some(signature) = unit.prepared.text.get(item.span(def.declarator.span)) else {
+        return true;
+    };
+    unbound
+        .iter()
+        .all(|name| crate::front::names::mentions_word(signature, name))
+}
+
+/// A scalar, or a pointer (or reference, typed as one) to a scalar or to `void`.
+fn scalar_or_pointer(ty: &Type) -> bool {
+    match ty {
+        Type::Scalar { .. } => true,
+        Type::Pointer(inner) => match &**inner {
+            Type::Scalar { .. } => true,
+            Type::Unknown(n) => n == "void",
+            _ => false,
+        },
+        _ => false,
     }
 }
 

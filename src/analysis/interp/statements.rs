@@ -361,7 +361,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     || self.is_shared_address(e))
             {
                 self.last_call_returned_reference = false;
-                match self.eval_pointer(e, mask, &name) {
+                // `T *x`, `T &x` or `T (&x)`: one level, its pointee written.
+                let declarator = &init.node.declarator.node;
+                let declared = is_pointer != nested_pointer(declarator)
+                    && array_extents(declarator).is_empty();
+                let got = self.eval_pointer(e, mask, &name);
+                match got.map(|p| {
+                    if declared {
+                        self.declared_pointee(p, &base)
+                    } else {
+                        p
+                    }
+                }) {
                     // `T &x = obj.at(i);` (a pointer once lowered): the element it returns.
                     Some(p)
                         if matches!(e.node, Expression::Call(_))
@@ -677,9 +688,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         e: &Node<Expression>,
         mask: &[bool],
     ) {
-        let elem = match base {
-            Type::Unknown(_) => p.elem.clone(),
-            t => t.clone(),
+        // The type written at the declaration, unless banklint knows only the pointer's
+        // (`T (&x)[2] = take<T, 2>()` in a template); of two unknown ones, the name written.
+        let elem = match (base, &p.elem) {
+            (Type::Unknown(_), Type::Unknown(_)) => base.clone(),
+            (Type::Unknown(_), _) => p.elem.clone(),
+            (t, _) => t.clone(),
         };
         let row = match extents {
             [_] => None,
@@ -716,6 +730,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 );
                 self.bind(name, Binding::Opaque(None));
             }
+        }
+    }
+
+    /// A pointer whose pointee banklint does not know (`at *p` in an allocator's template)
+    /// given to `T *x` or `T &x`: `T`, as the declaration says.
+    fn declared_pointee(&mut self, p: SharedPointer, declared: &Type) -> SharedPointer {
+        match (&p.elem, declared) {
+            (Type::Unknown(_), Type::Record(_)) => {
+                self.retype(p.clone(), declared.clone()).unwrap_or(p)
+            }
+            (Type::Unknown(_), Type::Unknown(n)) if !n.is_empty() && n != "auto" => SharedPointer {
+                elem: declared.clone(),
+                ..p
+            },
+            _ => p,
         }
     }
 
