@@ -43,7 +43,12 @@ fn parse_clause(text: &str) -> Result<Clause, String> {
             Some(Op::Store)
         }
         // Other operations by their `simulate --op` spelling: `atomic.count`, `ldmatrix.x4`.
-        Some(w) if w.starts_with("atomic") || w.contains("matrix") || w.starts_with("cp.") => {
+        Some(w)
+            if w.starts_with("atomic")
+                || w.contains("matrix")
+                || w.starts_with("cp.")
+                || w.starts_with("tma.") =>
+        {
             let op = banklint::app::simulate_ops::parse_op(w)?;
             words.next();
             Some(op)

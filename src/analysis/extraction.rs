@@ -676,10 +676,7 @@ pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_
                     StructKind::Union => "union",
                     _ => "struct",
                 };
-                let what = tag.map_or(format!("an unnamed {word}"), |t| format!("`{word} {t}`"));
-                return Type::Unknown(format!(
-                    "{what}, whose layout banklint does not know: the extent of its field `{field}` is not a constant it evaluates in a {word}"
-                ));
+                return crate::analysis::types::unsized_struct(word, tag.as_deref(), &field);
             }
             let union = matches!(st.kind.node, StructKind::Union)
                 && !tag.as_ref().is_some_and(|t| types.classes.contains(t));

@@ -149,6 +149,29 @@ impl Type {
         }
     }
 
+    /// The class an unknown type stands for, as text: its name (`q_tile`, `tile<T, 4>`), or
+    /// the struct named by the reason it has no layout (see [`unsized_struct`]). `None` for
+    /// other reasons.
+    pub fn unknown_class(&self) -> Option<&str> {
+        let Type::Unknown(n) = self else {
+            return None;
+        };
+        let named = |t: &str| {
+            !t.is_empty()
+                && t.chars()
+                    .all(|c| c.is_alphanumeric() || "_:<>, ".contains(c))
+                && !t.starts_with(|c: char| c.is_ascii_digit())
+        };
+        if named(n) {
+            return Some(n.as_str());
+        }
+        let rest = n
+            .strip_prefix("`struct ")
+            .or_else(|| n.strip_prefix("`union "))?;
+        let (tag, _) = rest.split_once("`, whose layout")?;
+        named(tag).then_some(tag)
+    }
+
     pub fn is_float(&self) -> bool {
         matches!(self, Type::Scalar { float: true, .. })
     }
@@ -179,6 +202,15 @@ impl Type {
 pub const OPAQUE_SIZES: [u32; 5] = [1, 2, 4, 8, 16];
 
 /// How a binding to an opaque element of `size` bytes is written: `8-byte type`.
+/// A struct or union without a layout, because the extent of its field `field` is not a
+/// constant banklint evaluates there; the reason names it (see [`Type::unknown_class`]).
+pub fn unsized_struct(word: &str, tag: Option<&str>, field: &str) -> Type {
+    let what = tag.map_or(format!("an unnamed {word}"), |t| format!("`{word} {t}`"));
+    Type::Unknown(format!(
+        "{what}, whose layout banklint does not know: the extent of its field `{field}` is not a constant it evaluates in a {word}"
+    ))
+}
+
 pub fn opaque_name(size: u32) -> String {
     format!("{size}-byte type")
 }

@@ -9,7 +9,7 @@ use crate::bank::ops;
 /// The `--op` spellings, for help and errors.
 pub const OP_SPELLINGS: &str = "load, store, atomic[.rmw|.count|.cas|.cas-loop], \
      ldmatrix.x1|x2|x4[.trans], stmatrix.x1|x2|x4[.trans], cp.async.ca, cp.async.cg, \
-     mbarrier.init, mbarrier (any other barrier operation)";
+     mbarrier.init, mbarrier (any other barrier operation), tma.load, tma.store";
 
 /// Parses `--op`.
 pub fn parse_op(text: &str) -> Result<Op, String> {
@@ -34,6 +34,8 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         | "mbarrier.try_wait"
         | "mbarrier.arrive_drop"
         | "mbarrier.inval" => Some(Op::Mbarrier { init: false }),
+        "tma.load" => Some(Op::TensorCopy { to_shared: true }),
+        "tma.store" => Some(Op::TensorCopy { to_shared: false }),
         _ => matrix_op(&t),
     };
     op.ok_or_else(|| format!("invalid --op `{text}` (expected one of: {OP_SPELLINGS})"))
@@ -66,7 +68,10 @@ fn matrix_op(t: &str) -> Option<Op> {
 /// `cp.async.cg`, else 4.
 pub fn default_width(op: Op) -> u32 {
     match op {
-        Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::CpAsync { bypass_l1: true } => 16,
+        Op::Ldmatrix { .. }
+        | Op::Stmatrix { .. }
+        | Op::CpAsync { bypass_l1: true }
+        | Op::TensorCopy { .. } => 16,
         Op::Mbarrier { .. } => 8,
         _ => 4,
     }
@@ -85,6 +90,7 @@ pub fn check_width(op: Op, width: u32, text: &str) -> Result<(), String> {
         Op::CpAsync { bypass_l1: true } => "16",
         Op::CpAsync { bypass_l1: false } => "4, 8 or 16",
         Op::Mbarrier { .. } => "8 (one barrier object)",
+        Op::TensorCopy { .. } => "16 (the issuing lane gives the tile's address)",
     };
     Err(format!(
         "invalid --bytes `{text}` ({} takes {allowed} bytes per lane)",
@@ -96,7 +102,7 @@ pub fn check_width(op: Op, width: u32, text: &str) -> Result<(), String> {
 fn first_arch(op: Op) -> Option<(u32, u32)> {
     match op {
         Op::Ldmatrix { .. } => Some((7, 5)),
-        Op::Stmatrix { .. } => Some((9, 0)),
+        Op::Stmatrix { .. } | Op::TensorCopy { .. } => Some((9, 0)),
         Op::CpAsync { .. } | Op::Mbarrier { .. } => Some((8, 0)),
         _ => None,
     }
@@ -195,6 +201,12 @@ pub fn notes(op: Op) -> &'static [&'static str] {
             "  Its time grows with the distinct barriers a warp touches, not with banks.",
             "  See hw/MBARRIER.md. Measured on sm_90.",
         ],
+        Op::TensorCopy { .. } => &[
+            "tma.load / tma.store (cp.async.bulk.tensor): the copy engine moves the tile,",
+            "  not the lanes: no wavefronts at the instruction's line. Its tensor map's",
+            "  swizzle decides where each element lies, which the tile's readers must follow.",
+            "  See docs/TMA_SWIZZLE.md. Measured on sm_90.",
+        ],
     }
 }
 
@@ -218,6 +230,8 @@ mod tests {
             "stmatrix.x4",
             "cp.async.ca",
             "cp.async.cg",
+            "tma.load",
+            "tma.store",
         ];
         for text in all {
             assert_eq!(parse_op(text).unwrap().spelling(), text);

@@ -46,6 +46,13 @@ pub enum Op {
     Mbarrier {
         init: bool,
     },
+    /// A TMA tile copy (`cp.async.bulk.tensor`, sm_90), into shared memory or out of it: the
+    /// copy engine moves the box, not the lanes, so its line costs no wavefront (measured,
+    /// `hw/fixture_validation_tma.md`); where the tile lies is what it decides (see
+    /// [`crate::bank::tma`]).
+    TensorCopy {
+        to_shared: bool,
+    },
 }
 
 /// The machine code a shared-memory atomic compiles to (measured with nvcc 13.0 for sm_90; see
@@ -88,6 +95,7 @@ impl Op {
             Op::Stmatrix { .. } => "stmatrix",
             Op::CpAsync { .. } => "cp.async",
             Op::Mbarrier { .. } => "mbarrier",
+            Op::TensorCopy { .. } => "tma",
         }
     }
 
@@ -95,6 +103,7 @@ impl Op {
     pub fn noun(self) -> &'static str {
         match self {
             Op::Mbarrier { .. } => "mbarrier operation",
+            Op::TensorCopy { .. } => "TMA copy",
             _ => self.name(),
         }
     }
@@ -115,6 +124,8 @@ impl Op {
             }
             Op::Mbarrier { init: true } => "mbarrier.init".to_string(),
             Op::Mbarrier { init: false } => "mbarrier".to_string(),
+            Op::TensorCopy { to_shared: true } => "tma.load".to_string(),
+            Op::TensorCopy { to_shared: false } => "tma.store".to_string(),
         }
     }
 

@@ -39,6 +39,7 @@ pub fn width_is_valid(op: Op, width: u32) -> bool {
         Op::CpAsync { bypass_l1: true } => width == 16,
         Op::CpAsync { bypass_l1: false } => matches!(width, 4 | 8 | 16),
         Op::Mbarrier { .. } => width == 8,
+        Op::TensorCopy { .. } => width == 16,
     }
 }
 
@@ -152,6 +153,8 @@ pub(crate) fn wavefronts(target: Target, access: &WarpAccess) -> Verdict {
         Op::Atomic(AtomicKind::CasLoop) => return cas_loop(target, access.width, &offsets),
         Op::CpAsync { bypass_l1: true } => return bypass_verdict(&offsets),
         Op::Mbarrier { init } => return mbarrier_verdict(init, &offsets),
+        // The copy engine's work, not the lanes': nothing in the banks at this line.
+        Op::TensorCopy { .. } => return mbarrier_verdict(false, &offsets),
         _ => {}
     }
     let size = phase_size(op, access.width);

@@ -202,8 +202,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .as_ref()
                     .and_then(find)
                     .map(|o| &o.node.variable_name);
-                self.tma_copy(p, address.span, map, mask);
-                continue;
+                self.tma_copy(p.clone(), address.span, map, mask);
             }
             let array_of = p.array;
             let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
@@ -223,10 +222,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             let text = IndexText::Source(address.span);
             let (array, indices, texts, elem) = self.place_parts(p, text, mask);
-            // A barrier operation other than `init` costs no wavefront wherever the barrier
-            // is, so an address the analysis cannot resolve does not leave it unknown.
+            // A barrier operation other than `init`, or a TMA copy, costs no wavefront
+            // wherever its operand is, so an address the analysis cannot resolve does not
+            // leave it unknown.
             let indices = match op {
-                Op::Mbarrier { init: false } => vec![Lanes::int(0); indices.len()],
+                Op::Mbarrier { init: false } | Op::TensorCopy { .. } => {
+                    vec![Lanes::int(0); indices.len()]
+                }
                 _ => indices,
             };
             let target = AccessTarget {
@@ -327,9 +329,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ),
                 }
             }
-            // Never priced: `inline_asm` records a TMA copy as its tile's layout first.
             Kind::NotModeled(why) => (Op::Load, 4, Some(why.clone())),
-            Kind::TensorCopy { .. } => (Op::Load, 16, Some("a TMA copy".into())),
+            Kind::TensorCopy { to_shared } => (
+                Op::TensorCopy {
+                    to_shared: *to_shared,
+                },
+                16,
+                None,
+            ),
         }
     }
 

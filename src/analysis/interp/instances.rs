@@ -202,9 +202,9 @@ impl Analyzer<'_, '_> {
             && let Some(target) = self.alias_target(trimmed)
             && instance_parts(&target).is_some()
         {
-            // `tile_t`, a file's alias of a class template's instance (`tile<32, 32>`).
-            let (class, args) = instance_parts(&target)?;
-            return self.class_instance(&class, &args, at).or(found);
+            // `tile_t`, a file's alias of a class template's instance (`tile<32, 32>`, or
+            // `tile_bf<32, 32>` of an alias template).
+            return self.type_of_text(&target, at).or(found);
         }
         found
     }
@@ -234,6 +234,7 @@ impl Analyzer<'_, '_> {
             .flat_map(|p| p.aliases.iter())
             .find(|(alias, _)| alias == name)
             .map(|(_, target)| target.clone())?;
+        let target = self.without_alias_templates(&target);
         let (class, args) = instance_parts(&target)?;
         self.class_instance(&class, &args, at)
     }

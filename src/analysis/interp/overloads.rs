@@ -338,12 +338,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn type_name_text(&self, ty: &Type) -> Option<String> {
         match ty {
             Type::Record(r) => Some(r.name.clone()),
-            Type::Unknown(n) if !n.is_empty() => Some(
-                (self.type_args.get(n).cloned())
-                    .or_else(|| self.local_alias(n))
-                    .or_else(|| self.alias_target(n))
-                    .unwrap_or_else(|| n.clone()),
-            ),
+            Type::Unknown(_) => {
+                let n = ty.unknown_class()?;
+                Some(
+                    (self.type_args.get(n).cloned())
+                        .or_else(|| self.local_alias(n))
+                        .or_else(|| self.alias_target(n))
+                        .unwrap_or_else(|| n.to_string()),
+                )
+            }
             _ => None,
         }
     }
