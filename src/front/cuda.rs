@@ -421,8 +421,16 @@ fn lower(
         let mut l = Lowering::new(text, out);
         l.host_reader.import(&imported);
         lower_items(&mut l, tree.root_node(), includer_calls);
+        // The directives are found in the file; the tree is of the expanded text, where a
+        // macro expanded earlier has moved them.
+        let includes: Vec<(String, std::ops::Range<usize>)> = (l.out.includes.iter())
+            .filter_map(|(name, span)| {
+                let at = l.out.map.to_expanded(span.start)?;
+                Some((name.clone(), at..at + span.len()))
+            })
+            .collect();
         l.out.include_scopes =
-            crate::front::include_scopes::include_scopes(text, tree.root_node(), &l.out.includes);
+            crate::front::include_scopes::include_scopes(text, tree.root_node(), &includes);
         let constants = l.host_reader.constants();
         let (blank, patches) = (l.blank, l.patches);
         out.host_constants = constants;

@@ -340,14 +340,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Type::Record(r) => Some(r.name.clone()),
             Type::Unknown(_) => {
                 let n = ty.unknown_class()?;
-                Some(
-                    (self.type_args.get(n).cloned())
-                        .or_else(|| self.local_alias(n))
-                        .or_else(|| self.alias_target(n))
-                        .unwrap_or_else(|| n.to_string()),
-                )
+                let named = (self.type_args.get(n).cloned())
+                    .or_else(|| self.local_alias(n))
+                    .or_else(|| self.alias_target(n))
+                    .or_else(|| self.member_type_text(n))
+                    .unwrap_or_else(|| n.to_string());
+                // `st_bf<64, 64>` of an alias template: the class it names.
+                Some(self.without_alias_templates(&named))
             }
             _ => None,
+        }
+    }
+
+    /// What `typename globals::K_tile` (`globals__K_tile` for lang-c) names: the class's
+    /// member type, as text.
+    fn member_type_text(&self, name: &str) -> Option<String> {
+        let (class, member) = name.rsplit_once("__")?;
+        match self.classes().member(class, member)? {
+            crate::front::class_members::Member::Type(t) => Some(t),
+            crate::front::class_members::Member::Value(_) => None,
         }
     }
 
