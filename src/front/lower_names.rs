@@ -214,6 +214,14 @@ impl Lowering<'_> {
         if word(k + 1) == "&" {
             self.patch(base + toks[k + 1].start, "*");
         }
+        // The extents are expressions too (`(&t)[K::stages]`).
+        let mut left = n.named_child(0).and_then(|a| a.child_by_field_name("left"));
+        while let Some(l) = left.filter(|l| l.kind() == "subscript_expression") {
+            if let Some(extent) = l.child_by_field_name("indices") {
+                self.lower(extent);
+            }
+            left = l.child_by_field_name("argument");
+        }
         self.lower(right);
         true
     }
