@@ -720,17 +720,11 @@ pub fn declares_types(decl: &Declaration) -> bool {
 pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
     for spec in &decl.specifiers {
         if let Some((tag, st)) = struct_definition(&spec.node) {
-            let ty = struct_type(types, st);
-            types.named.insert(tag.to_string(), ty);
-            if let Some(header) = types.template_headers.get(tag) {
-                let template = crate::analysis::types::ClassTemplate {
-                    tag: tag.to_string(),
-                    header: header.clone(),
-                    definition: st.clone(),
-                };
-                types
-                    .class_templates
-                    .insert(tag.to_string(), Rc::new(template));
+            let inner = register_nested_structs(types, tag, st, 0);
+            register_struct(types, tag, st);
+            // The nested structs' own names serve the outer one's body only.
+            for name in inner {
+                types.named.remove(&name);
             }
         }
     }
@@ -744,6 +738,71 @@ pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
             }
         }
     }
+}
+
+/// Records the struct `st` as `name`. One whose fields the table cannot lay out (`A_tile
+/// a[2];`, an alias of a class template's instance) is laid out by the analysis, as a class
+/// template without parameters is; a class template's layout always is.
+fn register_struct(types: &mut TypeTable, name: &str, st: &StructType) {
+    let ty = struct_type(types, st);
+    let header = match (types.template_headers.get(name), &ty) {
+        (Some(h), _) => Some(h.clone()),
+        (None, Type::Unknown(_)) => Some(crate::front::prepared::TemplateHeader {
+            span: 0..0,
+            params: Vec::new(),
+        }),
+        _ => None,
+    };
+    types.named.insert(name.to_string(), ty);
+    if let Some(header) = header {
+        let template = crate::analysis::types::ClassTemplate {
+            tag: name.to_string(),
+            header,
+            definition: st.clone(),
+        };
+        types
+            .class_templates
+            .insert(name.to_string(), Rc::new(template));
+    }
+}
+
+/// The structs defined inside `outer`'s body (`struct G { struct P { ... }; P p; };`), each
+/// recorded as `G::P` (`G__P`) is written outside, before `outer` is laid out. Returns the
+/// tags also recorded alone for `outer`'s body to name (`P p;`), which were not names before.
+fn register_nested_structs(
+    types: &mut TypeTable,
+    outer: &str,
+    st: &StructType,
+    depth: usize,
+) -> Vec<String> {
+    let mut bare = Vec::new();
+    if depth >= crate::limits::MAX_STATIC_MEMBER_NESTING {
+        return bare;
+    }
+    for field in st.declarations.iter().flatten() {
+        let StructDeclaration::Field(f) = &field.node else {
+            continue;
+        };
+        for spec in &f.node.specifiers {
+            if let SpecifierQualifier::TypeSpecifier(ts) = &spec.node
+                && let TypeSpecifier::Struct(inner) = &ts.node
+                && let (Some(tag), Some(_)) = (&inner.node.identifier, &inner.node.declarations)
+            {
+                let tag = tag.node.name.as_str();
+                let nested = register_nested_structs(types, tag, &inner.node, depth + 1);
+                register_struct(types, &format!("{outer}__{tag}"), &inner.node);
+                for name in nested {
+                    types.named.remove(&name);
+                }
+                if !types.named.contains_key(tag) {
+                    let ty = types.named[&format!("{outer}__{tag}")].clone();
+                    types.named.insert(tag.to_string(), ty);
+                    bare.push(tag.to_string());
+                }
+            }
+        }
+    }
+    bare
 }
 
 /// The type a typedef's declarator makes of `base`: itself, or an array of it

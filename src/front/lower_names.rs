@@ -182,14 +182,24 @@ impl Lowering<'_> {
                 .any(|(t, _)| *t == w)
                 || self.typename_set.contains(w)
         };
-        if !is_type(word(0)) {
+        // `G::pipe (&rows)[2] = ...`: a qualified type, joined as lang-c names it (`G__pipe`).
+        let mut last = 0;
+        while word(last + 1) == "::"
+            && toks
+                .get(last + 2)
+                .is_some_and(|t| t.kind == crate::front::lex::TokenKind::Ident)
+        {
+            last += 2;
+        }
+        let joined: String = (0..=last).map(word).collect::<String>().replace("::", "__");
+        if !(is_type(word(last)) || is_type(&joined)) {
             return false;
         }
         // `tile<64, 64> (&rows)[2] = ...`: the type's template arguments, blanked and
         // recorded as a type's are.
-        let mut k = 1;
-        if word(1) == "<" {
-            let Some(close) = crate::front::lex::matching_angle(src, &toks, 1) else {
+        let mut k = last + 1;
+        if word(k) == "<" {
+            let Some(close) = crate::front::lex::matching_angle(src, &toks, k) else {
                 return false;
             };
             k = close + 1;
@@ -205,11 +215,19 @@ impl Lowering<'_> {
             return false;
         }
         let base = n.start_byte();
-        if k > 1 {
-            let args = crate::front::lex::argument_texts(src, &toks[2..k - 1]);
-            self.out.template_calls.push((base + toks[0].start, args));
+        for j in (1..last).step_by(2) {
+            self.patch(base + toks[j].start, "__");
+        }
+        if last > 0 {
+            self.add_typename(joined);
+        }
+        if k > last + 1 {
+            let args = crate::front::lex::argument_texts(src, &toks[last + 2..k - 1]);
+            self.out
+                .template_calls
+                .push((base + toks[last].start, args));
             self.blank
-                .push(base + toks[1].start..base + toks[k - 1].end);
+                .push(base + toks[last + 1].start..base + toks[k - 1].end);
         }
         if word(k + 1) == "&" {
             self.patch(base + toks[k + 1].start, "*");

@@ -95,20 +95,37 @@ impl Analyzer<'_, '_> {
         // a field may be declared with one.
         // Only those a field is declared with: a traits class has many, and none of the
         // others changes the layout.
+        // A nested struct (`G__P`) may name its enclosing classes' member types too.
         let used = field_type_names(&template.definition);
-        let names: Vec<String> = self
+        let enclosing = |class: &str| {
+            template
+                .tag
+                .strip_prefix(class)
+                .is_some_and(|rest| rest.starts_with("__"))
+        };
+        let names: Vec<(String, String)> = self
             .preparations()
             .flat_map(|p| p.member_typedefs.iter())
-            .filter(|m| m.class == template.tag && used.contains(&m.member.as_str()))
-            .map(|m| m.member.clone())
+            .filter(|m| {
+                (m.class == template.tag || enclosing(&m.class))
+                    && used.contains(&m.member.as_str())
+            })
+            .map(|m| {
+                let owner = if m.class == template.tag {
+                    instance.clone()
+                } else {
+                    m.class.clone()
+                };
+                (owner, m.member.clone())
+            })
             .collect();
         let mut member_types = Vec::new();
-        for name in names {
+        for (owner, name) in names {
             if member_types.iter().any(|(n, _)| *n == name) {
                 continue;
             }
             if let Some(crate::front::class_members::Member::Type(t)) =
-                self.class_member(&instance, &name)
+                self.class_member(&owner, &name)
                 && let Some(ty) = self.type_of_text(&t, at)
                 && !matches!(ty, Type::Unknown(_))
             {
@@ -199,6 +216,11 @@ impl Analyzer<'_, '_> {
         }
         let found = type_from_text(&self.types, text);
         if matches!(found, None | Some(Type::Unknown(_)))
+            && let Some(laid_out) = self.struct_without_parameters(trimmed, at)
+        {
+            return Some(laid_out);
+        }
+        if matches!(found, None | Some(Type::Unknown(_)))
             && let Some(target) = self.alias_target(trimmed)
             && instance_parts(&target).is_some()
         {
@@ -207,6 +229,20 @@ impl Analyzer<'_, '_> {
             return self.type_of_text(&target, at).or(found);
         }
         found
+    }
+
+    /// A struct the type table could not lay out (a field of a class template instance's
+    /// type, named through an alias), laid out here as a class template without parameters.
+    /// `G::P[2]`, an array of one, too.
+    fn struct_without_parameters(&mut self, name: &str, at: Span) -> Option<Type> {
+        let (elem, extents) = crate::analysis::types::split_array_suffix(name);
+        let elem = elem.trim().replace("::", "__");
+        let template = class_template(&self.types, &elem)?;
+        if !template.header.params.is_empty() {
+            return None;
+        }
+        let ty = self.class_instance(&elem, &[], at)?;
+        Some(crate::analysis::types::array_of(ty, &extents))
     }
 
     /// The type a type name written at `at` names when it is a class template instance: with
@@ -228,6 +264,9 @@ impl Analyzer<'_, '_> {
         // Only a name whose own layout is unknown can be an alias of an instance.
         if !matches!(self.types.lookup(name), Some(Type::Unknown(_)) | None) {
             return None;
+        }
+        if let Some(laid_out) = self.struct_without_parameters(name, at) {
+            return Some(laid_out);
         }
         let target = self
             .preparations()
