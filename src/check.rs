@@ -309,21 +309,23 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
     let mut known: rustc_hash::FxHashSet<&str> =
         words(prepared, 0..prepared.tokens.len()).collect();
     // `using tma_allocator = shared_allocator<1024>;`: a file that names the alias calls the
-    // class's constructor and methods, under the class's name.
+    // class's constructor and methods, under the class's name (only that: the arguments name
+    // no function, and following every word of every alias reads most of a tile library).
     let aliases: Vec<(&str, &str)> = std::iter::once(prepared)
         .chain(headers.iter().copied())
-        .flat_map(|p| p.aliases.iter().map(|(a, t)| (a.as_str(), t.as_str())))
+        .flat_map(|p| p.aliases.iter())
+        .filter_map(|(a, t)| {
+            let head = t.split('<').next()?.trim();
+            let class = head.rsplit("::").next()?.trim();
+            (!class.is_empty()).then_some((a.as_str(), class))
+        })
         .collect();
     let mut wanted = HashSet::new();
     loop {
         let before = (wanted.len(), known.len());
-        for (alias, target) in &aliases {
+        for (alias, class) in &aliases {
             if known.contains(alias) {
-                known.extend(
-                    target
-                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .filter(|w| !w.is_empty()),
-                );
+                known.insert(class);
             }
         }
         for (at, names, operator, h) in &candidates {
