@@ -354,6 +354,36 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         None
     }
 
+    /// The class of an object in shared memory an expression names (`tile`, `tiles[i]`,
+    /// `p->` base), as its record names it: for a static member read through it.
+    fn object_class_name(&self, e: &Node<Expression>) -> Option<String> {
+        let elem = match &e.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name)? {
+                Binding::Reference(r) => r.target.elem.clone(),
+                Binding::Pointer(q) => q.elem.clone(),
+                Binding::Shared(s) if self.arrays[*s].decl.dims.is_empty() => {
+                    self.arrays[*s].decl.elem.clone()
+                }
+                _ => return None,
+            },
+            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
+                let Expression::Identifier(id) = &b.node.lhs.node else {
+                    return None;
+                };
+                match self.lookup(&id.node.name)? {
+                    Binding::Pointer(q) => q.elem.clone(),
+                    Binding::Shared(s) => self.arrays[*s].decl.elem.clone(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        match elem {
+            Type::Record(r) => Some(r.name.clone()),
+            _ => None,
+        }
+    }
+
     /// The value of the constant `member` of the class `class` names (`Traits<256, float>`).
     pub(super) fn class_constant(&mut self, class: &str, member: &str) -> Option<i64> {
         let crate::front::class_members::Member::Value(text) = self.class_member(class, member)?
@@ -392,6 +422,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         m: &MemberExpression,
         mask: &[bool],
     ) -> Lanes {
+        // `vec.length` of a tile in shared memory: a static constant of its class, no access.
+        if let Some(class) = self.object_class_name(&m.expression)
+            && let Some(v) = self.class_constant(&class, &m.identifier.node.name)
+        {
+            return Lanes::int(v);
+        }
         if let Some(field) = self.reference_member(whole) {
             self.reference_member_access(whole, field, Op::Load, mask);
             return self.element_data();
