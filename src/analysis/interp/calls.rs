@@ -730,6 +730,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         .chain(self.template_arguments_at(at).iter().cloned())
                         .collect()
                 }
+                // A sibling method of the caller's class template (`put<0, T>(t, v)` inside
+                // `group<W>`): the class's parameters keep the caller's bindings, named as
+                // themselves, and the arguments written are the method's own.
+                None if scope_args.is_empty() => {
+                    let class = self.enclosing_class_parameters(f);
+                    (header.params.iter().take(class).map(|p| p.name.clone()))
+                        .chain(self.template_arguments_at(at).iter().cloned())
+                        .collect()
+                }
                 None => scope_args
                     .into_iter()
                     .chain(self.template_arguments_at(at).iter().cloned())

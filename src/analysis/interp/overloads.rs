@@ -83,8 +83,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let at = self.span(call.callee.span).start;
             let scoped = !c.scope_args.is_empty()
                 || (self.unit.prepared.class_scoped_calls.iter()).any(|(o, _)| *o == at);
+            // Template parameters bound at the call: the class's (through `warp::f`, an alias
+            // of `group<1>`, they are not written there) and those written after the name.
+            let written = self.template_arguments_at(at).len();
+            let bound = if c.scope_args.is_empty() {
+                written
+            } else {
+                c.scope_args.len() + written
+            };
             let fits: Vec<&Callee<'a, 'p>> = (all.iter())
-                .filter(|o| self.could_take(o.unit, o.function, call, scoped))
+                .filter(|o| self.could_take(o.unit, o.function, call, scoped.then_some(bound)))
                 .collect();
             // A function that is not a template is preferred to templates that take the
             // arguments as well, as C++ prefers it.
@@ -229,21 +237,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Whether `f` can take the call's arguments, as far as their known types say, and its
     /// explicit template arguments (`reduce<float, Sum, false>`: a type cannot stand for an
     /// `int Num`, nor can more arguments be given than `f` has parameters).
+    /// `scoped`: the call names `f` through its class, whose arguments with those written at
+    /// the call bind that many of `f`'s template parameters.
     pub(super) fn could_take(
         &self,
         unit: &Unit<'_>,
         f: &Function,
         call: &CallExpression,
-        scoped: bool,
+        scoped: Option<usize>,
     ) -> bool {
         let args = &call.arguments;
         let values_fit = f
             .params
             .iter()
             .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)));
-        values_fit
-            && (scoped || self.explicit_arguments_fit(unit, f, call))
-            && self.constraints_fit(f, call)
+        let explicit_fit = match scoped {
+            Some(bound) => every_parameter_bound(unit, f, bound),
+            None => self.explicit_arguments_fit(unit, f, call),
+        };
+        values_fit && explicit_fit && self.constraints_fit(f, call)
     }
 
     /// Whether the arguments given to `f`'s constrained type parameters satisfy their
@@ -376,7 +388,33 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn explicit_arguments_fit(&self, unit: &Unit<'_>, f: &Function, call: &CallExpression) -> bool {
         let at = self.span(call.callee.span).start;
         let given = self.template_arguments_at(at);
-        self.given_arguments_fit(f, given, 0) && every_parameter_bound(unit, f, given.len())
+        let skip = self.enclosing_class_parameters(f);
+        self.given_arguments_fit(f, given, skip)
+            && every_parameter_bound(unit, f, skip + given.len())
+    }
+
+    /// How many of `f`'s template parameters are its class's, bound by the method that calls
+    /// it from inside the class (`load<2, false, ST>(...)` in another method of
+    /// `group<W>`): the class template's parameters, when they lead `f`'s header and this run
+    /// binds each. None for a function outside a class, or of another class than the caller's.
+    pub(super) fn enclosing_class_parameters(&self, f: &Function) -> usize {
+        let Some(header) = &f.template else {
+            return 0;
+        };
+        let class = f.namespace.rsplit("__").next().unwrap_or("");
+        if f.namespace != self.caller_namespace() || !self.is_class_name(class) {
+            return 0;
+        }
+        let own = self.class_parameters(class);
+        let bound = |p: &crate::front::prepared::TemplateParam| {
+            self.template_values.contains_key(&p.name) || self.type_args.contains_key(&p.name)
+        };
+        let leads = own.len() <= header.params.len()
+            && own
+                .iter()
+                .zip(&header.params)
+                .all(|(c, p)| c.name == p.name && bound(p));
+        if leads { own.len() } else { 0 }
     }
 
     /// Whether explicit template arguments `given` can stand for `f`'s template parameters
