@@ -487,9 +487,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .any(|p| p.typenames.iter().any(|t| t == head))
     }
 
-    /// Whether `name` is a constant of this file or the home file (`constexpr int N = 2;`).
+    /// Whether `name` is a constant of this file or the home file (`constexpr int N = 2;`), or
+    /// a value in scope (a local `constexpr int STAGES = 4;`).
     fn is_constant(&self, name: &str) -> bool {
-        self.unit.constants.contains_key(name) || self.home_unit.constants.contains_key(name)
+        self.unit.constants.contains_key(name)
+            || self.home_unit.constants.contains_key(name)
+            || matches!(self.lookup(name), Some(Binding::Value(_)))
     }
 
     /// Whether this file or a header it reads declares `name` as a type (a class, an enum, an
