@@ -469,23 +469,8 @@ impl<'p> Lowering<'p> {
         self.blank_node(word);
         for c in parts {
             let word = self.t(c);
-            let keyword = matches!(
-                word,
-                "void"
-                    | "char"
-                    | "short"
-                    | "int"
-                    | "long"
-                    | "float"
-                    | "double"
-                    | "signed"
-                    | "unsigned"
-                    | "bool"
-                    | "const"
-                    | "volatile"
-                    | "static"
-                    | "inline"
-            );
+            let keyword =
+                crate::front::names::is_type_keyword(word) || matches!(word, "static" | "inline");
             if matches!(c.kind(), "identifier" | "type_identifier") && !keyword {
                 self.add_typename(word.to_string());
             }

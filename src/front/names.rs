@@ -249,6 +249,26 @@ pub fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
+/// The C keywords a type is written with (`unsigned int`, `const float`): words no
+/// declaration makes a type name of.
+pub fn is_type_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "void"
+            | "bool"
+            | "char"
+            | "short"
+            | "int"
+            | "long"
+            | "float"
+            | "double"
+            | "signed"
+            | "unsigned"
+            | "const"
+            | "volatile"
+    )
+}
+
 /// Whether `name` occurs in `text` as a whole word (`ST` in `ST &dst`, not in `STAGES`).
 pub fn mentions_word(text: &str, name: &str) -> bool {
     let word = |c: char| c.is_alphanumeric() || c == '_';

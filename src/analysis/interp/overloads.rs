@@ -452,20 +452,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // The caller's own value parameter (`BroadcastAll`).
             return false;
         }
-        let keyword = matches!(
-            a.split_whitespace().next().unwrap_or(""),
-            "void"
-                | "bool"
-                | "char"
-                | "short"
-                | "int"
-                | "long"
-                | "float"
-                | "double"
-                | "signed"
-                | "unsigned"
-                | "const"
-        );
+        let keyword =
+            crate::front::names::is_type_keyword(a.split_whitespace().next().unwrap_or(""));
         if keyword
             || crate::analysis::types::builtin(head).is_some()
             || self.type_args.contains_key(head)
