@@ -305,3 +305,48 @@ fn methods_on_shared_objects_run_or_are_noted_and_a_per_thread_array_choice_is_n
         "{notes:?}"
     );
 }
+
+#[test]
+fn an_array_reference_from_an_unfollowed_allocator_call_is_noted() {
+    // `take` returns a reference to an array, declared `A (&take())[N]`: banklint does not
+    // follow that return, so `t` is noted where it is bound. Before, `t` was read as a local
+    // array and the store through it was lost without a word.
+    let dir = temp_dir("escapes-array-reference");
+    write(
+        &dir,
+        "k.cu",
+        br#"struct carver {
+    int *p;
+    __device__ carver(int *q) : p(q) {}
+    template <typename A, int N>
+    __device__ A (&take())[N]
+    {
+        A(*r)[N] = reinterpret_cast<A(*)[N]>(p);
+        p += sizeof(A) * N / 4;
+        return *r;
+    }
+};
+struct tile { float data[32 * 32]; };
+
+__global__ void k(float *out)
+{
+    extern __shared__ int sm[];
+    carver al(sm);
+    tile(&t)[2] = al.take<tile, 2>();
+    t[1].data[threadIdx.x * 32] = out[threadIdx.x];
+}
+
+void launch(float *out) { k<<<1, 32, 20000>>>(out); }
+"#,
+    );
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 18);
+    assert!(
+        notes[0]
+            .1
+            .contains("`t` is given a pointer into shared memory that banklint cannot follow"),
+        "{notes:?}"
+    );
+}

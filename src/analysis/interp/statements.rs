@@ -279,6 +279,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 continue;
             }
+            // `T (&t)[2] = al.take<T, 2>();` on an object that keeps a pointer into shared
+            // memory, whose result banklint does not follow: said, not read as a local array.
+            if let Some(Node {
+                node: Initializer::Expression(e),
+                ..
+            }) = &init.node.initializer
+                && nested_pointer(&init.node.declarator.node)
+                && !self.points_to_shared(e)
+                && self.call_on_object_keeping_shared(e)
+            {
+                self.pointer_not_followed(&name, e);
+                continue;
+            }
             // `float (*t)[33] = (float (*)[33])smem;`: a pointer to rows (`float (&r)[33] =
             // tile[i];`, a reference to a row, is lowered to the same C).
             if let Some(Node {
@@ -746,6 +759,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             },
             _ => p,
         }
+    }
+
+    /// Whether `e` is a method call on an object one of whose fields points into shared
+    /// memory (`al.take<T, 2>()` of an allocator).
+    fn call_on_object_keeping_shared(&self, e: &Node<Expression>) -> bool {
+        let Expression::Call(c) = &e.node else {
+            return false;
+        };
+        let Expression::Member(m) = &c.node.callee.node else {
+            return false;
+        };
+        let Expression::Identifier(id) = &m.node.expression.node else {
+            return false;
+        };
+        matches!(self.lookup(&id.node.name), Some(Binding::Object(o))
+            if o.fields.values().any(|b| matches!(b,
+                Binding::Pointer(_) | Binding::Rows { .. } | Binding::Reference(_) | Binding::Shared(_))))
     }
 
     /// `name` is given a pointer into shared memory banklint cannot follow: said, and the
