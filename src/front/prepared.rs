@@ -341,6 +341,13 @@ pub struct DependentType {
 }
 
 impl Prepared {
+    /// The `local_aliases` written inside `body` (recorded in text order).
+    pub fn local_aliases_in(&self, body: &Range<usize>) -> &[(usize, String, String)] {
+        let from = (self.local_aliases).partition_point(|(at, _, _)| *at < body.start);
+        let to = (self.local_aliases).partition_point(|(at, _, _)| *at < body.end);
+        &self.local_aliases[from..to.max(from)]
+    }
+
     /// The blanked CUDA words (`keywords`, in offset order) within a range of the text.
     pub fn keywords_in(&self, r: Range<usize>) -> impl Iterator<Item = &(Keyword, usize)> {
         let from = self.keywords.partition_point(|(_, at)| *at < r.start);

@@ -342,10 +342,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for (class, member) in crate::front::names::scope_splits(name) {
             let target = match self.type_args.get(class) {
                 Some(bound) => bound.clone(),
-                None => (self.preparations())
-                    .flat_map(|p| p.aliases.iter())
-                    .find(|(alias, _)| alias == class)
-                    .map_or_else(|| class.replace("__", "::"), |(_, t)| t.clone()),
+                None => self
+                    .alias_target(class)
+                    .unwrap_or_else(|| class.replace("__", "::")),
             };
             if let Some(v) = self.class_constant(&target, member) {
                 return Some(v);
@@ -366,20 +365,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 _ => return None,
             },
-            Expression::BinaryOperator(b) if b.node.operator.node == BinaryOperator::Index => {
-                let Expression::Identifier(id) = &b.node.lhs.node else {
-                    return None;
-                };
-                match self.lookup(&id.node.name)? {
-                    Binding::Pointer(q) => q.elem.clone(),
-                    Binding::Shared(s) => self.arrays[*s].decl.elem.clone(),
-                    _ => return None,
-                }
-            }
-            _ => return None,
+            _ => self.indexed_element(e)?,
         };
         match elem {
             Type::Record(r) => Some(r.name.clone()),
+            _ => None,
+        }
+    }
+
+    /// The element type of `tiles[k]`, an array of objects in shared memory (a `__shared__`
+    /// one, or one named through a pointer or a reference to it).
+    pub(super) fn indexed_element(&self, e: &Node<Expression>) -> Option<Type> {
+        let Expression::BinaryOperator(b) = &e.node else {
+            return None;
+        };
+        let Expression::Identifier(id) = &b.node.lhs.node else {
+            return None;
+        };
+        if b.node.operator.node != BinaryOperator::Index {
+            return None;
+        }
+        match self.lookup(&id.node.name)? {
+            Binding::Pointer(q) => Some(q.elem.clone()),
+            Binding::Shared(s) if self.arrays[*s].decl.dims.len() == 1 => {
+                Some(self.arrays[*s].decl.elem.clone())
+            }
             _ => None,
         }
     }

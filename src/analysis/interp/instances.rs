@@ -215,20 +215,20 @@ impl Analyzer<'_, '_> {
             return Some(t);
         }
         let found = type_from_text(&self.types, text);
-        if matches!(found, None | Some(Type::Unknown(_)))
-            && let Some(laid_out) = self.struct_without_parameters(trimmed, at)
-        {
+        if !matches!(found, None | Some(Type::Unknown(_))) {
+            return found;
+        }
+        if let Some(laid_out) = self.struct_without_parameters(trimmed, at) {
             return Some(laid_out);
         }
-        if matches!(found, None | Some(Type::Unknown(_)))
-            && let Some(target) = self.alias_target(trimmed)
-            && instance_parts(&target).is_some()
-        {
+        match self.alias_target(trimmed) {
             // `tile_t`, a file's alias of a class template's instance (`tile<32, 32>`, or
             // `tile_bf<32, 32>` of an alias template).
-            return self.type_of_text(&target, at).or(found);
+            Some(target) if instance_parts(&target).is_some() => {
+                self.type_of_text(&target, at).or(found)
+            }
+            _ => found,
         }
-        found
     }
 
     /// A struct the type table could not lay out (a field of a class template instance's
@@ -268,12 +268,7 @@ impl Analyzer<'_, '_> {
         if let Some(laid_out) = self.struct_without_parameters(name, at) {
             return Some(laid_out);
         }
-        let target = self
-            .preparations()
-            .flat_map(|p| p.aliases.iter())
-            .find(|(alias, _)| alias == name)
-            .map(|(_, target)| target.clone())?;
-        let target = self.without_alias_templates(&target);
+        let target = self.without_alias_templates(&self.alias_target(name)?);
         let (class, args) = instance_parts(&target)?;
         self.class_instance(&class, &args, at)
     }

@@ -19,14 +19,7 @@ impl Analyzer<'_, '_> {
     pub(super) fn bind_member_types(&mut self, body: Option<std::ops::Range<usize>>, at: Span) {
         let p = self.unit.prepared;
         // The function's own aliases: recorded in text order.
-        let locals = match &body {
-            Some(b) => {
-                let from = p.local_aliases.partition_point(|(at, _, _)| *at < b.start);
-                let to = p.local_aliases.partition_point(|(at, _, _)| *at < b.end);
-                &p.local_aliases[from..to.max(from)]
-            }
-            None => &[][..],
-        };
+        let locals = body.as_ref().map_or(&[][..], |b| p.local_aliases_in(b));
         let members = self
             .type_args
             .keys()

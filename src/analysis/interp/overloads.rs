@@ -316,17 +316,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// pointer or reference names.
     fn argument_type_text(&self, a: &Node<Expression>, by_address: bool) -> Option<String> {
         // `tiles[k]` of an array of tiles (shared, or named through a reference): the element.
-        if let Expression::BinaryOperator(b) = &a.node
-            && b.node.operator.node == BinaryOperator::Index
-            && let Expression::Identifier(id) = &b.node.lhs.node
-        {
-            let elem = match self.lookup(&id.node.name)? {
-                Binding::Pointer(q) => q.elem.clone(),
-                Binding::Shared(s) if self.arrays[*s].decl.dims.len() == 1 => {
-                    self.arrays[*s].decl.elem.clone()
-                }
-                _ => return None,
-            };
+        if let Some(elem) = self.indexed_element(a) {
             return self.type_name_text(&elem);
         }
         let Expression::Identifier(id) = &a.node else {
@@ -376,11 +366,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// What a local alias of the function being run names (`using q_tile = st_bf<64, 64>;`).
     fn local_alias(&self, name: &str) -> Option<String> {
-        let body = self.unit.items.get(self.item)?.chunk.span.clone();
-        let aliases = &self.unit.prepared.local_aliases;
-        let from = aliases.partition_point(|(at, _, _)| *at < body.start);
-        let to = aliases.partition_point(|(at, _, _)| *at < body.end);
-        (aliases.get(from..to)?.iter())
+        let body = &self.unit.items.get(self.item)?.chunk.span;
+        (self.unit.prepared.local_aliases_in(body).iter())
             .find(|(_, n, _)| n == name)
             .map(|(_, _, text)| text.clone())
     }
