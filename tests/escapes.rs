@@ -166,6 +166,56 @@ void launch(float *out)
     );
 }
 
+/// The same for tiles reached by subscripts and members: an element of a two-dimensional
+/// array of tiles, an element of a member array and a member, each handed to a function
+/// banklint has no definition of. Before, each call "read" its whole tile, one piece after
+/// another (1,024 warp patterns for a 4 KB tile, at the call line).
+#[test]
+fn shared_tiles_in_arrays_and_members_given_to_an_undefined_function_are_noted_not_loaded() {
+    let dir = temp_dir("escapes_tile_places");
+    let kernel = r#"struct Tile {
+    float data[32 * 32];
+};
+struct Stage {
+    Tile parts[2];
+    Tile last;
+};
+
+__device__ void fill(Tile &t, float v); // defined in another file
+
+__global__ void k(float *out)
+{
+    __shared__ Tile grid[2][2];
+    __shared__ Stage stage;
+    fill(grid[1][threadIdx.x / 64], 0.0f);
+    fill(stage.parts[1], 1.0f);
+    fill(stage.last, 2.0f);
+    __syncthreads();
+    out[threadIdx.x] = grid[0][0].data[threadIdx.x] + stage.last.data[threadIdx.x];
+}
+
+void launch(float *out)
+{
+    k<<<1, 32>>>(out);
+}
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let lines: Vec<i64> = (json["accesses"].as_array().unwrap().iter())
+        .map(|a| a["line"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [19, 19], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    let noted: Vec<u64> = notes.iter().map(|n| n.0).collect();
+    assert_eq!(noted, [15, 16, 17], "{notes:?}");
+    for (_, label) in &notes {
+        assert!(
+            label.contains("`fill` is given a pointer into"),
+            "{notes:?}"
+        );
+    }
+}
+
 /// A call that several overloads with its number of arguments could answer, given shared
 /// memory: banklint does not choose between overloads by the arguments' types, so it says so
 /// instead of running the first one written (which may be the wrong one).

@@ -302,6 +302,10 @@ fn classify(name: &str) -> Option<Kind> {
             }))
         }
         "cp" if parts.get(1) == Some(&"async") => {
+            // Group and barrier bookkeeping (`cp.async.bulk.wait_group.read 0`) address nothing.
+            if has("commit_group") || has("wait_group") || has("wait_all") || has("mbarrier") {
+                return None;
+            }
             if has("bulk") && has("tensor") {
                 // `.shared::cluster.global` copies in, `.global.shared::cta` out.
                 let at = |p: &str| parts.iter().position(|x| x.starts_with(p));
@@ -314,9 +318,6 @@ fn classify(name: &str) -> Option<Kind> {
                 return not_modeled(
                     "a bulk copy (the TMA engine) writes shared memory in its own order, not per lane; it is not modeled",
                 );
-            }
-            if has("commit_group") || has("wait_group") || has("wait_all") || has("mbarrier") {
-                return None;
             }
             if !shared {
                 return None;
@@ -488,6 +489,14 @@ mod tests {
             }
         );
         assert!(shared_instructions("cp.async.commit_group;\n").0.is_empty());
+        // The bulk (TMA) group's bookkeeping addresses nothing: neither found nor unresolved.
+        for t in [
+            "cp.async.bulk.commit_group;",
+            "cp.async.bulk.wait_group 0;",
+            "cp.async.bulk.wait_group.read %0;",
+        ] {
+            assert_eq!(shared_instructions(t), (vec![], vec![]), "{t}");
+        }
         assert!(
             shared_instructions("cp.async.wait_group %0;\n")
                 .0

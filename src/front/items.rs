@@ -436,10 +436,11 @@ pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
     if holds_pointer || takes_pointers {
         let fields = crate::front::methods::field_names(l, body);
         l.out.class_fields.push((class.clone(), fields));
-        let objects = crate::front::methods::object_fields(l, body);
-        if !objects.is_empty() {
-            l.out.object_fields.push((class.clone(), objects));
-        }
+    }
+    // Of every class: a member's type tells overloads apart (`f(g.c)`, with `g` a `globals`).
+    let objects = crate::front::methods::object_fields(l, body);
+    if !objects.is_empty() {
+        l.out.object_fields.push((class.clone(), objects));
     }
     for member in children(body) {
         match member.kind() {

@@ -75,19 +75,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
-                    _ if by_reference
-                        && self.shared_ref(a).is_some_and(|(_, idx, members)| {
-                            members.is_empty() && !idx.is_empty()
-                        }) =>
-                    {
-                        Lanes::unknown("a reference")
-                    }
-                    // An element through a pointer, `p[i]` or `*p`, likewise.
-                    _ if by_reference
-                        && self.shared_ref(a).is_none()
-                        && self.is_pointer_access(a)
-                        && !matches!(a.node, Expression::Member(_)) =>
-                    {
+                    // An element or a member (`s[i]`, `p[i]`, `*p`, `s[i].f`, `r.tiles[k]`)
+                    // likewise.
+                    _ if by_reference && self.binds_shared_reference(a) => {
                         Lanes::unknown("a reference")
                     }
                     // A whole `__shared__` object of a type banklint does not know, handed to
@@ -786,6 +776,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         types.push((param.name.clone(), ty));
                         continue;
                     }
+                    // Or from the class type of any argument (`f(const GL &g)` given `g.c`).
+                    if text.is_none()
+                        && let Some(name) = self.deduced_class(f, &param.name, call)
+                    {
+                        texts.push((param.name.clone(), name));
+                        continue;
+                    }
                     if let Some(ty) = text.as_deref().and_then(|t| self.type_of_text(t, at)) {
                         types.push((param.name.clone(), ty));
                     }
@@ -912,6 +909,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         (self.template_values, self.types, self.type_args) = saved_templates;
         self.unit = saved_unit;
         ret.unwrap_or_else(|| Lanes::unknown(format!("the result of `{}`", f.name)))
+    }
+}
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// The class a function template's type parameter `name` takes from the call, as text:
+    /// that of the argument handed to a parameter written `name`, `name &` or `name *`
+    /// (`f(const GL &g)` given `g.c`, a member of class type), read in the caller's scope.
+    fn deduced_class(&self, f: &Function, name: &str, call: &CallExpression) -> Option<String> {
+        f.params.iter().find_map(|p| {
+            let (inner, by_address) = match &p.ty {
+                Type::Pointer(inner) => (&**inner, true),
+                t => (t, false),
+            };
+            if !matches!(inner, Type::Unknown(n) if n == name) {
+                return None;
+            }
+            self.argument_type_text(call.arguments.get(p.index)?, by_address)
+        })
     }
 }
 

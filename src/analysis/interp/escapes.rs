@@ -110,23 +110,58 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     pub(super) fn reaches_shared(&self, a: &Node<Expression>) -> bool {
         self.points_to_shared(a)
             || self.is_shared_object(a)
+            // An object that is a member of one in shared memory (`s.tiles[k]`, `p[i].b`).
+            || self
+                .member_place_type(a)
+                .is_some_and(|t| matches!(t, Type::Record(_) | Type::Unknown(_)))
             || matches!(&a.node, Expression::Identifier(id)
                 if self.is_shared_record(&id.node.name)
                     || matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))))
     }
 
-    /// `tiles[i]` through a pointer into shared memory whose element is an object (a struct,
-    /// or a type banklint does not know): handed to a function, it is most likely passed by
-    /// reference, not loaded.
+    /// An object in shared memory (a struct, or a type banklint does not know behind a
+    /// pointer): `tiles[i]` through a pointer, `tiles[i][j]` of an array of them (named
+    /// directly, or through a pointer to rows), `s.tiles[k]` or `p[i].b` of a member of class
+    /// type. Handed to a function, it is most likely passed by reference, not loaded.
     pub(super) fn is_shared_object(&self, e: &Node<Expression>) -> bool {
-        let Expression::BinaryOperator(b) = &e.node else {
+        if self
+            .member_place_type(e)
+            .is_some_and(|t| self.is_class_type(&t))
+        {
+            return true;
+        }
+        let Some((base, subscripts)) = super::references::peel_subscripts(e) else {
             return false;
         };
-        if b.node.operator.node != BinaryOperator::Index {
+        let Expression::Identifier(id) = &base.node else {
+            return false;
+        };
+        if subscripts.is_empty() {
             return false;
         }
-        matches!(&b.node.lhs.node, Expression::Identifier(id)
-            if matches!(self.lookup(&id.node.name),
-                Some(Binding::Pointer(p)) if matches!(p.elem, Type::Record(_) | Type::Unknown(_))))
+        match self.lookup(&id.node.name) {
+            Some(Binding::Pointer(p)) => matches!(p.elem, Type::Record(_) | Type::Unknown(_)),
+            Some(Binding::Rows { first, .. }) => self.is_class_type(&first.elem),
+            Some(Binding::Shared(s)) => {
+                subscripts.len() == self.arrays[*s].decl.dims.len()
+                    && self.is_class_type(&self.arrays[*s].decl.elem)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `t` is a class's type: a struct banklint laid out, one whose layout it could
+    /// not settle, or a name the file and its headers declare as a class.
+    fn is_class_type(&self, t: &Type) -> bool {
+        match t {
+            Type::Record(_) => true,
+            Type::Unknown(n) => {
+                n.starts_with("`struct ")
+                    || n.starts_with("`union ")
+                    || t.unknown_class()
+                        .is_some_and(|c| self.is_class_name(super::overloads::class_tag(c)))
+            }
+            _ => false,
+        }
     }
 }

@@ -133,6 +133,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         Ok(())
     }
 
+    /// The function being run: the innermost inlined call's, or the kernel.
+    fn running_function(&self) -> Option<&'a Function> {
+        let unit = self.unit;
+        match self.call_stack.last() {
+            Some(k) => unit.functions.iter().find(|f| f.definition_key() == *k),
+            None => unit.functions.iter().find(|f| f.item == self.item),
+        }
+    }
+
+    /// The parameter `name` of the function being run, as declared.
+    fn running_parameter(&self, name: &str) -> Option<&'a crate::analysis::extraction::Param> {
+        (self.running_function()?.params.iter()).find(|p| p.name == name)
+    }
+
     /// The namespace of the function being run (`a__b`, with its class for a method).
     fn caller_namespace(&self) -> String {
         match self.call_stack.last() {
@@ -147,7 +161,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Whether a scope's name is a class's (the scope of a static method), as this file and
     /// its headers name their classes.
-    fn is_class_name(&self, last: &str) -> bool {
+    pub(super) fn is_class_name(&self, last: &str) -> bool {
         if last.is_empty() {
             return false;
         }
@@ -250,7 +264,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let values_fit = f
             .params
             .iter()
-            .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(p, a)));
+            .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(f, p, a)));
         let explicit_fit = match scoped {
             Some(bound) => every_parameter_bound(unit, f, bound),
             None => self.explicit_arguments_fit(unit, f, call),
@@ -314,10 +328,38 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// The class type of an argument as text (`tile<float, 32, 32>`): an object, a local of
     /// a class type, or (given to a reference or pointer parameter, `by_address`) what a
     /// pointer or reference names.
-    fn argument_type_text(&self, a: &Node<Expression>, by_address: bool) -> Option<String> {
+    pub(super) fn argument_type_text(
+        &self,
+        a: &Node<Expression>,
+        by_address: bool,
+    ) -> Option<String> {
         // `tiles[k]` of an array of tiles (shared, or named through a reference): the element.
         if let Some(elem) = self.indexed_element(a) {
             return self.type_name_text(&elem);
+        }
+        // `s.tiles[k]`, `p[i].b`: a member of an object in shared memory.
+        if let Some(ty) = self.member_place_type(a) {
+            return self.type_name_text(&ty);
+        }
+        // `g.C` of a parameter `const globals &g`: the member's declared type.
+        if let Expression::Member(m) = &a.node
+            && let Expression::Identifier(base) = &m.node.expression.node
+            && !matches!(
+                self.lookup(&base.node.name),
+                Some(Binding::Shared(_) | Binding::Reference(_) | Binding::Pointer(_))
+            )
+            && let Some(p) = self.running_parameter(&base.node.name)
+        {
+            let ty = match &p.ty {
+                Type::Pointer(t) => (**t).clone(),
+                t => t.clone(),
+            };
+            let field = &m.node.identifier.node.name;
+            let member = ty.field_path(std::slice::from_ref(field));
+            if member.problem.is_none() {
+                return self.type_name_text(&member.ty);
+            }
+            return self.member_object_type(&self.type_name_text(&ty)?, field);
         }
         let Expression::Identifier(id) = &a.node else {
             return None;
@@ -330,8 +372,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Binding::Opaque(Some(local)) if !local.array => local.elem.clone(),
             Binding::Pointer(q) if by_address => q.elem.clone(),
             Binding::Reference(r) => r.target.elem.clone(),
+            // A parameter holding no place in shared memory (`const GL &dst` given `g.c`):
+            // its declared type, as this run binds its template parameters.
+            Binding::Value(_) => match &self.running_parameter(&id.node.name)?.ty {
+                Type::Pointer(t) if by_address => (**t).clone(),
+                t => t.clone(),
+            },
             _ => return None,
         };
+        // A template parameter this run has not bound says nothing.
+        let unbound = |n: &str| {
+            !self.type_args.contains_key(n)
+                && (self.running_function().and_then(|f| f.template.as_ref()))
+                    .is_some_and(|h| h.params.iter().any(|p| p.name == n))
+        };
+        if ty.unknown_class().is_some_and(unbound) {
+            return None;
+        }
         self.type_name_text(&ty)
     }
 
@@ -352,6 +409,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => None,
         }
+    }
+
+    /// The class type of the data member `field` of `class` (`C_gl c;` in `globals`, with
+    /// `using C_gl = gl<T, C_tile>;`), as text, its member types and aliases resolved.
+    fn member_object_type(&self, class: &str, field: &str) -> Option<String> {
+        let class = ["struct ", "union ", "class "]
+            .iter()
+            .find_map(|k| class.strip_prefix(k))
+            .unwrap_or(class);
+        let written = (self.preparations().flat_map(|p| p.object_fields.iter()))
+            .filter(|(c, _)| c == class)
+            .find_map(|(_, fs)| fs.iter().find(|(f, _)| f == field).map(|(_, t)| t.clone()))?;
+        let named = match self.classes().member(class, &written) {
+            Some(crate::front::class_members::Member::Type(t)) => t,
+            _ => (self.alias_target(&written)).unwrap_or(written),
+        };
+        Some(self.without_alias_templates(&named))
     }
 
     /// What `typename globals::K_tile` (`globals__K_tile` for lang-c) names: the class's
@@ -485,12 +559,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         known
     }
 
-    fn param_takes(&self, p: &Param, a: &Node<Expression>) -> bool {
+    fn param_takes(&self, f: &Function, p: &Param, a: &Node<Expression>) -> bool {
         // `{0, 0, row, col}` initializes an aggregate, never a scalar or a pointer (nor a
         // reference to one): `f(void *, uint32_t)` cannot take it where `f(T &, const
         // coord &)` can.
         if matches!(&a.node, Expression::Comma(_)) && self.is_braced_list(a) {
             return !scalar_or_pointer(&p.ty);
+        }
+        // A parameter of a class type (`tile &t`, `const desc &d`) takes an object of that
+        // class or of one derived from it: where the argument's class is known, it decides.
+        let own_parameter = |c: &str| {
+            (f.template.as_ref()).is_some_and(|h| h.params.iter().any(|t| t.name == class_tag(c)))
+        };
+        if let Some(want) =
+            class_parameter(&p.ty).filter(|c| !own_parameter(c) && self.is_class_name(class_tag(c)))
+            && let Some(given) = self.argument_type_text(a, matches!(p.ty, Type::Pointer(_)))
+            && !self.is_or_derives(&given, want, 0)
+        {
+            return false;
         }
         let Expression::Identifier(id) = &a.node else {
             return self
@@ -592,6 +678,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// The element type of the shared memory an argument points to: `s`, `p`, `&s[i]`,
     /// `s + k` (a cast says its own type, which is not read here).
+    /// Whether the class `given` names (`tile<float, 32>`) is the class `want` or derives
+    /// from it, as far as this file and its headers say. A base banklint does not know as a
+    /// class (a template parameter, a library's) may be anything: true.
+    fn is_or_derives(&self, given: &str, want: &str, depth: usize) -> bool {
+        let given = class_tag(given);
+        if given == class_tag(want) || depth >= crate::limits::MAX_STATIC_MEMBER_NESTING {
+            return true;
+        }
+        (self.preparations().flat_map(|p| p.class_bases.iter()))
+            .filter(|b| class_tag(&b.class) == given)
+            .flat_map(|b| b.bases.iter())
+            .any(|base| {
+                !self.is_class_name(class_tag(base)) || self.is_or_derives(base, want, depth + 1)
+            })
+    }
+
     fn shared_elem_of(&self, a: &Node<Expression>) -> Option<Type> {
         match &a.node {
             Expression::Identifier(id) => match self.lookup(&id.node.name) {
@@ -626,6 +728,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
 /// Whether a parameter of type `param` can take a pointer to (or an array of) `elem`: not a
 /// scalar parameter, and not a pointer to a scalar of another kind or size.
+/// The class a parameter is declared with (`tile &t` and `tile t`: `tile`), if one.
+/// A class template's instance banklint has not laid out counts (`const map<T, N> &m`);
+/// a bare template parameter (`T &t`) is not a class's name, so it does not.
+fn class_parameter(ty: &Type) -> Option<&str> {
+    let ty = match ty {
+        Type::Pointer(inner) => &**inner,
+        t => t,
+    };
+    match ty {
+        Type::Record(r) => Some(&r.name),
+        Type::Unknown(_) => ty.unknown_class(),
+        _ => None,
+    }
+}
+
+/// A class's own name, without a tag keyword, scope or template arguments
+/// (`struct ns::tile<float, 4>` and `ns__tile`: `tile`).
+pub(super) fn class_tag(text: &str) -> &str {
+    let text = text.trim();
+    let text = ["struct ", "union ", "class "]
+        .iter()
+        .find_map(|k| text.strip_prefix(k))
+        .unwrap_or(text);
+    let text = text.split('<').next().unwrap_or(text).trim();
+    let text = text.rsplit("::").next().unwrap_or(text);
+    text.rsplit("__").next().unwrap_or(text)
+}
+
 fn pointer_takes(param: &Type, elem: &Type) -> bool {
     match param {
         Type::Scalar { .. } => false,
@@ -662,7 +792,9 @@ fn every_parameter_bound(unit: &Unit<'_>, f: &Function, given: usize) -> bool {
     let (Some(def), Some(item)) = (unit.definition(f), unit.items.get(f.item)) else {
         return true;
     };
-    let Some(signature) = unit.prepared.text.get(item.span(def.declarator.span)) else {
+    // As written: the lowering spells `const map<T, N> &m` without its arguments.
+    let p = unit.prepared;
+    let Some(signature) = p.source.get(p.map.span(item.span(def.declarator.span))) else {
         return true;
     };
     unbound

@@ -134,7 +134,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Where a site at `at` is reported, and its ordinal among sites reported there.
-    fn site_place(&self, at: Span) -> (Range<usize>, usize) {
+    pub(super) fn site_place(&self, at: Span) -> (Range<usize>, usize) {
         match &self.home_call {
             // Accesses in a header's function are reported at the call in the analyzed file,
             // one site per access of the function.

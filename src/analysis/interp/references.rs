@@ -159,6 +159,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 loaded: false,
             });
         }
+        // A member, or an element of a member array (`s[i].f`, `r.tiles[k]`,
+        // `q[i].p[1].f`): the place it has in its struct.
+        if self.is_member_array_element(arg) || self.member_base_pointer_of(arg).is_some() {
+            let target = match self.member_base_pointer_of(arg) {
+                Some(_) if !self.is_member_array_element(arg) => self.member_pointer(arg, mask)?,
+                _ => self.member_array_element(arg, mask)?,
+            };
+            return Some(Reference {
+                target,
+                written: self.source_text(arg.span),
+                loaded: false,
+            });
+        }
         let (array, index_exprs, members) = self.shared_ref(arg)?;
         if !members.is_empty() || index_exprs.is_empty() {
             return None;
@@ -175,6 +188,119 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             loaded: false,
         })
     }
+
+    /// Whether `arg`, handed to a reference parameter, is a place in shared memory that
+    /// `reference_target` binds the parameter to: the callee reads it, if at all, not the
+    /// call. Decided from the text and the bindings, before anything is evaluated.
+    pub(super) fn binds_shared_reference(&self, arg: &Node<Expression>) -> bool {
+        match &arg.node {
+            Expression::Identifier(id) => {
+                matches!(self.lookup(&id.node.name), Some(Binding::Reference(_)))
+            }
+            _ => {
+                self.is_member_array_element(arg)
+                    || self.member_base_pointer_of(arg).is_some()
+                    || self
+                        .shared_ref(arg)
+                        .is_some_and(|(_, idx, members)| members.is_empty() && !idx.is_empty())
+                    || (self.shared_ref(arg).is_none()
+                        && self.is_pointer_access(arg)
+                        && !matches!(arg.node, Expression::Member(_)))
+            }
+        }
+    }
+
+    /// How a member of a struct in shared memory is reached (`s[i].f`, `r.f` with `r` a
+    /// reference to a shared struct, `q[i].p[1].f`): the struct's expression kind and the
+    /// member names. `None` for anything else, a member through a pointer included.
+    fn member_base_pointer_of<'e>(
+        &self,
+        e: &'e Node<Expression>,
+    ) -> Option<(MemberBase<'e>, Vec<String>)> {
+        if let Some((array, index_exprs, members)) = self.shared_ref(e)
+            && !members.is_empty()
+        {
+            return Some((MemberBase::Element(array, index_exprs), members));
+        }
+        if let Some((_, r, members)) = self.reference_member(e) {
+            return Some((MemberBase::Reference(r), members));
+        }
+        if let Some((inner, members)) = self.nested_member(e) {
+            return Some((MemberBase::MemberElement(inner), members));
+        }
+        // `p[i].f`, `p->f`: through a pointer into shared memory.
+        let (_, members) = pointer_and_members(e)?;
+        (!members.is_empty() && self.shared_ref(e).is_none() && self.is_pointer_access(e))
+            .then_some((MemberBase::Pointer, members))
+    }
+
+    /// The type of the place in shared memory a member expression names (`s[i].f`,
+    /// `r.tiles[k]`, `p[i].f`), as declared; `None` when `e` is none of these.
+    pub(super) fn member_place_type(&self, e: &Node<Expression>) -> Option<Type> {
+        if self.is_member_array_element(e) {
+            let (member, _) = member_subscripts(e)?;
+            let (struct_type, members) = self.member_base(member)?;
+            return Some(struct_type.field_path(&members).ty);
+        }
+        let (base, members) = self.member_base_pointer_of(e)?;
+        let struct_type = match base {
+            MemberBase::Element(array, _) => self.arrays[array].decl.elem.clone(),
+            MemberBase::Reference(r) => r.target.elem,
+            MemberBase::MemberElement(inner) => self.member_place_type(inner)?,
+            MemberBase::Pointer => self.member_base(e)?.0,
+        };
+        let path = struct_type.field_path(&members);
+        path.problem.is_none().then_some(path.ty)
+    }
+
+    /// Where the member `e` names is (see `member_base_pointer_of`), as a pointer to it.
+    fn member_pointer(&mut self, e: &Node<Expression>, mask: &[bool]) -> Option<SharedPointer> {
+        let (base, members) = self.member_base_pointer_of(e)?;
+        let base = match base {
+            MemberBase::Element(array, index_exprs) => {
+                self.element_pointer(array, &index_exprs, mask)
+            }
+            MemberBase::Reference(r) => r.target,
+            MemberBase::MemberElement(inner) => self.member_array_element(inner, mask)?,
+            MemberBase::Pointer => {
+                let (target, _) = self.pointer_target(e, mask)?;
+                target
+            }
+        };
+        let path = base.elem.field_path(&members);
+        if path.problem.is_some() {
+            return None;
+        }
+        let start = self.retype(base, Type::scalar("char", 1, false))?;
+        let Place::Bytes(at) = &start.place else {
+            return None;
+        };
+        let at = Lanes::binary(
+            BinOp::Add,
+            at,
+            &Lanes::int(path.offset),
+            self.n,
+            &mut self.syms,
+        );
+        Some(SharedPointer {
+            array: start.array,
+            elem: path.ty,
+            place: Place::Bytes(at),
+            anchor: start.anchor,
+        })
+    }
+}
+
+/// The struct a member is taken of (see `member_base_pointer_of`).
+enum MemberBase<'e> {
+    /// An element of a `__shared__` array, or the array's one object.
+    Element(usize, Vec<&'e Node<Expression>>),
+    /// What a reference names.
+    Reference(Reference),
+    /// An element of a member array (`q[i].p[1]`).
+    MemberElement(&'e Node<Expression>),
+    /// What a pointer into shared memory points at (`p[i]`, `*p`).
+    Pointer,
 }
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -323,7 +449,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
 /// `b[i][j]`: `b` and the subscripts in the order written; `None` when a binary operator
 /// other than a subscript is met on the way.
-fn peel_subscripts(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
+pub(super) fn peel_subscripts(
+    e: &Node<Expression>,
+) -> Option<(&Node<Expression>, Vec<&Node<Expression>>)> {
     let mut subscripts = Vec::new();
     let mut cur = e;
     while let Expression::BinaryOperator(b) = &cur.node {

@@ -69,7 +69,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         map: Option<&Node<Expression>>,
         mask: &[bool],
     ) {
-        let at = self.span(span);
+        // A copy in a header's function is reported at the call in the analyzed file.
+        let (at, _) = self.site_place(span);
         let array = viewed_array(&self.arrays.entries, p.array);
         self.footprint.insert(array);
         let offset = self
