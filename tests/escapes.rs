@@ -400,3 +400,39 @@ void launch(float *out) { k<<<1, 32, 20000>>>(out); }
         "{notes:?}"
     );
 }
+
+/// Macros a kernel compiled at run time gets from its host program, standing where no C++
+/// can (after the last parameter, alone on a line before a statement): each is noted where
+/// it is written, by name, and the kernel around it is analyzed (fixture 164 checks the
+/// accesses). A word that could be C++ (a declared type before a name) is not taken for one.
+#[test]
+fn macros_of_a_runtime_compiled_kernel_are_noted_by_name() {
+    let dir = temp_dir("escapes_unread_macros");
+    let kernel = r#"typedef float real;
+extern "C" __global__ void k(float *out, unsigned long long n
+        EXTRA_ARGS) {
+    __shared__ float s[64];
+    SETUP
+    real x = 1.0f;
+    s[threadIdx.x] = x + n;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let lines: Vec<i64> = (json["accesses"].as_array().unwrap().iter())
+        .map(|a| a["line"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [7, 9], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    let noted: Vec<(u64, &str)> = notes
+        .iter()
+        .map(|(l, m)| (*l, m.split('`').nth(1).unwrap_or("")))
+        .collect();
+    assert_eq!(noted, [(3, "EXTRA_ARGS"), (5, "SETUP")], "{notes:?}");
+    assert!(
+        notes[0].1.contains("is not a macro banklint has read"),
+        "{notes:?}"
+    );
+}

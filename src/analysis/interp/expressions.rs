@@ -373,21 +373,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// The element type of `tiles[k]`, an array of objects in shared memory (a `__shared__`
-    /// one, or one named through a pointer or a reference to it).
+    /// The element type of `tiles[k]` (or `tiles[i][j]`), an array of objects in shared
+    /// memory: a `__shared__` one, or one named through a pointer, a pointer to rows, or a
+    /// reference to it.
     pub(super) fn indexed_element(&self, e: &Node<Expression>) -> Option<Type> {
-        let Expression::BinaryOperator(b) = &e.node else {
+        let (base, subscripts) = super::references::peel_subscripts(e)?;
+        let Expression::Identifier(id) = &base.node else {
             return None;
         };
-        let Expression::Identifier(id) = &b.node.lhs.node else {
-            return None;
-        };
-        if b.node.operator.node != BinaryOperator::Index {
+        if subscripts.is_empty() {
             return None;
         }
         match self.lookup(&id.node.name)? {
-            Binding::Pointer(q) => Some(q.elem.clone()),
-            Binding::Shared(s) if self.arrays[*s].decl.dims.len() == 1 => {
+            Binding::Pointer(q) if subscripts.len() == 1 => Some(q.elem.clone()),
+            Binding::Rows { first, .. } if subscripts.len() == 2 => Some(first.elem.clone()),
+            Binding::Shared(s) if self.arrays[*s].decl.dims.len() == subscripts.len() => {
                 Some(self.arrays[*s].decl.elem.clone())
             }
             _ => None,
