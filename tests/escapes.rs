@@ -436,3 +436,30 @@ extern "C" __global__ void k(float *out, unsigned long long n
         "{notes:?}"
     );
 }
+
+/// `unsigned int n` before the list's end is a parameter like any other: only a type name
+/// after `unsigned` or `long` makes the word after it a macro.
+#[test]
+fn a_sized_parameter_is_not_taken_for_a_macro() {
+    let dir = temp_dir("escapes_sized_parameter");
+    let kernel = r#"__device__ void put(volatile float *cache, unsigned int tid)
+{
+    cache[tid] += cache[tid + 32];
+}
+
+__global__ void k(float *out, const unsigned int n)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = out[threadIdx.x];
+    put(s, threadIdx.x);
+    out[threadIdx.x] = s[threadIdx.x] + n;
+}
+
+void launch(float *out) { k<<<1, 32>>>(out, 4); }
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    assert!(labels_of(&json, "skipped-code").is_empty(), "{json}");
+    let accesses = json["accesses"].as_array().unwrap();
+    assert!(accesses.iter().all(|a| a["status"] == "analyzed"), "{json}");
+}

@@ -999,6 +999,9 @@ fn has_child(n: Node<'_>, kind: &str) -> bool {
 /// type `unsigned long long n` and the declarator `PARAMETER_ARGUMENTS`. No C++ puts a type
 /// name after `unsigned` or `long`, so the word after it is what does not belong.
 pub(crate) fn is_name_before_macro(n: Node<'_>) -> bool {
+    if n.kind() != "type_identifier" {
+        return false;
+    }
     let Some(sized) = n.parent().filter(|p| p.kind() == "sized_type_specifier") else {
         return false;
     };
