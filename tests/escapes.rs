@@ -463,3 +463,46 @@ void launch(float *out) { k<<<1, 32>>>(out, 4); }
     let accesses = json["accesses"].as_array().unwrap();
     assert!(accesses.iter().all(|a| a["status"] == "analyzed"), "{json}");
 }
+
+/// An element no wider than one load (`pair` of two floats, as `half2` is) handed to a
+/// function banklint has no definition of is taken by value, as C++ passes such values:
+/// read at the call. A wider one (a tile) is taken by reference and noted.
+#[test]
+fn a_small_struct_given_to_an_undefined_function_is_read_at_the_call() {
+    let dir = temp_dir("escapes_small_struct");
+    let kernel = r#"struct pair {
+    float a, b;
+};
+struct tile {
+    float data[64];
+};
+
+__device__ pair add(pair x, pair y); // defined in another file
+__device__ void fill(tile &t);        // defined in another file
+
+__global__ void k(float *out)
+{
+    __shared__ pair v[64];
+    __shared__ tile t[2];
+    pair r = add(v[threadIdx.x], v[threadIdx.x + 32]);
+    fill(t[1]);
+    out[threadIdx.x] = r.a;
+}
+
+void launch(float *out) { k<<<1, 32>>>(out); }
+"#;
+    write(&dir, "k.cu", kernel.as_bytes());
+    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let loads: Vec<(i64, &str)> = (json["accesses"].as_array().unwrap().iter())
+        .map(|a| (a["line"].as_i64().unwrap(), a["array"].as_str().unwrap()))
+        .collect();
+    assert!(loads.iter().all(|l| *l == (15, "v")), "{json}");
+    assert!(!loads.is_empty(), "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert!(
+        notes
+            .iter()
+            .any(|(l, m)| *l == 16 && m.contains("`fill` is given a pointer into `t`")),
+        "{notes:?}"
+    );
+}

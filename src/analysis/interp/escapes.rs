@@ -119,14 +119,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     || matches!(self.lookup(&id.node.name), Some(Binding::Reference(_))))
     }
 
-    /// An object in shared memory (a struct, or a type banklint does not know behind a
-    /// pointer): `tiles[i]` through a pointer, `tiles[i][j]` of an array of them (named
-    /// directly, or through a pointer to rows), `s.tiles[k]` or `p[i].b` of a member of class
-    /// type. Handed to a function, it is most likely passed by reference, not loaded.
+    /// An object in shared memory (a struct wider than a load, or a type banklint does not
+    /// know behind a pointer): `tiles[i]` through a pointer, `tiles[i][j]` of an array of them
+    /// (named directly, or through a pointer to rows), `s.tiles[k]` or `p[i].b` of a member of
+    /// class type. Handed to a function, it is most likely passed by reference, not loaded.
     pub(super) fn is_shared_object(&self, e: &Node<Expression>) -> bool {
         if self
             .member_place_type(e)
-            .is_some_and(|t| self.is_class_type(&t))
+            .is_some_and(|t| is_large_object(&t))
         {
             return true;
         }
@@ -140,28 +140,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return false;
         }
         match self.lookup(&id.node.name) {
-            Some(Binding::Pointer(p)) => matches!(p.elem, Type::Record(_) | Type::Unknown(_)),
-            Some(Binding::Rows { first, .. }) => self.is_class_type(&first.elem),
+            Some(Binding::Pointer(p)) => {
+                matches!(p.elem, Type::Unknown(_)) || is_large_object(&p.elem)
+            }
+            Some(Binding::Rows { first, .. }) => is_large_object(&first.elem),
             Some(Binding::Shared(s)) => {
                 subscripts.len() == self.arrays[*s].decl.dims.len()
-                    && self.is_class_type(&self.arrays[*s].decl.elem)
+                    && is_large_object(&self.arrays[*s].decl.elem)
             }
             _ => false,
         }
     }
+}
 
-    /// Whether `t` is a class's type: a struct banklint laid out, one whose layout it could
-    /// not settle, or a name the file and its headers declare as a class.
-    fn is_class_type(&self, t: &Type) -> bool {
-        match t {
-            Type::Record(_) => true,
-            Type::Unknown(n) => {
-                n.starts_with("`struct ")
-                    || n.starts_with("`union ")
-                    || t.unknown_class()
-                        .is_some_and(|c| self.is_class_name(super::overloads::class_tag(c)))
-            }
-            _ => false,
-        }
+/// Whether `t` is an object a function is taken to receive by reference: a struct wider than
+/// one load can move (16 bytes), or one whose layout banklint could not settle. A smaller
+/// one (`half2`, a pair) is passed by value as C++ code passes it, read at the call.
+fn is_large_object(t: &Type) -> bool {
+    match t {
+        Type::Record(_) => t.size().is_none_or(|s| s > 16),
+        Type::Unknown(n) => n.starts_with("`struct ") || n.starts_with("`union "),
+        _ => false,
     }
 }
