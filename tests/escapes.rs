@@ -5,6 +5,19 @@
 mod common;
 use common::{banklint, labels_of, temp_dir, write};
 
+/// `banklint check` of `kernel`, written as `k.cu` in `dir`, as JSON.
+fn check_one(dir: &std::path::Path, kernel: &str) -> serde_json::Value {
+    write(dir, "k.cu", kernel.as_bytes());
+    banklint(dir, &["check", "k.cu", "--format", "json"]).json()
+}
+
+/// The line of each access reported, in order.
+fn access_lines(json: &serde_json::Value) -> Vec<i64> {
+    (json["accesses"].as_array().unwrap().iter())
+        .map(|a| a["line"].as_i64().unwrap())
+        .collect()
+}
+
 const KERNEL: &str = r#"struct allocator {
     int *next;
     __device__ allocator(int *p); // defined in another file
@@ -199,11 +212,8 @@ void launch(float *out)
     k<<<1, 32>>>(out);
 }
 "#;
-    write(&dir, "k.cu", kernel.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
-    let lines: Vec<i64> = (json["accesses"].as_array().unwrap().iter())
-        .map(|a| a["line"].as_i64().unwrap())
-        .collect();
+    let json = check_one(&dir, kernel);
+    let lines = access_lines(&json);
     assert_eq!(lines, [19, 19], "{json}");
     let notes = labels_of(&json, "skipped-code");
     let noted: Vec<u64> = notes.iter().map(|n| n.0).collect();
@@ -419,11 +429,8 @@ extern "C" __global__ void k(float *out, unsigned long long n
     out[threadIdx.x] = s[threadIdx.x];
 }
 "#;
-    write(&dir, "k.cu", kernel.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
-    let lines: Vec<i64> = (json["accesses"].as_array().unwrap().iter())
-        .map(|a| a["line"].as_i64().unwrap())
-        .collect();
+    let json = check_one(&dir, kernel);
+    let lines = access_lines(&json);
     assert_eq!(lines, [7, 9], "{json}");
     let notes = labels_of(&json, "skipped-code");
     let noted: Vec<(u64, &str)> = notes
@@ -457,8 +464,7 @@ __global__ void k(float *out, const unsigned int n)
 
 void launch(float *out) { k<<<1, 32>>>(out, 4); }
 "#;
-    write(&dir, "k.cu", kernel.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let json = check_one(&dir, kernel);
     assert!(labels_of(&json, "skipped-code").is_empty(), "{json}");
     let accesses = json["accesses"].as_array().unwrap();
     assert!(accesses.iter().all(|a| a["status"] == "analyzed"), "{json}");
@@ -491,8 +497,7 @@ __global__ void k(float *out)
 
 void launch(float *out) { k<<<1, 32>>>(out); }
 "#;
-    write(&dir, "k.cu", kernel.as_bytes());
-    let json = banklint(&dir, &["check", "k.cu", "--format", "json"]).json();
+    let json = check_one(&dir, kernel);
     let loads: Vec<(i64, &str)> = (json["accesses"].as_array().unwrap().iter())
         .map(|a| (a["line"].as_i64().unwrap(), a["array"].as_str().unwrap()))
         .collect();
