@@ -511,3 +511,37 @@ void launch(float *out) { k<<<1, 32>>>(out); }
         "{notes:?}"
     );
 }
+
+/// An element handed to overloads that take it by reference: a reference to a scalar takes
+/// no struct, so `put(float &)` is chosen over `put(pair &)` and its store analyzed. Where
+/// the types banklint knows do not choose (`put(float &)` or `put(unsigned &)`), the call is
+/// noted. Before, both calls were dropped without a word: the element, bound to a reference,
+/// was not read at the call, and the undecided call was not said to reach shared memory.
+#[test]
+fn an_element_given_to_overloads_by_reference_is_followed_or_noted() {
+    let dir = temp_dir("escapes_element_overloads");
+    let kernel = r#"struct pair {
+    int y;
+    int z;
+};
+__device__ void put(float &v, float f) { v = f; }
+__device__ void put(pair &v, float f) { v.y = f; }
+__device__ void set(float &v, float f) { v = f; }
+__device__ void set(unsigned &v, float f) { v = f; }
+__global__ void k(float *o)
+{
+    __shared__ float s[64];
+    put(s[threadIdx.x], 1.0f);
+    set(s[threadIdx.x + 32], 2.0f);
+    __syncthreads();
+    o[threadIdx.x] = s[threadIdx.x];
+}
+void launch(float *o) { k<<<1, 32>>>(o); }
+"#;
+    let json = check_one(&dir, kernel);
+    assert_eq!(access_lines(&json), [5, 15], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 13, "{notes:?}");
+    assert!(notes[0].1.contains("`set` is overloaded"), "{notes:?}");
+}

@@ -110,6 +110,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     pub(super) fn reaches_shared(&self, a: &Node<Expression>) -> bool {
         self.points_to_shared(a)
             || self.is_shared_object(a)
+            // An element or member bound to a reference parameter (`put(s[i])`).
+            || self.binds_shared_reference(a)
             // An object that is a member of one in shared memory (`s.tiles[k]`, `p[i].b`).
             || self
                 .member_place_type(a)

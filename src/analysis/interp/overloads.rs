@@ -578,6 +578,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         {
             return false;
         }
+        // `put(s[i])`: a reference to a scalar takes no struct, nor a reference to a
+        // struct a scalar.
+        if let Some(elem) = self.indexed_element(a)
+            && let Type::Pointer(inner) = &p.ty
+            && matches!(
+                (&**inner, &elem),
+                (Type::Record(_), Type::Scalar { .. }) | (Type::Scalar { .. }, Type::Record(_))
+            )
+        {
+            return false;
+        }
         let Expression::Identifier(id) = &a.node else {
             return self
                 .shared_elem_of(a)
@@ -680,10 +691,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// `s + k` (a cast says its own type, which is not read here).
     /// Whether the class `given` names (`tile<float, 32>`) is the class `want` or derives
     /// from it, as far as this file and its headers say. A base banklint does not know as a
-    /// class (a template parameter, a library's) may be anything: true.
+    /// class (a template parameter, a library's), or a name that is an alias, may be
+    /// anything: true.
     fn is_or_derives(&self, given: &str, want: &str, depth: usize) -> bool {
         let given = class_tag(given);
-        if given == class_tag(want) || depth >= crate::limits::MAX_STATIC_MEMBER_NESTING {
+        // An alias may name either (`using bf16 = __nv_bfloat16;`): not told apart here.
+        let aliased = |t: &str| self.classes().is_alias(t);
+        if given == class_tag(want)
+            || aliased(given)
+            || aliased(class_tag(want))
+            || depth >= crate::limits::MAX_STATIC_MEMBER_NESTING
+        {
             return true;
         }
         (self.preparations().flat_map(|p| p.class_bases.iter()))
