@@ -269,7 +269,57 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(bound) => every_parameter_bound(unit, f, bound),
             None => self.explicit_arguments_fit(unit, f, call),
         };
-        values_fit && explicit_fit && self.constraints_fit(f, call)
+        values_fit
+            && explicit_fit
+            && self.constraints_fit(f, call)
+            && self.dependent_types_fit(f, call)
+    }
+
+    /// Whether each parameter written with a member type of a type parameter (`const
+    /// typename T::dtype &v`, `T__dtype` once lowered) can take its argument, `T` deduced from
+    /// a parameter written `T &`: a member type that is a scalar takes no object of class type
+    /// (`bin_op(dst, src, x_s[i])` with `x_s[i]` a vector is the overload taking `const T &`).
+    /// True wherever something is not known.
+    fn dependent_types_fit(&self, f: &Function, call: &CallExpression) -> bool {
+        let Some(header) = &f.template else {
+            return true;
+        };
+        let pointee = |t: &Type| match t {
+            Type::Pointer(inner) => (**inner).clone(),
+            t => t.clone(),
+        };
+        f.params.iter().all(|p| {
+            let Type::Unknown(n) = pointee(&p.ty) else {
+                return true;
+            };
+            let Some((param, member)) = n.split_once("__") else {
+                return true;
+            };
+            if !header.params.iter().any(|h| h.is_type && h.name == param) {
+                return true;
+            }
+            let deduced = f.params.iter().find_map(|q| {
+                let by_address = matches!(q.ty, Type::Pointer(_));
+                (matches!(pointee(&q.ty), Type::Unknown(m) if m == param))
+                    .then(|| self.argument_type_text(call.arguments.get(q.index)?, by_address))?
+            });
+            let Some(class) = deduced else {
+                return true;
+            };
+            let Some(crate::front::class_members::Member::Type(t)) =
+                self.classes().member(&class, member)
+            else {
+                return true;
+            };
+            let t = t.trim();
+            let named = self.alias_target(t).unwrap_or_else(|| t.to_string());
+            let scalar = crate::front::names::is_type_keyword(&named)
+                || crate::analysis::types::builtin(&named).is_some();
+            let by_address = matches!(p.ty, Type::Pointer(_));
+            let given =
+                (call.arguments.get(p.index)).and_then(|a| self.argument_type_text(a, by_address));
+            !(scalar && given.is_some())
+        })
     }
 
     /// Whether the arguments given to `f`'s constrained type parameters satisfy their
@@ -372,6 +422,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Binding::Opaque(Some(local)) if !local.array => local.elem.clone(),
             Binding::Pointer(q) if by_address => q.elem.clone(),
             Binding::Reference(r) => r.target.elem.clone(),
+            // A whole `__shared__` object (`__shared__ vec a;`).
+            Binding::Shared(s) if self.arrays[*s].decl.dims.is_empty() => {
+                self.arrays[*s].decl.elem.clone()
+            }
             // A parameter holding no place in shared memory (`const GL &dst` given `g.c`):
             // its declared type, as this run binds its template parameters.
             Binding::Value(_) => match &self.running_parameter(&id.node.name)?.ty {
@@ -694,12 +748,20 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// class (a template parameter, a library's), or a name that is an alias, may be
     /// anything: true.
     fn is_or_derives(&self, given: &str, want: &str, depth: usize) -> bool {
-        let given = class_tag(given);
-        // An alias may name either (`using bf16 = __nv_bfloat16;`): not told apart here.
+        // Through aliases first (`sv_bf<64>` is `sv<bf16, 64>`, `using bf16 =
+        // __nv_bfloat16;`); one that still names an alias is not told apart here.
+        let resolved = |t: &str| {
+            let plain = self
+                .alias_target(class_tag(t))
+                .unwrap_or_else(|| t.to_string());
+            self.without_alias_templates(&plain)
+        };
+        let (given_text, want_text) = (resolved(given), resolved(want));
+        let (given, want) = (class_tag(&given_text), class_tag(&want_text));
         let aliased = |t: &str| self.classes().is_alias(t);
-        if given == class_tag(want)
+        if given == want
             || aliased(given)
-            || aliased(class_tag(want))
+            || aliased(want)
             || depth >= crate::limits::MAX_STATIC_MEMBER_NESTING
         {
             return true;
