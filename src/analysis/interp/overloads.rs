@@ -161,7 +161,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Whether a scope's name is a class's (the scope of a static method), as this file and
     /// its headers name their classes.
-    pub(super) fn is_class_name(&self, last: &str) -> bool {
+    fn is_class_name(&self, last: &str) -> bool {
         if last.is_empty() {
             return false;
         }
@@ -825,7 +825,7 @@ fn class_parameter(ty: &Type) -> Option<&str> {
 
 /// A class's own name, without a tag keyword, scope or template arguments
 /// (`struct ns::tile<float, 4>` and `ns__tile`: `tile`).
-pub(super) fn class_tag(text: &str) -> &str {
+fn class_tag(text: &str) -> &str {
     let text = text.trim();
     let text = ["struct ", "union ", "class "]
         .iter()
