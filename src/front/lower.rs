@@ -303,14 +303,7 @@ impl<'p> Lowering<'p> {
             "kernel_call_syntax" => self.launch(n),
             "init_declarator" => return self.init_declarator(n),
             "parameter_declaration" => {
-                if let Some(word) = n
-                    .child_by_field_name("type")
-                    .and_then(|t| t.child_by_field_name("type"))
-                    .filter(|t| is_name_before_macro(*t))
-                    .and_then(|_| n.child_by_field_name("declarator"))
-                {
-                    self.unread_macro(word);
-                }
+                self.macro_after_parameter(n);
                 return true;
             }
             "compound_literal_expression" => {
@@ -506,74 +499,6 @@ impl<'p> Lowering<'p> {
             },
         });
         self.blank_node(stmt);
-    }
-
-    /// A word where no C++ can stand, which only a macro banklint has not read explains: one
-    /// alone on its line before the next statement (`INIT_DERIVATIVES` then `float x = 0;`),
-    /// or after a function's last parameter (`int n PARAMETER_ARGUMENTS)`). Kernels compiled
-    /// at run time get such macros from their host program. The word is read as expanding
-    /// to nothing, and said: what it stands for is not analyzed.
-    fn unread_macro_word(&mut self, n: Node<'_>) -> bool {
-        let parameter = n.parent().filter(|p| p.kind() == "parameter_declaration");
-        let word = if let Some(p) = parameter {
-            // `int n PARAMETER_ARGUMENTS)`: tree-sitter takes the name for an error and the
-            // word for the declarator, the list's end right after it.
-            let Some(word) = p.child_by_field_name("declarator") else {
-                return false;
-            };
-            let closes = self.src[word.end_byte()..].trim_start().starts_with(')');
-            let name_before = n.named_child_count() == 1
-                && n.named_child(0).is_some_and(|c| c.kind() == "identifier")
-                && n.end_byte() <= word.start_byte();
-            if !closes || !name_before {
-                return false;
-            }
-            word
-        } else {
-            // The statement's first word, the next statement on the following line.
-            let stmt = enclosing_statement(n);
-            if stmt
-                .parent()
-                .is_none_or(|p| p.kind() != "compound_statement")
-            {
-                return false;
-            }
-            let Some(first) = first_leaf(stmt) else {
-                return false;
-            };
-            let rest = &self.src[first.end_byte()..stmt.end_byte()];
-            let gap = &rest[..rest.len() - rest.trim_start().len()];
-            if !gap.contains('\n')
-                || !rest
-                    .trim_start()
-                    .starts_with(|c: char| c.is_alphabetic() || c == '_')
-            {
-                return false;
-            }
-            first
-        };
-        let text = self.t(word);
-        // A type declared here or in a header, or a built-in one, makes it C++ after all.
-        let known = self.out.declared_types.iter().any(|d| d == text)
-            || crate::front::names::is_type_keyword(text)
-            || crate::analysis::types::builtin(text).is_some();
-        if !matches!(word.kind(), "identifier" | "type_identifier") || known {
-            return false;
-        }
-        self.unread_macro(word);
-        true
-    }
-
-    /// Blanks `word`, a macro banklint has not read, and says so.
-    fn unread_macro(&mut self, word: Node<'_>) {
-        let text = self.t(word).to_string();
-        self.out.skipped.push(Skipped {
-            span: word.byte_range(),
-            reason: format!(
-                "`{text}` is not a macro banklint has read: it is read as expanding to nothing, and what it stands for is not analyzed (a kernel compiled at run time gets it from its host program: define it with `-D`)"
-            ),
-        });
-        self.blank_node(word);
     }
 
     /// `f<16, float>(x)` -> `f(x)`, the arguments recorded at the name;
@@ -994,37 +919,6 @@ fn has_child(n: Node<'_>, kind: &str) -> bool {
 
 /// The statement (or declaration) that contains `n`: what to leave out when `n` cannot be
 /// lowered.
-/// Whether the type name `n` is the parameter's name with a macro banklint has not read
-/// after it: `unsigned long long n PARAMETER_ARGUMENTS)`, which tree-sitter reads as the
-/// type `unsigned long long n` and the declarator `PARAMETER_ARGUMENTS`. No C++ puts a type
-/// name after `unsigned` or `long`, so the word after it is what does not belong.
-pub(crate) fn is_name_before_macro(n: Node<'_>) -> bool {
-    if n.kind() != "type_identifier" {
-        return false;
-    }
-    let Some(sized) = n.parent().filter(|p| p.kind() == "sized_type_specifier") else {
-        return false;
-    };
-    sized
-        .parent()
-        .filter(|p| p.kind() == "parameter_declaration")
-        .and_then(|p| p.child_by_field_name("declarator"))
-        .is_some_and(|d| {
-            d.kind() == "identifier"
-                && d.next_sibling()
-                    .is_none_or(|s| matches!(s.kind(), "," | ")"))
-        })
-}
-
-/// The first token under `n`.
-fn first_leaf(n: Node<'_>) -> Option<Node<'_>> {
-    let mut cur = n;
-    while cur.child_count() > 0 {
-        cur = cur.child(0)?;
-    }
-    Some(cur)
-}
-
 pub fn enclosing_statement(n: Node<'_>) -> Node<'_> {
     let mut cur = n;
     loop {

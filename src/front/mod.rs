@@ -48,3 +48,4 @@ pub mod source_map;
 pub mod syntax;
 pub mod template_records;
 pub mod type_names;
+pub mod unread_macros;

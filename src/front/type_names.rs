@@ -13,7 +13,7 @@ pub(crate) fn collect_type_names(l: &mut Lowering<'_>, root: Node<'_>) {
     let mut c = root.walk();
     loop {
         let n = c.node();
-        if n.kind() == "type_identifier" && !crate::front::lower::is_name_before_macro(n) {
+        if n.kind() == "type_identifier" && !crate::front::unread_macros::is_name_before_macro(n) {
             let name = text(n, l.src).to_string();
             if declares_type(n) {
                 l.out.declared_types.push(name.clone());
