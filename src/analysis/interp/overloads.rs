@@ -137,7 +137,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn running_function(&self) -> Option<&'a Function> {
         let unit = self.unit;
         match self.call_stack.last() {
-            Some(k) => unit.functions.iter().find(|f| f.definition_key() == *k),
+            // Keys end with the definition's start (`f/2@1234`): compared first, so the
+            // overload choice does not format a key per function of a library.
+            Some(k) => {
+                let start = k
+                    .rsplit_once('@')
+                    .and_then(|(_, at)| at.parse::<usize>().ok());
+                (unit.functions.iter())
+                    .filter(|f| Some(f.span.start) == start)
+                    .find(|f| f.definition_key() == *k)
+            }
             None => unit.functions.iter().find(|f| f.item == self.item),
         }
     }
