@@ -11,9 +11,10 @@ use crate::analysis::interp::BlockShape;
 /// earliest others, up to `n`.
 pub fn spread(shapes: Vec<BlockShape>, n: usize) -> Vec<BlockShape> {
     let facets = |s: &BlockShape| -> Vec<String> {
-        let mut out: Vec<String> = s
-            .template_args
-            .iter()
+        // A type argument banklint has no layout for (`Traits<fp16, 768, 1, 4>`, declared in
+        // an includer's header) still picks the code paths: it is spread like a known one.
+        let type_args = || s.template_args.iter().chain(&s.unknown_type_args);
+        let mut out: Vec<String> = type_args()
             .map(|(k, v)| format!("T {k}={v}"))
             .chain(s.arguments.iter().map(|(k, v)| format!("A {k}={v}")))
             .chain(s.assumed_types.iter().map(|(k, v)| format!("U {k}={v}")))
@@ -21,7 +22,7 @@ pub fn spread(shapes: Vec<BlockShape>, n: usize) -> Vec<BlockShape> {
         // A traits class argument (`KT = Traits<half, 1024, 4>`) takes as many values as it
         // has instantiations; what it changes are its own arguments, each a value to spread
         // too (the element type, the size).
-        for (k, v) in &s.template_args {
+        for (k, v) in type_args() {
             if let Some((_, args)) = crate::front::names::split_template_args(v) {
                 out.extend(
                     (args.iter().enumerate()).map(|(i, a)| format!("T {k}<{i}>={}", a.trim())),
@@ -143,6 +144,37 @@ mod tests {
             all,
             "{:?}",
             chosen.iter().map(|s| &s.template_args).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_traits_argument_of_unknown_layout_is_spread_too() {
+        // 20 registrations of `KT = Traits<S, WN>` whose class banklint does not lay out (it
+        // names no type banklint knows): the first 12 have `WN = 1`. Four chosen reach
+        // `WN = 4` as well, where the first four would not.
+        let shapes: Vec<BlockShape> = (0..20)
+            .map(|k| BlockShape {
+                unknown_type_args: vec![(
+                    "KT".into(),
+                    format!(
+                        "Traits<{}, {}>",
+                        256 * (k % 6 + 1),
+                        if k < 12 { 1 } else { 4 }
+                    ),
+                )],
+                ..crate::host::launches::fallback_shape_for_tests()
+            })
+            .collect();
+        let chosen = spread(shapes, 4);
+        assert!(
+            chosen
+                .iter()
+                .any(|s| s.unknown_type_args[0].1.ends_with(", 4>")),
+            "{:?}",
+            chosen
+                .iter()
+                .map(|s| &s.unknown_type_args)
+                .collect::<Vec<_>>()
         );
     }
 }
