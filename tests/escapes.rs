@@ -545,3 +545,42 @@ void launch(float *o) { k<<<1, 32>>>(o); }
     assert_eq!(notes[0].0, 13, "{notes:?}");
     assert!(notes[0].1.contains("`set` is overloaded"), "{notes:?}");
 }
+
+/// A member initializer that sets a pointer field from shared memory is read like an
+/// assignment, C++ casts included; one banklint cannot read as a pointer (a function template
+/// call, which C reads as comparisons) is noted at the constructor, naming the field and the
+/// array. Before, the first was dropped (the cast did not parse) and so was the second, both
+/// without a word.
+#[test]
+fn member_initializers_that_keep_shared_pointers_are_followed_or_noted() {
+    let dir = temp_dir("escapes_member_initializers");
+    let kernel = r#"template <typename T> __device__ T *as_rows(void *p) { return (T *)p; }
+template <typename T>
+struct rows {
+    __device__ rows(void *smem, int w) : w_(w), cast_(static_cast<T *>(smem) + w), call_(as_rows<T>(smem)) {}
+    __device__ void put(T v) { cast_[threadIdx.x % 32] = v; }
+    __device__ void put_too(T v) { call_[threadIdx.x % 32] = v; }
+    int w_;
+    T *cast_;
+    T *call_;
+};
+__global__ void k(float *o)
+{
+    extern __shared__ char smem[];
+    rows<float> r(smem, 0);
+    r.put(o[threadIdx.x]);
+    r.put_too(o[threadIdx.x]);
+}
+void launch(float *o) { k<<<1, 32, 1024>>>(o); }
+"#;
+    let json = check_one(&dir, kernel);
+    assert_eq!(access_lines(&json), [5], "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 4, "{notes:?}");
+    assert!(
+        notes[0].1.contains("`call_(as_rows<T>(smem))`")
+            && notes[0].1.contains("a pointer into `smem`"),
+        "{notes:?}"
+    );
+}

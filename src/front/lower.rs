@@ -150,7 +150,11 @@ impl<'p> Lowering<'p> {
             | "throw_specifier"
             | "virtual_specifier"
             | "ref_qualifier"
-            | "trailing_return_type" => self.blank_node(n),
+            | "trailing_return_type"
+            // `: w0_(static_cast<T *>(p))`: C has no member initializers; a lifted
+            // constructor's are recorded as text (`methods::prepare_constructor`), and no
+            // rewrite may land inside the blanked list.
+            | "field_initializer_list" => self.blank_node(n),
             "type_qualifier" => return self.type_qualifier(n),
             "storage_class_specifier" if matches!(self.t(n), "thread_local" | "mutable") => {
                 self.blank_node(n)

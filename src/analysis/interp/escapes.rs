@@ -68,6 +68,36 @@ impl Analyzer<'_, '_> {
         }
     }
 
+    /// A constructor's member initializer banklint could not read (`rows_(as_rows<T>(smem))`)
+    /// whose words reach shared memory: the field it sets, and the accesses made through it,
+    /// are not followed. Noted at the constructor (the range in force while it runs).
+    pub(super) fn note_unread_initializer(&mut self, field: &str, text: &str) {
+        let (Some(array), Some(at)) = (self.shared_array_in_text(text), self.span_override.clone())
+        else {
+            return;
+        };
+        let why = format!(
+            "the member initializer `{field}({text})` names {}, and banklint could not read what it gives `{field}`: the accesses made through `{field}` are not analyzed",
+            pointer_into(&array)
+        );
+        let (at, why) = match &self.home_call {
+            Some((call, header)) => {
+                let line = self.unit.line_of(at.start);
+                let function = &self.function;
+                let origin = if header.is_empty() {
+                    format!("`{function}` at line {line}")
+                } else {
+                    format!("`{function}` at {header}:{line}")
+                };
+                (call.clone(), format!("in {origin}: {why}"))
+            }
+            None => (at, why),
+        };
+        if !self.not_followed.iter().any(|(s, _)| *s == at) {
+            self.not_followed.push((at, why));
+        }
+    }
+
     /// A call of `name`, which banklint has no definition of, given a pointer into shared
     /// memory: the accesses the callee makes are not analyzed.
     pub(super) fn note_undefined_callee(

@@ -661,6 +661,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             }
             let Some(value) = parse_expression_text(self.unit, text) else {
+                self.note_unread_initializer(field, text);
                 continue;
             };
             let target = Node::new(
@@ -673,6 +674,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 value.span,
             );
             self.assign(&target, None, &value, mask);
+            // Read, but as no pointer although it names one (`as_rows<T>(smem)`, which C reads
+            // as comparisons): the field is not followed either.
+            if !matches!(
+                self.lookup(field),
+                Some(Binding::Pointer(_) | Binding::Rows { .. } | Binding::Shared(_))
+            ) {
+                self.note_unread_initializer(field, text);
+            }
         }
         self.span_override = saved;
     }
