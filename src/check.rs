@@ -275,8 +275,14 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
             .map(|t| t.text(&p.text))
     }
     // Each candidate: where it is, the names it may be called by, whether it is an operator,
-    // and the header it is in.
-    type Candidate<'p> = ((usize, usize), Vec<&'p str>, bool, &'p Prepared);
+    // the header it is in, and for a method its class.
+    type Candidate<'p> = (
+        (usize, usize),
+        Vec<&'p str>,
+        bool,
+        &'p Prepared,
+        Option<&'p str>,
+    );
     let mut candidates: Vec<Candidate<'_>> = Vec::new();
     for h in &headers {
         let id = std::ptr::from_ref::<Prepared>(*h) as usize;
@@ -295,6 +301,9 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                 .windows(2)
                 .filter(|w| w[0].kind == TokenKind::Ident && w[1].text(&h.text) == "(")
                 .map(|w| w[0].text(&h.text))
+                // A constructor's lowered name (underscores as long as its class's) would
+                // match every constructor whose class's name is as long.
+                .filter(|n| !n.bytes().all(|b| b == b'_'))
                 .collect();
             // A constructor, renamed for lang-c, is called by its class's name.
             names.extend(
@@ -303,7 +312,10 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                     .filter(|m| m.constructor && m.span.contains(&chunk.span.start))
                     .map(|m| m.class.as_str()),
             );
-            candidates.push(((id, index), names, operator, h));
+            let class = (h.methods.iter())
+                .find(|m| m.span.contains(&chunk.span.start))
+                .map(|m| m.class.as_str());
+            candidates.push(((id, index), names, operator, h, class));
         }
     }
     let mut known: rustc_hash::FxHashSet<&str> =
@@ -320,6 +332,18 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
             (!class.is_empty()).then_some((a.as_str(), class))
         })
         .collect();
+    // A class's members of class type (`Reducer reducer_;`): running its constructor builds
+    // them, calling their constructors, which no method's text names.
+    let member_types = |class: &str| -> Vec<&str> {
+        std::iter::once(prepared)
+            .chain(headers.iter().copied())
+            .flat_map(|p| p.object_fields.iter())
+            .filter(|(c, _)| c == class)
+            .flat_map(|(_, fields)| fields.iter())
+            .flat_map(|(_, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
     let mut wanted = HashSet::new();
     loop {
         let before = (wanted.len(), known.len());
@@ -328,12 +352,15 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                 known.insert(class);
             }
         }
-        for (at, names, operator, h) in &candidates {
+        for (at, names, operator, h, class) in &candidates {
             if wanted.contains(at) || !(*operator || names.iter().any(|n| known.contains(n))) {
                 continue;
             }
             wanted.insert(*at);
             known.extend(words(h, h.chunks[at.1].tokens.clone()));
+            if let Some(class) = class {
+                known.extend(member_types(class));
+            }
         }
         if (wanted.len(), known.len()) == before {
             return wanted;
@@ -605,6 +632,31 @@ mod tests {
         // `called` by name, `leaf` through it; `unused` not (the class is a declaration,
         // always parsed).
         assert_eq!(names, ["called", "leaf"]);
+    }
+
+    #[test]
+    fn the_constructors_of_a_called_class_members_are_parsed() {
+        // `outer`'s constructor builds its member `in`, calling `inner`'s constructor, which
+        // no text the file reaches names.
+        // (Names of different lengths: a constructor is lowered to underscores as long.)
+        let header = "struct inner_t { float *p; __device__ inner_t(void *s) { p = (float *)s; } };\n\
+                      struct outer { inner_t in; float *q; __device__ outer(void *s) : in(s) { q = (float *)s; } };\n\
+                      struct unrelated { float *r; __device__ unrelated(void *s) { r = (float *)s; } };\n";
+        let src = "#include \"h.cuh\"\n__global__ void k(float *o) { extern __shared__ float s[]; outer x(s); o[0] = 1; }\n";
+        let mut load = |r: &crate::front::cuda::HeaderRequest| {
+            (r.name == "h.cuh").then(|| ("h.cuh".to_string(), header.to_string()))
+        };
+        let prepared = prepare_to_check(src, &Defines::default(), &mut load, None, None);
+        let headers = header_units(&prepared);
+        let h = &headers[0].1;
+        let mut classes: Vec<&str> = (h.functions.iter())
+            .filter_map(|f| {
+                let m = (h.prepared.methods.iter()).find(|m| m.span.contains(&f.span.start))?;
+                Some(m.class.as_str())
+            })
+            .collect();
+        classes.sort();
+        assert_eq!(classes, ["inner_t", "outer"]);
     }
 
     #[test]

@@ -265,7 +265,14 @@ pub fn binary(op: BinOp, a: &Value, b: &Value, uniform: bool, syms: &mut Symbols
         }
         return Value::sym(syms.opaque(op, x, y));
     }
-    let symbolic = if x.terms.is_empty() { y } else { x };
+    // Name the unknown the thread index meets (`threadIdx.x / max_points`: `max_points`), not
+    // the thread index's own symbolic part, where the two sides tell them apart.
+    let of_thread = |a: &Affine| (a.terms.iter()).any(|&(s, _)| syms.name(s).contains("threadIdx"));
+    let symbolic = match (x.terms.is_empty(), y.terms.is_empty()) {
+        (true, _) => y,
+        (false, false) if of_thread(x) && !of_thread(y) => y,
+        _ => x,
+    };
     let key = (op, symbolic.terms.iter().map(|t| t.0).collect::<Vec<_>>());
     if let Some(r) = syms.reasons.get(&key) {
         return Value::Unknown(r.clone());
@@ -396,6 +403,26 @@ mod tests {
         let p1 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         let p2 = binary(BinOp::Mul, &n, &n, true, &mut syms);
         assert_eq!(p1, p2);
+    }
+
+    #[test]
+    fn an_unresolved_index_names_what_the_thread_index_meets() {
+        // `threadIdx.x / max_points` in one symbolic warp: the reason names `max_points`,
+        // the value a user can give, not the warp's own position.
+        let mut syms = Symbols::default();
+        let w = syms.fresh("the warp's position within its row (threadIdx.x / 32)");
+        let lane5 = Value::Affine(Affine {
+            constant: 5,
+            terms: vec![(w, 32)],
+        });
+        let n = Value::sym(syms.fresh("max_points"));
+        let Value::Unknown(why) = binary(BinOp::Div, &lane5, &n, false, &mut syms) else {
+            panic!("resolved")
+        };
+        assert_eq!(
+            &*why,
+            "it combines the thread index with `max_points` through `/`"
+        );
     }
 
     #[test]
