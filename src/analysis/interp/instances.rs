@@ -5,7 +5,10 @@
 use super::{Analyzer, type_from_text};
 use crate::analysis::class_templates::{Argument, class_template, instance_parts, instantiate};
 use crate::analysis::types::Type;
-use lang_c::ast::{DeclarationSpecifier, SpecifierQualifier, TypeName, TypeSpecifier};
+use lang_c::ast::{
+    ArraySize, DeclarationSpecifier, DerivedDeclarator, Expression, SpecifierQualifier,
+    StructDeclaration, TypeName, TypeSpecifier,
+};
 use lang_c::span::{Node, Span};
 use std::collections::HashMap;
 
@@ -285,6 +288,78 @@ impl Analyzer<'_, '_> {
         self.written_instance(&name, at)
     }
 
+    /// A struct defined in the declaration (`__shared__ struct { bool marks[THREADS * 4]; } s;`
+    /// in a kernel template) whose field extents name the running instantiation's values: laid
+    /// out with them. `None` when the specifiers define no struct body.
+    pub(super) fn struct_laid_out_here(
+        &mut self,
+        specs: &[Node<DeclarationSpecifier>],
+    ) -> Option<Type> {
+        let st = specs.iter().find_map(|s| match &s.node {
+            DeclarationSpecifier::TypeSpecifier(t) => match &t.node {
+                TypeSpecifier::Struct(st) if st.node.declarations.is_some() => Some(&st.node),
+                _ => None,
+            },
+            _ => None,
+        })?;
+        // The names the extents use, valued here (a template parameter, a constant), and
+        // the class template instances the fields are written with (`box ref[N]` of a local
+        // `typedef box_t<T> box;`).
+        let mut names = Vec::new();
+        let mut types = (*self.types).clone();
+        for sd in st.declarations.iter().flatten() {
+            let StructDeclaration::Field(f) = &sd.node else {
+                continue;
+            };
+            for spec in &f.node.specifiers {
+                if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
+                    && let Some((name, at)) = typedef_name(t)
+                    && let Some(instance) = self.written_instance(&name, at)
+                {
+                    types.named.insert(name, instance);
+                }
+            }
+            for d in f
+                .node
+                .declarators
+                .iter()
+                .filter_map(|d| d.node.declarator.as_ref())
+            {
+                for derived in &d.node.derived {
+                    if let DerivedDeclarator::Array(a) = &derived.node
+                        && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
+                            &a.node.size
+                    {
+                        extent_names(e, &mut names);
+                    }
+                }
+            }
+        }
+        let all = vec![true; self.n];
+        let mut values: HashMap<String, i64> = HashMap::new();
+        for (name, e) in names {
+            if let Some(v) = self.eval(&e, &all).as_const() {
+                values.insert(name, v);
+            }
+        }
+        let leaf = |e: &Expression| match e {
+            Expression::Identifier(id) => values.get(&id.node.name).copied(),
+            Expression::SizeOfTy(t) => {
+                let t = &t.node.0.node;
+                if t.declarator.is_some() {
+                    return Some(8);
+                }
+                crate::analysis::extraction::type_from_qualifiers(&types, &t.specifiers)
+                    .size()
+                    .map(i64::from)
+            }
+            _ => None,
+        };
+        Some(crate::analysis::extraction::struct_type_with(
+            &types, st, &leaf,
+        ))
+    }
+
     /// The type declaration specifiers name, class template instances included.
     pub(super) fn declared_type(&mut self, specs: &[Node<DeclarationSpecifier>]) -> Type {
         self.declared_instance(specs)
@@ -356,5 +431,24 @@ pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
     match &t.node {
         TypeSpecifier::TypedefName(id) => Some((id.node.name.clone(), id.span)),
         _ => None,
+    }
+}
+
+/// The identifiers an extent expression reads (`THREADS * ITEMS`), each with the expression
+/// that reads it, for the analyzer to value.
+fn extent_names(e: &Node<Expression>, out: &mut Vec<(String, Node<Expression>)>) {
+    match &e.node {
+        Expression::Identifier(id) => {
+            if !out.iter().any(|(n, _)| *n == id.node.name) {
+                out.push((id.node.name.clone(), e.clone()));
+            }
+        }
+        Expression::BinaryOperator(b) => {
+            extent_names(&b.node.lhs, out);
+            extent_names(&b.node.rhs, out);
+        }
+        Expression::UnaryOperator(u) => extent_names(&u.node.operand, out),
+        Expression::Cast(c) => extent_names(&c.node.expression, out),
+        _ => {}
     }
 }

@@ -67,7 +67,12 @@ impl Analyzer<'_, '_> {
                 // `using at = A;` with `A` a file's alias (`blk_t`): the class it names.
                 let bound = self.alias_target(&bound).unwrap_or(bound);
                 let resolved = classes.resolve(&bound);
-                if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ") {
+                // Unchanged, it needs no binding, unless it names a class template's instance
+                // (`typedef box_t<__half> box;`), which the C text's `typedef box_t box;` does
+                // not lay out.
+                if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ")
+                    && !resolved.contains('<')
+                {
                     continue;
                 }
                 (name.clone(), resolved)

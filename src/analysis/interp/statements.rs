@@ -169,7 +169,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // `__shared__ Pair<T, int> s[32];`: the instance, laid out with `T` bound here
             // (an array of pointers to it keeps its pointer element).
             let instance = self.declared_instance(&d.node.specifiers);
+            // A struct whose extents name this instantiation's values, laid out with them.
+            let local_struct = arrays
+                .iter()
+                .any(|a| matches!(a.elem, Type::Unknown(_)))
+                .then(|| self.struct_laid_out_here(&d.node.specifiers))
+                .flatten()
+                .filter(|t| !matches!(t, Type::Unknown(_)));
             for mut a in arrays {
+                if let Some(t) = &local_struct
+                    && matches!(a.elem, Type::Unknown(_))
+                {
+                    a.elem = t.clone();
+                }
                 if let Some(t) = &instance
                     && !matches!(a.elem, Type::Pointer(_))
                 {
@@ -183,7 +195,30 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return;
         }
         if crate::analysis::extraction::declares_types(&d.node) {
-            crate::analysis::extraction::register_types(Rc::make_mut(&mut self.types), &d.node);
+            // `typedef box_t<T> box;` was bound to this instantiation's instance when the
+            // function began (see `member_types`); the C text's `typedef box_t box;` names
+            // the template, with no layout, and must not undo it.
+            let bound: Vec<(String, Type)> = (d.node.declarators.iter())
+                .filter_map(|i| {
+                    crate::analysis::extraction::declarator_name(&i.node.declarator.node)
+                })
+                .filter_map(|n| {
+                    let t = self
+                        .types
+                        .named
+                        .get(&n)
+                        .filter(|t| t.size().is_some())?
+                        .clone();
+                    Some((n, t))
+                })
+                .collect();
+            let types = Rc::make_mut(&mut self.types);
+            crate::analysis::extraction::register_types(types, &d.node);
+            for (name, was) in bound {
+                if types.named.get(&name).is_some_and(|t| t.size().is_none()) {
+                    types.named.insert(name, was);
+                }
+            }
         }
         self.bind_local_enumerators(d, mask);
         if let Some((class, argument)) = self.memory_class_of(&d.node.specifiers) {
