@@ -314,7 +314,9 @@ impl Analyzer<'_, '_> {
             for spec in &f.node.specifiers {
                 if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
                     && let Some((name, at)) = typedef_name(t)
-                    && let Some(instance) = self.written_instance(&name, at)
+                    && types.lookup(&name).is_none_or(|t| t.size().is_none())
+                    && let Some(instance) = (self.written_instance(&name, at))
+                        .or_else(|| self.local_alias_instance(&name, at))
                 {
                     types.named.insert(name, instance);
                 }
@@ -438,10 +440,8 @@ pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
 /// that reads it, for the analyzer to value.
 fn extent_names(e: &Node<Expression>, out: &mut Vec<(String, Node<Expression>)>) {
     match &e.node {
-        Expression::Identifier(id) => {
-            if !out.iter().any(|(n, _)| *n == id.node.name) {
-                out.push((id.node.name.clone(), e.clone()));
-            }
+        Expression::Identifier(id) if !out.iter().any(|(n, _)| *n == id.node.name) => {
+            out.push((id.node.name.clone(), e.clone()));
         }
         Expression::BinaryOperator(b) => {
             extent_names(&b.node.lhs, out);

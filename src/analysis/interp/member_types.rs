@@ -4,6 +4,7 @@
 //! binds them anew.
 
 use super::{Analyzer, type_from_text};
+use crate::analysis::types::Type;
 use lang_c::span::Span;
 use std::rc::Rc;
 
@@ -11,6 +12,42 @@ use std::rc::Rc;
 const ALIAS_ROUNDS: usize = 4;
 
 impl Analyzer<'_, '_> {
+    /// A local alias's text with this run's arguments: type parameters and aliases by the
+    /// text they are bound to, value parameters by their value, a file's alias (`blk_t`) by
+    /// the class it names.
+    fn alias_text_here(
+        &self,
+        text: &str,
+        classes: &crate::front::class_members::Classes,
+    ) -> String {
+        let text = &crate::front::names::expand_packs(text, &|n| {
+            let list = self.type_args.get(&format!("{n}..."))?;
+            Some(crate::front::names::split_list(list))
+        });
+        let bound = crate::front::class_members::substitute(text, &|w| {
+            self.type_args.get(w).cloned().or_else(|| {
+                let v = self.template_values.get(w)?.as_const()?;
+                Some(v.to_string())
+            })
+        });
+        let bound = self.alias_target(&bound).unwrap_or(bound);
+        classes.resolve(&bound)
+    }
+
+    /// The class template instance a local alias written before `at` names (`typedef
+    /// box_t<__half> box;`, which needs no binding per run and gets none), laid out here.
+    pub(super) fn local_alias_instance(&mut self, name: &str, at: Span) -> Option<Type> {
+        let before = self.span(at).start;
+        let p = self.unit.prepared;
+        let (_, _, text) = (p.local_aliases.iter()).rfind(|(o, n, _)| *o < before && n == name)?;
+        if !text.contains('<') {
+            return None;
+        }
+        let classes = self.classes();
+        let resolved = self.alias_text_here(text, &classes);
+        self.type_of_text(&resolved, at)
+    }
+
     /// `typename K::compute_t` (spelled `K__compute_t`) with `K` bound to a class
     /// (`Traits<256, float>`), and the aliases a function body writes with such names
     /// (`using Stats = typename K::Stats;`, then `typename Stats::stats_t`): each gets the
@@ -52,27 +89,11 @@ impl Analyzer<'_, '_> {
                 next
             } else if let Some((_, name, text)) = locals.get(k) {
                 k += 1;
-                // Type parameters and aliases by the text they are bound to, value
-                // parameters by their value.
-                let text = &crate::front::names::expand_packs(text, &|n| {
-                    let list = self.type_args.get(&format!("{n}..."))?;
-                    Some(crate::front::names::split_list(list))
-                });
-                let bound = crate::front::class_members::substitute(text, &|w| {
-                    self.type_args.get(w).cloned().or_else(|| {
-                        let v = self.template_values.get(w)?.as_const()?;
-                        Some(v.to_string())
-                    })
-                });
-                // `using at = A;` with `A` a file's alias (`blk_t`): the class it names.
-                let bound = self.alias_target(&bound).unwrap_or(bound);
-                let resolved = classes.resolve(&bound);
-                // Unchanged, it needs no binding, unless it names a class template's instance
-                // (`typedef box_t<__half> box;`), which the C text's `typedef box_t box;` does
-                // not lay out.
-                if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ")
-                    && !resolved.contains('<')
-                {
+                let resolved = self.alias_text_here(text, &classes);
+                // Unchanged, it needs no binding (one naming a class template's instance,
+                // `typedef box_t<__half> box;`, is laid out where a struct's field needs it:
+                // `local_alias_instance`).
+                if resolved == text.split_whitespace().collect::<Vec<_>>().join(" ") {
                     continue;
                 }
                 (name.clone(), resolved)
