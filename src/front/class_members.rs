@@ -336,12 +336,29 @@ impl<'p> Classes<'p> {
         out
     }
 
+    /// `args` completed with the primary template's defaults (`tile<16, 8, half2>` of
+    /// `template <int I, int J, typename T, layout L = ROW>` is `tile<16, 8, half2, ROW>`, which
+    /// a specialization `tile<I, J, T, ROW>` matches); `None` when nothing is missing or a
+    /// missing parameter has no default.
+    pub fn with_defaults(&self, tag: &str, args: &[String]) -> Option<Vec<String>> {
+        let header = self.header(tag)?;
+        if header.params.len() <= args.len() || header.params.iter().any(|p| p.pack) {
+            return None;
+        }
+        let full: Vec<String> = (self.bindings(tag, args).into_iter())
+            .map(|(_, v)| v)
+            .collect();
+        (full.len() == header.params.len()).then_some(full)
+    }
+
     /// Which definition of the class `args` select: the specialization whose arguments they
     /// match (its written arguments and its own parameters' bindings), or the primary
     /// template (`Some(None)`). `None` when that cannot be decided: an argument that is
     /// neither a number nor a built-in type (an alias or parameter banklint did not resolve)
     /// stands where a specialization writes something else, so either could be meant.
     fn choose(&self, tag: &str, args: &[String]) -> Option<Option<(Vec<String>, Bindings)>> {
+        let full = self.with_defaults(tag, args);
+        let args = full.as_deref().unwrap_or(args);
         let mut undecided = false;
         // The most specialized match wins, as in C++: the one that fixes the most arguments
         // (`Stats<T, 1, W, 1>` over `Stats<T, 1, W, N>` for `Stats<float, 1, 4, 1>`).

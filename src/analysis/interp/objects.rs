@@ -54,6 +54,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         args: &[String],
         explicit: &[String],
     ) -> Option<Found<'a, 'p>> {
+        // A specialization is matched against the arguments with the primary's defaults.
+        let full = self.classes().with_defaults(class, args);
+        let args = full.as_deref().unwrap_or(args);
         let here: &'a Unit<'p> = self.unit;
         let units = std::iter::once((None, here))
             .chain(std::iter::once((Some(""), self.home_unit)))
