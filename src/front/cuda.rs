@@ -355,12 +355,40 @@ fn preprocess_stage(
         span: n.span,
         reason: n.message,
     }));
+    let text = without_pragma_operators(pre.text);
     if path.is_none() {
         // A header's tokens are lexed where it is lowered, on a spare thread when there is one.
-        out.tokens = lex(&pre.text).tokens;
+        out.tokens = lex(&text).tokens;
     }
-    out.text = pre.text;
+    out.text = text;
     out
+}
+
+/// `_Pragma("unroll")`, which a macro expands to (`#define UNROLL _Pragma("unroll")` before a
+/// loop), is a directive as `#pragma unroll` is: blanked, offsets kept, so that the loop after
+/// it parses.
+fn without_pragma_operators(text: String) -> String {
+    if !text.contains("_Pragma") {
+        return text;
+    }
+    let tokens = lex(&text).tokens;
+    let pragmas: Vec<std::ops::Range<usize>> = (tokens.windows(4))
+        .filter(|w| {
+            let t = |k: usize| w[k].text(&text);
+            t(0) == "_Pragma" && t(1) == "(" && w[2].kind == TokenKind::Str && t(3) == ")"
+        })
+        .map(|w| w[0].start..w[3].end)
+        .collect();
+    let mut bytes = text.into_bytes();
+    for r in pragmas {
+        for b in &mut bytes[r] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    // Only whole ASCII tokens were blanked.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Whether the expanded text has code banklint analyzes by itself: a kernel, shared memory,
