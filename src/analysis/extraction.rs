@@ -618,6 +618,18 @@ fn struct_type(types: &TypeTable, st: &StructType) -> Type {
 /// The layout of a struct whose field extents may name more than literals: `leaf` gives the
 /// value of an identifier or `sizeof` in them (a class template's parameters and members).
 pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>) -> Type {
+    struct_layout(types, st, leaf, false)
+}
+
+/// [`struct_type_with`], or where a field's size is not known (a library's `TempStorage`), the
+/// struct laid out as far as C's rules allow (see `types::layout_partial_record`). Only for an
+/// object declared with the struct's body: a named struct stays without a layout, for the
+/// analysis to lay out where it is used.
+pub fn struct_type_in_part(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>) -> Type {
+    struct_layout(types, st, leaf, true)
+}
+
+fn struct_layout(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>, partial: bool) -> Type {
     let tag = st.identifier.as_ref().map(|i| i.node.name.clone());
     match &st.declarations {
         None => tag
@@ -680,14 +692,22 @@ pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_
             }
             let union = matches!(st.kind.node, StructKind::Union)
                 && !tag.as_ref().is_some_and(|t| types.classes.contains(t));
-            match layout_record(
-                tag.as_deref().unwrap_or("<anonymous struct>"),
-                fields,
-                union,
-                tag.as_ref()
-                    .and_then(|t| types.alignments.get(t).copied())
-                    .unwrap_or(1),
-            ) {
+            let name = tag.as_deref().unwrap_or("<anonymous struct>");
+            let align = (tag.as_ref())
+                .and_then(|t| types.alignments.get(t).copied())
+                .unwrap_or(1);
+            // A field of unknown size (a library's `TempStorage`) leaves the others laid out
+            // as far as they can be.
+            let complete =
+                (fields.iter()).all(|(_, t, _)| t.size().is_some() && t.align().is_some());
+            let laid_out = if complete {
+                layout_record(name, fields, union, align)
+            } else if partial {
+                crate::analysis::types::layout_partial_record(name, fields, union, align)
+            } else {
+                None
+            };
+            match laid_out {
                 Some(r) => Type::Record(Rc::new(r)),
                 None => Type::Unknown(format!("struct {}", tag.unwrap_or_default())),
             }

@@ -28,6 +28,10 @@ pub struct Record {
     pub size: u32,
     pub align: u32,
     pub fields: Vec<Field>,
+    /// A record laid out only in part: the field whose size is not known (a library's
+    /// `TempStorage`). The fields before it in a struct, or every field of a union (all at
+    /// offset 0), have their offsets; the record's own size is not known.
+    pub unsized_field: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +51,12 @@ impl Type {
             Type::Unknown(why) if why.contains("whose layout") => {
                 format!("the field `{m}` is in {why}")
             }
+            // Left out of a partial layout: it lies after a field of unknown size.
+            Type::Record(r) if r.unsized_field.is_some() => format!(
+                "the field `{m}` of `{}` lies after its field `{}`, whose size is not known",
+                self.name(),
+                r.unsized_field.as_deref().unwrap_or_default()
+            ),
             _ => format!("the field `{m}` of `{}` is not known", self.name()),
         }
     }
@@ -76,6 +86,11 @@ impl Type {
     pub fn size_problem(&self) -> String {
         match self {
             Type::Unknown(why) if why.contains("whose layout") => format!("it is {why}"),
+            Type::Record(r) if r.unsized_field.is_some() => format!(
+                "`{}` is laid out only up to its field `{}`, whose size is not known",
+                self.name(),
+                r.unsized_field.as_deref().unwrap_or_default()
+            ),
             _ => format!("the size of `{}` is not known", self.name()),
         }
     }
@@ -114,7 +129,7 @@ impl Type {
     pub fn size(&self) -> Option<u32> {
         match self {
             Type::Scalar { size, .. } => Some(*size),
-            Type::Record(r) => Some(r.size),
+            Type::Record(r) => r.unsized_field.is_none().then_some(r.size),
             Type::Pointer(_) => Some(8),
             Type::Array(elem, n) => elem.size()?.checked_mul(*n),
             Type::Unknown(_) => None,
@@ -340,6 +355,7 @@ fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
         size: raw.div_ceil(align) * align,
         align,
         fields,
+        unsized_field: None,
     }))
 }
 
@@ -374,6 +390,69 @@ pub fn layout_record(
         size: size.div_ceil(align) * align,
         align,
         fields: out,
+        unsized_field: None,
+    })
+}
+
+/// A struct or union one of whose fields has no size banklint knows (`typename
+/// BlockReduce::TempStorage reduce;` with the library unread), laid out as far as C's rules
+/// allow: every field of a union at offset 0; in a struct, the fields before that one (and
+/// it, where its alignment is known), none after. `size` is the part laid out, a lower bound
+/// nothing reads (the record has no size). `None` when every field has a size (see
+/// [`layout_record`]).
+pub fn layout_partial_record(
+    name: &str,
+    fields: Vec<(String, Type, Vec<u32>)>,
+    union: bool,
+    min_align: u32,
+) -> Option<Record> {
+    let mut offset = 0u32;
+    let mut align = min_align.max(1);
+    let mut out = Vec::new();
+    let mut size = 0;
+    let mut unsized_field: Option<String> = None;
+    for (fname, ty, dims) in fields {
+        let count: u32 = dims.iter().product();
+        match (ty.size(), ty.align()) {
+            (Some(fs), Some(fa)) if union || unsized_field.is_none() => {
+                let fa = fa.max(1);
+                align = align.max(fa);
+                let at = if union { 0 } else { offset.div_ceil(fa) * fa };
+                offset = at + fs * count;
+                size = size.max(offset);
+                out.push(Field {
+                    name: fname,
+                    offset: at,
+                    ty,
+                    dims,
+                });
+            }
+            (_, fa) if unsized_field.is_none() => {
+                unsized_field = Some(fname.clone());
+                let at = match (union, fa) {
+                    (true, _) => Some(0),
+                    (false, Some(fa)) => Some(offset.div_ceil(fa.max(1)) * fa.max(1)),
+                    (false, None) => None,
+                };
+                if let Some(at) = at {
+                    out.push(Field {
+                        name: fname,
+                        offset: at,
+                        ty,
+                        dims,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    unsized_field.as_ref()?;
+    Some(Record {
+        name: name.to_string(),
+        size,
+        align,
+        fields: out,
+        unsized_field,
     })
 }
 
@@ -473,6 +552,44 @@ pub fn split_array_suffix(text: &str) -> (&str, Vec<u32>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_record_with_a_field_of_unknown_size_is_laid_out_in_part() {
+        let f = |n: &str, t: Type, d: Vec<u32>| (n.to_string(), t, d);
+        let float = || Type::scalar("float", 4, true);
+        let opaque = || Type::Unknown("Lib::TempStorage".into());
+        // A union: every field at 0, the unknown one too; no size.
+        let u = layout_partial_record(
+            "u",
+            vec![f("t", opaque(), vec![]), f("b", float(), vec![64])],
+            true,
+            1,
+        )
+        .unwrap();
+        assert_eq!(
+            u.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            [0, 0]
+        );
+        assert_eq!(Type::Record(Rc::new(u)).size(), None);
+        // A struct: the fields before the unknown one only.
+        let s = layout_partial_record(
+            "s",
+            vec![
+                f("head", float(), vec![8]),
+                f("t", opaque(), vec![]),
+                f("tail", float(), vec![8]),
+            ],
+            false,
+            1,
+        )
+        .unwrap();
+        let names: Vec<&str> = s.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["head"]);
+        let s = Type::Record(Rc::new(s));
+        assert!(s.field_problem("tail").contains("lies after its field `t`"));
+        // Every size known: not a partial record.
+        assert!(layout_partial_record("c", vec![f("a", float(), vec![])], false, 1).is_none());
+    }
+
     use super::*;
 
     #[test]

@@ -163,6 +163,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some((array, indices, _)) = self.shared_ref(e)
             && let Some(layout) = &self.arrays[array].layout
             && indices.len() == layout.dims.len()
+            // A partly laid-out record's is no size (see `register_array`).
+            && self.arrays[array].decl.elem.size().is_some()
         {
             return Lanes::int(layout.elem_size);
         }

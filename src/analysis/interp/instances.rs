@@ -357,7 +357,7 @@ impl Analyzer<'_, '_> {
             }
             _ => None,
         };
-        Some(crate::analysis::extraction::struct_type_with(
+        Some(crate::analysis::extraction::struct_type_in_part(
             &types, st, &leaf,
         ))
     }

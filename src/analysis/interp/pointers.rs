@@ -632,10 +632,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 // Still an access to report, with why its place is not known.
                 None if k.as_const() == Some(0) => Place::Bytes(off),
-                None => Place::Bytes(Lanes::unknown(format!(
-                    "the size of `{}` is not known",
-                    p.elem.name()
-                ))),
+                None => Place::Bytes(Lanes::unknown(p.elem.size_problem())),
             },
         };
         Some(SharedPointer { place, ..p })

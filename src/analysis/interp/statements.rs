@@ -638,7 +638,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
         self.item = saved;
-        let elem_size = decl.elem.size();
+        // A single object of a partly laid-out record (`__shared__ union { typename
+        // R::TempStorage r; float buf[64]; } u;`): its laid-out fields are at known offsets,
+        // and nothing reads its size (it has no extents).
+        let elem_size = (decl.elem.size().map(i64::from)).or_else(|| match &decl.elem {
+            Type::Record(r) if r.unsized_field.is_some() && decl.dims.is_empty() => {
+                Some(i64::from(r.size.max(1)))
+            }
+            _ => None,
+        });
         if elem_size.is_none() {
             problem = Some(format!(
                 "the element type `{}` of `{}` is not known",
@@ -647,7 +655,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             ));
         }
         let layout = elem_size.map(|s| ArrayLayout {
-            elem_size: i64::from(s),
+            elem_size: s,
             dims,
             pad: 0,
         });
