@@ -584,3 +584,34 @@ void launch(float *o) { k<<<1, 32, 1024>>>(o); }
         "{notes:?}"
     );
 }
+
+/// A library's temp storage in a shared union, handed to the library's constructor
+/// (`sorter(tmp.sort)`, with the library's header not read): nothing is read at the call, the
+/// call is noted naming the array, and the union's other fields are analyzed at offset 0.
+/// Before, the union had no layout (every access unknown) and the call was a load of unknown
+/// size, not a note.
+#[test]
+fn library_temp_storage_in_a_union_is_handed_over_and_noted() {
+    let dir = temp_dir("escapes_temp_storage");
+    let kernel = r#"namespace lib { template <typename T> struct sorter { struct TempStorage; __device__ sorter(TempStorage &t); __device__ void sort(T (&k)[4]); }; }
+__global__ void k(float *o)
+{
+    typedef lib::sorter<float> S;
+    __shared__ union {
+        typename S::TempStorage sort;
+        float staged[128];
+    } tmp;
+    float keys[4] = {o[0], o[1], o[2], o[3]};
+    S(tmp.sort).sort(keys);
+    tmp.staged[threadIdx.x] = keys[0];
+}
+void launch(float *o) { k<<<1, 128>>>(o); }
+"#;
+    let json = check_one(&dir, kernel);
+    assert_eq!(access_lines(&json), [11], "{json}");
+    assert_eq!(json["accesses"][0]["status"], "analyzed", "{json}");
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 10, "{notes:?}");
+    assert!(notes[0].1.contains("`tmp`"), "{notes:?}");
+}

@@ -427,8 +427,8 @@ pub fn layout_partial_record(
                     dims,
                 });
             }
-            (_, fa) if unsized_field.is_none() => {
-                unsized_field = Some(fname.clone());
+            (_, fa) if union || unsized_field.is_none() => {
+                unsized_field.get_or_insert_with(|| fname.clone());
                 let at = match (union, fa) {
                     (true, _) => Some(0),
                     (false, Some(fa)) => Some(offset.div_ceil(fa.max(1)) * fa.max(1)),
@@ -557,17 +557,21 @@ mod tests {
         let f = |n: &str, t: Type, d: Vec<u32>| (n.to_string(), t, d);
         let float = || Type::scalar("float", 4, true);
         let opaque = || Type::Unknown("Lib::TempStorage".into());
-        // A union: every field at 0, the unknown one too; no size.
+        // A union: every field at 0, the unknown ones too; no size.
         let u = layout_partial_record(
             "u",
-            vec![f("t", opaque(), vec![]), f("b", float(), vec![64])],
+            vec![
+                f("t", opaque(), vec![]),
+                f("b", float(), vec![64]),
+                f("t2", opaque(), vec![]),
+            ],
             true,
             1,
         )
         .unwrap();
         assert_eq!(
             u.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
-            [0, 0]
+            [0, 0, 0]
         );
         assert_eq!(Type::Record(Rc::new(u)).size(), None);
         // A struct: the fields before the unknown one only.

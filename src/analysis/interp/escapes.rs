@@ -114,10 +114,18 @@ impl Analyzer<'_, '_> {
                 .then(|| self.shared_array_in_text(&self.source_text(a.span)))
                 .flatten()
         });
-        // `uint64_t(p)`: a conversion, not a call (an address as an integer).
+        // `uint64_t(p)`: a conversion, not a call (an address as an integer). A type given a
+        // whole object (`Sorter(tmp.sort)`) is a constructor: a call.
+        let object = || {
+            call.arguments.iter().any(|a| {
+                self.is_shared_object(a)
+                    || (self.member_place_type(a))
+                        .is_some_and(|t| matches!(t, Type::Record(_) | Type::Unknown(_)))
+            })
+        };
         let conversion = || {
             crate::analysis::types::builtin(name).is_some()
-                || self.unit.prepared.typenames.iter().any(|t| t == name)
+                || (self.unit.prepared.typenames.iter().any(|t| t == name) && !object())
         };
         if let Some(array) = array
             && !conversion()
