@@ -360,44 +360,22 @@ fn vector(name: &str, elem: Type, count: u32, align: u32) -> Type {
 }
 
 /// Lays out a struct from its fields in order (C rules: each field at its alignment, size
-/// rounded to the largest alignment). `union` puts every field at 0.
+/// rounded to the largest alignment). `union` puts every field at 0. `None` when a field has
+/// no size (see [`layout_partial_record`]).
 pub fn layout_record(
     name: &str,
     fields: Vec<(String, Type, Vec<u32>)>,
     union: bool,
     min_align: u32,
 ) -> Option<Record> {
-    let mut offset = 0u32;
-    let mut align = min_align.max(1);
-    let mut out = Vec::new();
-    let mut size = 0;
-    for (fname, ty, dims) in fields {
-        let (fs, fa) = (ty.size()?, ty.align()?.max(1));
-        align = align.max(fa);
-        let at = if union { 0 } else { offset.div_ceil(fa) * fa };
-        let count: u32 = dims.iter().product();
-        out.push(Field {
-            name: fname,
-            offset: at,
-            ty,
-            dims,
-        });
-        offset = at + fs * count;
-        size = size.max(offset);
-    }
-    Some(Record {
-        name: name.to_string(),
-        size: size.div_ceil(align) * align,
-        align,
-        fields: out,
-        unsized_field: None,
-    })
+    let r = lay_out(name, fields, union, min_align);
+    r.unsized_field.is_none().then_some(r)
 }
 
 /// A struct or union one of whose fields has no size banklint knows (`typename
 /// BlockReduce::TempStorage reduce;` with the library unread), laid out as far as C's rules
 /// allow: every field of a union at offset 0; in a struct, the fields before that one (and
-/// it, where its alignment is known), none after. `size` is the part laid out, a lower bound
+/// it, where its alignment is known), none after. Its `size` is the part laid out, which
 /// nothing reads (the record has no size). `None` when every field has a size (see
 /// [`layout_record`]).
 pub fn layout_partial_record(
@@ -406,54 +384,60 @@ pub fn layout_partial_record(
     union: bool,
     min_align: u32,
 ) -> Option<Record> {
+    let r = lay_out(name, fields, union, min_align);
+    r.unsized_field.is_some().then_some(r)
+}
+
+fn lay_out(
+    name: &str,
+    fields: Vec<(String, Type, Vec<u32>)>,
+    union: bool,
+    min_align: u32,
+) -> Record {
     let mut offset = 0u32;
     let mut align = min_align.max(1);
     let mut out = Vec::new();
     let mut size = 0;
     let mut unsized_field: Option<String> = None;
     for (fname, ty, dims) in fields {
-        let count: u32 = dims.iter().product();
-        match (ty.size(), ty.align()) {
-            (Some(fs), Some(fa)) if union || unsized_field.is_none() => {
+        if !union && unsized_field.is_some() {
+            break;
+        }
+        let at = match (ty.size(), ty.align()) {
+            (Some(fs), Some(fa)) => {
                 let fa = fa.max(1);
                 align = align.max(fa);
                 let at = if union { 0 } else { offset.div_ceil(fa) * fa };
+                let count: u32 = dims.iter().product();
                 offset = at + fs * count;
                 size = size.max(offset);
-                out.push(Field {
-                    name: fname,
-                    offset: at,
-                    ty,
-                    dims,
-                });
+                Some(at)
             }
-            (_, fa) if union || unsized_field.is_none() => {
+            (_, fa) => {
                 unsized_field.get_or_insert_with(|| fname.clone());
-                let at = match (union, fa) {
+                match (union, fa) {
                     (true, _) => Some(0),
                     (false, Some(fa)) => Some(offset.div_ceil(fa.max(1)) * fa.max(1)),
                     (false, None) => None,
-                };
-                if let Some(at) = at {
-                    out.push(Field {
-                        name: fname,
-                        offset: at,
-                        ty,
-                        dims,
-                    });
                 }
             }
-            _ => {}
+        };
+        if let Some(at) = at {
+            out.push(Field {
+                name: fname,
+                offset: at,
+                ty,
+                dims,
+            });
         }
     }
-    unsized_field.as_ref()?;
-    Some(Record {
+    Record {
         name: name.to_string(),
-        size,
+        size: size.div_ceil(align) * align,
         align,
         fields: out,
         unsized_field,
-    })
+    }
 }
 
 /// Named types known in a file: typedefs and struct tags.
