@@ -72,7 +72,15 @@ pub fn instantiate(
         }
         _ => None,
     };
-    match struct_type_with(&bound, &template.definition, &leaf) {
+    // Laid out where it is used, the last attempt: a field of unknown size (a library's
+    // `TempStorage`) leaves the others laid out as far as they can be.
+    let laid_out = match struct_type_with(&bound, &template.definition, &leaf) {
+        Type::Unknown(_) => {
+            crate::analysis::extraction::struct_type_in_part(&bound, &template.definition, &leaf)
+        }
+        complete => complete,
+    };
+    match laid_out {
         Type::Record(r) => {
             let mut r = (*r).clone();
             r.name = display.to_string();
