@@ -479,7 +479,7 @@ fn unanalyzed_accesses_say_what_would_resolve_them() {
     let f = write(
         &dir,
         "help.cu",
-        "__global__ void k(float *o, const int *in, int n) {\n    __shared__ float s[1024];\n    s[threadIdx.x * n] = 1.0f;\n    o[0] = s[in[threadIdx.x]];\n}\nvoid h(float *o, const int *in, int n) { k<<<1, 64>>>(o, in, n); }\n",
+        "namespace lib { struct store; }\n__global__ void k(float *o, const int *in, int n) {\n    __shared__ float s[1024];\n    s[threadIdx.x * n] = 1.0f;\n    o[0] = s[in[threadIdx.x]];\n    __shared__ struct { float head[32]; lib::store t; float tail[32]; } st;\n    st.tail[threadIdx.x % 32] = 1.0f;\n}\nvoid h(float *o, const int *in, int n) { k<<<1, 64>>>(o, in, n); }\n",
     );
     let o = banklint(&["check", &f, "--color", "never"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -490,6 +490,11 @@ fn unanalyzed_accesses_say_what_would_resolve_them() {
     );
     assert!(
         out.contains("= help: the address depends on data known only when the kernel runs"),
+        "{out}"
+    );
+    // A field after one of unknown size (a library's type): the header that defines it.
+    assert!(
+        out.contains("= help: banklint lays a type out from its definition: pass `-I DIR`"),
         "{out}"
     );
     // The reason is the label; it is not repeated as a note.

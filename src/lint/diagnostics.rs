@@ -279,6 +279,14 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: banklint recognizes this operation but does not price it; Nsight Compute measures it on the GPU; {silence}"
         );
     }
+    if reason.contains("whose size is not known")
+        || reason.contains("the size of `")
+        || reason.contains("whose layout banklint does not know")
+    {
+        return format!(
+            "help: banklint lays a type out from its definition: pass `-I DIR` for the header that defines it or its sizes (a library's, such as CUB's `TempStorage`); {silence}"
+        );
+    }
     if reason.contains("element type") {
         return format!(
             "help: declare the element type in this file or a header banklint follows (`-I DIR`); {silence}"
