@@ -333,17 +333,19 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
         })
         .collect();
     // A class's members of class type (`Reducer reducer_;`): running its constructor builds
-    // them, calling their constructors, which no method's text names.
-    let member_types = |class: &str| -> Vec<&str> {
-        std::iter::once(prepared)
-            .chain(headers.iter().copied())
-            .flat_map(|p| p.object_fields.iter())
-            .filter(|(c, _)| c == class)
-            .flat_map(|(_, fields)| fields.iter())
-            .flat_map(|(_, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
-            .filter(|w| !w.is_empty())
-            .collect()
-    };
+    // them, calling their constructors, which no method's text names. Their types' words, by
+    // class, gathered once.
+    let mut member_types: rustc_hash::FxHashMap<&str, Vec<&str>> = Default::default();
+    for (class, fields) in std::iter::once(prepared)
+        .chain(headers.iter().copied())
+        .flat_map(|p| p.object_fields.iter())
+    {
+        member_types.entry(class.as_str()).or_default().extend(
+            (fields.iter())
+                .flat_map(|(_, t)| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+                .filter(|w| !w.is_empty()),
+        );
+    }
     let mut wanted = HashSet::new();
     loop {
         let before = (wanted.len(), known.len());
@@ -358,8 +360,8 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
             }
             wanted.insert(*at);
             known.extend(words(h, h.chunks[at.1].tokens.clone()));
-            if let Some(class) = class {
-                known.extend(member_types(class));
+            if let Some(words) = class.and_then(|c| member_types.get(c)) {
+                known.extend(words.iter().copied());
             }
         }
         if (wanted.len(), known.len()) == before {

@@ -4,7 +4,7 @@
 //! `size = sizeof(int4) / sizeof(ElementType)`), has its place. The caller evaluates the
 //! arguments where they are written; this module only lays the class out.
 
-use crate::analysis::extraction::{struct_type_with, type_from_qualifiers};
+use crate::analysis::extraction::{struct_type_in_part, type_from_qualifiers};
 use crate::analysis::types::{ClassTemplate, Type, TypeTable};
 use lang_c::ast::Expression;
 use std::collections::HashMap;
@@ -74,13 +74,7 @@ pub fn instantiate(
     };
     // Laid out where it is used, the last attempt: a field of unknown size (a library's
     // `TempStorage`) leaves the others laid out as far as they can be.
-    let laid_out = match struct_type_with(&bound, &template.definition, &leaf) {
-        Type::Unknown(_) => {
-            crate::analysis::extraction::struct_type_in_part(&bound, &template.definition, &leaf)
-        }
-        complete => complete,
-    };
-    match laid_out {
+    match struct_type_in_part(&bound, &template.definition, &leaf) {
         Type::Record(r) => {
             let mut r = (*r).clone();
             r.name = display.to_string();

@@ -611,20 +611,17 @@ pub fn type_from_specifiers(types: &TypeTable, ts: &[&TypeSpecifier]) -> Type {
     scalar_from_words(&words).unwrap_or_else(|| Type::Unknown(words.join(" ")))
 }
 
+/// A struct as the file declares it: laid out when every field's size is a constant here.
+/// One that is not stays without a layout, for the analysis to lay out where it is used (a
+/// class template's instance, a named struct of a library's type: `struct_type_in_part`).
 fn struct_type(types: &TypeTable, st: &StructType) -> Type {
-    struct_type_with(types, st, &|_| None)
+    struct_layout(types, st, &|_| None, false)
 }
 
-/// The layout of a struct whose field extents may name more than literals: `leaf` gives the
-/// value of an identifier or `sizeof` in them (a class template's parameters and members).
-pub fn struct_type_with(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>) -> Type {
-    struct_layout(types, st, leaf, false)
-}
-
-/// [`struct_type_with`], or where a field's size is not known (a library's `TempStorage`), the
-/// struct laid out as far as C's rules allow (see `types::layout_partial_record`). Only for an
-/// object declared with the struct's body: a named struct stays without a layout, for the
-/// analysis to lay out where it is used.
+/// The layout of a struct where it is used: `leaf` gives the value of an identifier or
+/// `sizeof` in its field extents (a class template's parameters and members, a kernel's
+/// template arguments). Where a field's size is not known (a library's `TempStorage`), it is
+/// laid out as far as C's rules allow (see `types::layout_partial_record`).
 pub fn struct_type_in_part(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>) -> Type {
     struct_layout(types, st, leaf, true)
 }

@@ -75,17 +75,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     {
                         Lanes::unknown("a reference")
                     }
-                    // A member of a type banklint cannot size (a library's `TempStorage` in a
-                    // union, `Sorter(tmp.sort)`), given to a function or constructor it has no
-                    // definition of: taken by reference, the call noted, nothing read here.
-                    _ if callee.is_none()
-                        && matches!(&call.callee.node, Expression::Identifier(_))
-                        && self
-                            .member_place_type(a)
-                            .is_some_and(|t| t.size().is_none()) =>
-                    {
-                        Lanes::unknown("a reference")
-                    }
                     // An element or a member (`s[i]`, `p[i]`, `*p`, `s[i].f`, `r.tiles[k]`)
                     // likewise.
                     _ if by_reference && self.binds_shared_reference(a) => {

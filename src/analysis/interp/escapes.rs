@@ -72,30 +72,18 @@ impl Analyzer<'_, '_> {
     /// whose words reach shared memory: the field it sets, and the accesses made through it,
     /// are not followed. Noted at the constructor (the range in force while it runs).
     pub(super) fn note_unread_initializer(&mut self, field: &str, text: &str) {
-        let (Some(array), Some(at)) = (self.shared_array_in_text(text), self.span_override.clone())
-        else {
+        let (Some(array), true) = (
+            self.shared_array_in_text(text),
+            self.span_override.is_some(),
+        ) else {
             return;
         };
         let why = format!(
             "the member initializer `{field}({text})` names {}, and banklint could not read what it gives `{field}`: the accesses made through `{field}` are not analyzed",
             pointer_into(&array)
         );
-        let (at, why) = match &self.home_call {
-            Some((call, header)) => {
-                let line = self.unit.line_of(at.start);
-                let function = &self.function;
-                let origin = if header.is_empty() {
-                    format!("`{function}` at line {line}")
-                } else {
-                    format!("`{function}` at {header}:{line}")
-                };
-                (call.clone(), format!("in {origin}: {why}"))
-            }
-            None => (at, why),
-        };
-        if !self.not_followed.iter().any(|(s, _)| *s == at) {
-            self.not_followed.push((at, why));
-        }
+        // Any span is the range in force.
+        self.note_unfollowed_at(Span::none(), why);
     }
 
     /// A call of `name`, which banklint has no definition of, given a pointer into shared
@@ -162,11 +150,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// An object in shared memory (a struct wider than a load, or a type banklint does not
     /// know behind a pointer): `tiles[i]` through a pointer, `tiles[i][j]` of an array of them
     /// (named directly, or through a pointer to rows), `s.tiles[k]` or `p[i].b` of a member of
-    /// class type. Handed to a function, it is most likely passed by reference, not loaded.
+    /// class type or of a type banklint cannot size (a library's `TempStorage`: `tmp.sort`).
+    /// Handed to a function, it is most likely passed by reference, not loaded.
     pub(super) fn is_shared_object(&self, e: &Node<Expression>) -> bool {
         if self
             .member_place_type(e)
-            .is_some_and(|t| is_large_object(&t))
+            .is_some_and(|t| is_large_object(&t) || t.size().is_none())
         {
             return true;
         }

@@ -347,6 +347,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if self.span_override.is_some() {
             return;
         }
+        self.note_unfollowed_at(at, why);
+    }
+
+    /// [`Self::note_unfollowed`] where a text expression runs under a range in force (a
+    /// constructor's member initializers): noted at that range.
+    pub(super) fn note_unfollowed_at(&mut self, at: Span, why: String) {
         let (at, why) = match self.origin(at) {
             Some(origin) => {
                 let call = self.home_call.as_ref().expect("origin").0.clone();

@@ -43,7 +43,9 @@ fn parse_text_now(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
     for word in words(text) {
         let typename = crate::front::names::BUILTIN_TYPENAMES.contains(&word.as_str())
             || unit.is_typename(&word)
-            || (in_casts.contains(&word) && !C_TYPE_WORDS.contains(&word.as_str()));
+            || (in_casts.contains(&word)
+                && !crate::front::names::is_type_keyword(&word)
+                && !matches!(word.as_str(), "struct" | "union" | "enum"));
         if typename && declared.insert(word.clone()) {
             prelude.push_str(&format!("typedef int {word};"));
         }
@@ -71,22 +73,10 @@ fn parse_text_now(unit: &Unit<'_>, text: &str) -> Option<Node<Expression>> {
     }
 }
 
-/// Words of C's own type syntax: never declared as type names.
-const C_TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const",
-    "volatile", "struct", "union", "enum", "_Bool", "restrict",
-];
-
 /// C++ casts written as C (`static_cast<T *>(p) + w` -> `((T *)(p)) + w`), parenthesized so
 /// that what follows applies to the cast's result, as in C++; the types written go to
 /// `types`. A cast whose brackets do not close stays as written (and does not parse).
 fn c_casts(text: &str, types: &mut Vec<String>) -> String {
-    const CASTS: [&str; 4] = [
-        "static_cast",
-        "reinterpret_cast",
-        "const_cast",
-        "dynamic_cast",
-    ];
     let b = text.as_bytes();
     let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     // The index after the bracket matching the one at `open`.
@@ -114,7 +104,7 @@ fn c_casts(text: &str, types: &mut Vec<String>) -> String {
     let mut i = 0;
     while i < b.len() {
         let at_word = i == 0 || !is_word(b[i - 1]);
-        let cast = CASTS.iter().find(|c| {
+        let cast = crate::front::names::CXX_CASTS.iter().find(|c| {
             at_word
                 && text[i..].starts_with(**c)
                 && !b.get(i + c.len()).is_some_and(|&c| is_word(c))
