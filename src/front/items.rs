@@ -26,7 +26,7 @@ pub fn lower_items(
     root: Node<'_>,
     includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
 ) {
-    crate::front::type_names::collect_type_names(l, root);
+    l.tree_depth = crate::front::type_names::collect_type_names(l, root);
     // Each node with the namespace it is in.
     let mut pending: Vec<(Node<'_>, String)> = named_children(root)
         .into_iter()
@@ -169,10 +169,16 @@ fn template_header(l: &Lowering<'_>, whole: Node<'_>, params: Node<'_>) -> Templ
     crate::front::syntax::template_header(l.src, whole, params)
 }
 
+/// Whether the tree below `n` is deeper than an item may be; measured only in a tree that
+/// goes that deep at all.
+fn too_deep(l: &Lowering<'_>, n: Node<'_>) -> bool {
+    l.tree_depth > MAX_TREE_DEPTH && depth_exceeds(n, MAX_TREE_DEPTH)
+}
+
 /// One item: lowered, and recorded as a chunk of its kind. `whole` includes a template
 /// header when there is one.
 fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
-    if depth_exceeds(n, MAX_TREE_DEPTH) {
+    if too_deep(l, n) {
         l.out.skipped.push(Skipped {
             span: first_line(l.src, n),
             reason: format!(
@@ -597,7 +603,7 @@ fn lift_method(
     let stat = is_static(l, f) && !class.is_empty();
     if function_kind(l, f).0 != (ChunkKind::DeviceFunction { kernel: false })
         || !(declares || object_method || stat)
-        || depth_exceeds(f, MAX_TREE_DEPTH)
+        || too_deep(l, f)
     {
         return false;
     }

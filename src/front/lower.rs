@@ -41,6 +41,9 @@ pub struct Lowering<'p> {
     pub lifted: Vec<crate::front::prepared::Chunk>,
     /// `out.typenames` as a set (a tile library names thousands of types, each many times).
     pub(crate) typename_set: rustc_hash::FxHashSet<String>,
+    /// How deep the tree being lowered goes (unknown: `usize::MAX`): below the limit no item
+    /// needs its own depth measured.
+    pub tree_depth: usize,
 }
 
 /// Whether a braced list stands where C wants an expression: an argument, a subscript, the
@@ -82,6 +85,7 @@ impl<'p> Lowering<'p> {
             class_template: None,
             lifted: Vec::new(),
             typename_set,
+            tree_depth: usize::MAX,
         }
     }
 

@@ -23,6 +23,37 @@ pub fn parse(text: &str) -> Option<Tree> {
     })
 }
 
+/// The grammar's symbol ids that walks over a whole file or template look for: comparing
+/// `Node::kind`'s strings there shows in profiles. An alias can share its name with a
+/// symbol, so a kind may have several ids.
+pub(crate) struct WalkKinds {
+    pub type_identifier: Vec<u16>,
+    pub declaration: Vec<u16>,
+    pub compound_statement: Vec<u16>,
+}
+
+impl WalkKinds {
+    pub fn get() -> &'static WalkKinds {
+        static KINDS: std::sync::OnceLock<WalkKinds> = std::sync::OnceLock::new();
+        KINDS.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_cuda::LANGUAGE.into();
+            let ids = |kind: &str| -> Vec<u16> {
+                (0..language.node_kind_count() as u16)
+                    .filter(|&id| {
+                        language.node_kind_is_named(id)
+                            && language.node_kind_for_id(id) == Some(kind)
+                    })
+                    .collect()
+            };
+            WalkKinds {
+                type_identifier: ids("type_identifier"),
+                declaration: ids("declaration"),
+                compound_statement: ids("compound_statement"),
+            }
+        })
+    }
+}
+
 /// The node's children, named and anonymous, in order.
 pub fn children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
     let mut c = n.walk();
@@ -100,29 +131,47 @@ pub fn unqualified(n: Node<'_>) -> Node<'_> {
 
 /// The first descendant (or `n` itself) of one of `kinds`, searched without recursion.
 pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
-    let mut stack = vec![n];
-    while let Some(x) = stack.pop() {
+    // One cursor in preorder: no list of children per node.
+    let mut c = n.walk();
+    loop {
+        let x = c.node();
         if kinds.contains(&x.kind()) {
             return Some(x);
         }
-        let mut c = x.walk();
-        let kids: Vec<Node<'t>> = x.children(&mut c).collect();
-        stack.extend(kids.into_iter().rev());
+        if c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return None;
+            }
+        }
     }
-    None
 }
 
 /// A template parameter's name (`T` of `typename T`, `N` of `int N = 4`, `Ts` of
 /// `class... Ts`) and whether it is a type parameter, from a node of a
 /// `template_parameter_list`.
 pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
+    template_param_constrained(p, src, constraint(p, src).as_deref())
+}
+
+/// [`template_param`] given the parameter's [`constraint`], which costs a walk of the template.
+fn template_param_constrained(
+    p: Node<'_>,
+    src: &str,
+    constraint: Option<&str>,
+) -> Option<(String, bool)> {
     let is_type = matches!(
         p.kind(),
         "type_parameter_declaration"
             | "optional_type_parameter_declaration"
             | "variadic_type_parameter_declaration"
             | "template_template_parameter_declaration"
-    ) || constraint(p, src).is_some();
+    ) || constraint.is_some();
     let name = p
         .child_by_field_name("name")
         .or_else(|| p.child_by_field_name("declarator"))
@@ -140,6 +189,16 @@ pub fn template_param(p: Node<'_>, src: &str) -> Option<(String, bool)> {
 /// name, and whose own name the template's signature or member declarations use as a type
 /// (`RT &dst`). A value parameter's name (`size_t N`) is never written where a type goes.
 pub fn constraint(p: Node<'_>, src: &str) -> Option<String> {
+    constraint_among(p, src, &mut None)
+}
+
+/// [`constraint`], with the names the template writes as types gathered into `used` once for
+/// all its parameters.
+fn constraint_among<'s>(
+    p: Node<'_>,
+    src: &'s str,
+    used: &mut Option<rustc_hash::FxHashSet<&'s str>>,
+) -> Option<String> {
     if !matches!(
         p.kind(),
         "parameter_declaration" | "optional_parameter_declaration"
@@ -154,28 +213,54 @@ pub fn constraint(p: Node<'_>, src: &str) -> Option<String> {
         return None;
     }
     let name = text(p.child_by_field_name("declarator")?, src).trim();
-    let list = p.parent()?;
-    let whole = list.parent()?;
-    let mut stack: Vec<Node<'_>> = named_children(whole)
-        .into_iter()
-        .filter(|c| c.id() != list.id())
-        .collect();
-    while let Some(x) = stack.pop() {
-        if x.kind() == "type_identifier" && text(x, src) == name {
-            return Some(
-                text(ty, src)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
+    let used = match used {
+        Some(used) => used,
+        None => {
+            let list = p.parent()?;
+            used.insert(names_used_as_types(list.parent()?, list, src))
         }
-        // Function bodies are not read: a deduced parameter is written in the signature
-        // (or a class's member declarations), and bodies are most of the text.
-        if x.kind() != "compound_statement" {
-            stack.extend(named_children(x));
+    };
+    used.contains(name).then(|| {
+        text(ty, src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+/// The names `whole` writes as types, outside its parameter list `list` and function bodies:
+/// a deduced parameter is written in the signature (or a class's member declarations), and
+/// bodies are most of the text.
+fn names_used_as_types<'s>(
+    whole: Node<'_>,
+    list: Node<'_>,
+    src: &'s str,
+) -> rustc_hash::FxHashSet<&'s str> {
+    let kinds = WalkKinds::get();
+    let mut used = rustc_hash::FxHashSet::default();
+    let mut c = whole.walk();
+    if !c.goto_first_child() {
+        return used;
+    }
+    loop {
+        let n = c.node();
+        let id = n.kind_id();
+        if kinds.type_identifier.contains(&id) {
+            used.insert(text(n, src));
+        }
+        let skip = n.id() == list.id() || kinds.compound_statement.contains(&id);
+        if !skip && c.goto_first_child() {
+            continue;
+        }
+        loop {
+            if c.goto_next_sibling() {
+                break;
+            }
+            if !c.goto_parent() {
+                return used;
+            }
         }
     }
-    None
 }
 
 /// A launch through the runtime API rather than `<<<...>>>`.
@@ -263,8 +348,11 @@ pub fn template_header(
         span: whole.start_byte()..params.end_byte(),
         params: Vec::new(),
     };
+    let mut used = None;
     for p in named_children(params) {
-        let Some((name, is_type)) = template_param(p, src) else {
+        let constraint = constraint_among(p, src, &mut used);
+        let Some((name, is_type)) = template_param_constrained(p, src, constraint.as_deref())
+        else {
             continue;
         };
         let default = p
@@ -281,7 +369,7 @@ pub fn template_header(
             is_type,
             default,
             pack: p.kind().starts_with("variadic_"),
-            constraint: constraint(p, src),
+            constraint,
         });
     }
     header

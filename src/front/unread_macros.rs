@@ -98,11 +98,20 @@ pub(crate) fn is_name_before_macro(n: Node<'_>) -> bool {
     if n.kind() != "type_identifier" {
         return false;
     }
-    let Some(sized) = n.parent().filter(|p| p.kind() == "sized_type_specifier") else {
+    let parent = n.parent();
+    is_name_before_macro_in(parent, parent.and_then(|p| p.parent()))
+}
+
+/// [`is_name_before_macro`] for a type name whose parent and grandparent the caller knows
+/// (a walk over the whole file keeps them).
+pub(crate) fn is_name_before_macro_in(
+    parent: Option<Node<'_>>,
+    grandparent: Option<Node<'_>>,
+) -> bool {
+    if !parent.is_some_and(|p| p.kind() == "sized_type_specifier") {
         return false;
-    };
-    sized
-        .parent()
+    }
+    grandparent
         .filter(|p| p.kind() == "parameter_declaration")
         .and_then(|p| p.child_by_field_name("declarator"))
         .is_some_and(|d| {

@@ -134,12 +134,7 @@ impl Analyzer<'_, '_> {
     /// enumerators (`enum { NUM_ELT = K::ELTS };`) by their values, constant expressions
     /// settled (`4 * 2` is `8`, as a specialization `<8>` is written).
     pub(super) fn bound_args(&self, args: &[String]) -> Vec<String> {
-        let alias = |w: &str| {
-            self.preparations()
-                .flat_map(|p| p.aliases.iter())
-                .find(|(a, _)| a == w)
-                .map(|(_, target)| target.clone())
-        };
+        let alias = |w: &str| self.alias_of(w);
         args.iter()
             .map(|a| {
                 let mut a = crate::front::class_members::substitute(a, &|w| {

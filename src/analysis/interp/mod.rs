@@ -838,6 +838,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .chain(self.headers.iter().map(|(_, h)| h.prepared))
     }
 
+    /// The units whose preparations code run here sees, in [`Self::preparations`]' order.
+    fn units(&self) -> impl Iterator<Item = &'a Unit<'p>> + '_ {
+        let home = (!std::ptr::eq(self.unit, self.home_unit)).then_some(self.home_unit);
+        std::iter::once(self.unit)
+            .chain(home)
+            .chain(self.headers.iter().map(|(_, h)| h))
+    }
+
+    /// What the file-scope alias `name` names in the first preparation that writes it.
+    fn alias_of(&self, name: &str) -> Option<String> {
+        self.units().find_map(|u| u.alias(name)).map(str::to_string)
+    }
+
     /// The classes of the preparations code run here sees, built once per unit.
     fn classes(&self) -> Rc<crate::front::class_members::Classes<'p>> {
         let key = std::ptr::from_ref(self.unit) as usize;

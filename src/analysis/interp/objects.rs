@@ -284,15 +284,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// plain; using plain = alloc<1024>;`: `alloc<1024>`). A few steps: aliases do not loop,
     /// but a file may be wrong.
     pub(super) fn alias_target(&self, name: &str) -> Option<String> {
-        let alias_of = |name: &str| {
-            self.preparations()
-                .flat_map(|p| p.aliases.iter())
-                .find(|(alias, _)| alias == name)
-                .map(|(_, target)| target.clone())
-        };
-        let mut target = alias_of(name.trim())?;
+        let mut target = self.alias_of(name.trim())?;
         for _ in 0..8 {
-            let Some(next) = alias_of(target.trim()) else {
+            let Some(next) = self.alias_of(target.trim()) else {
                 break;
             };
             target = next;
