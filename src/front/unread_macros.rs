@@ -108,7 +108,7 @@ pub(crate) fn is_name_before_macro_in(
     parent: Option<Node<'_>>,
     grandparent: Option<Node<'_>>,
 ) -> bool {
-    if !parent.is_some_and(|p| p.kind() == "sized_type_specifier") {
+    if parent.is_none_or(|p| p.kind() != "sized_type_specifier") {
         return false;
     }
     grandparent
