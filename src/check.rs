@@ -47,12 +47,13 @@ fn prepare_file(
         .includers
         .as_ref()
         .and_then(|index| index.context_for(&file.path, &options.defines, &options.include_dirs));
-    let (includer, context) = match found {
-        Some((includer, prepared)) => {
-            let name = includer.path.display().to_string();
-            (Some(includer), Some((name, prepared)))
+    let (includer, context, read_once) = match found {
+        Some(found) => {
+            let name = found.includer.path.display().to_string();
+            let context = Some((name, found.prepared));
+            (Some(found.includer), context, found.read_once)
         }
-        None => (None, None),
+        None => (None, None, Vec::new()),
     };
     let header_log = HeaderLog::default();
     let mut includer_calls = |prepared: &Prepared, names: &[String]| {
@@ -61,7 +62,7 @@ fn prepare_file(
     let prepared = prepare_to_check(
         text,
         &options.defines,
-        &mut header_loader(&file.path, &options.include_dirs, &header_log),
+        &mut header_loader(&file.path, &options.include_dirs, &header_log).after(read_once),
         context,
         Some(&mut includer_calls),
     );

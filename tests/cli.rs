@@ -1058,6 +1058,42 @@ fn included_files_are_analyzed_after_their_includers_definitions() {
 }
 
 #[test]
+fn a_pragma_once_header_the_includer_read_is_not_read_again_in_the_included_file() {
+    let dir = temp_dir("includer-once");
+    // main.cu reads tile.cuh with ROWS 32, then includes k.cuh with ROWS 8. tile.cuh is
+    // `#pragma once`: in the translation unit k.cuh's own `#include "tile.cuh"` is empty, so
+    // kTile is 32 there, not 8.
+    let main = write(
+        &dir,
+        "main.cu",
+        "#define ROWS 32\n#include \"tile.cuh\"\n#undef ROWS\n#define ROWS 8\n#include \"k.cuh\"\nvoid go() { k<<<1, 32>>>(); }\n",
+    );
+    write(
+        &dir,
+        "tile.cuh",
+        "#pragma once\nconstexpr int kTile = ROWS;\n",
+    );
+    let kernel = write(
+        &dir,
+        "k.cuh",
+        "#include \"tile.cuh\"\n__global__ void k() {\n    __shared__ float s[kTile][kTile];\n    s[threadIdx.x % kTile][0] = 1.0f;\n}\n",
+    );
+    let o = banklint(&["check", &kernel, &main, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let store = doc["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .find(|a| a["file"] == kernel.as_str())
+        .expect("the store in k.cuh")
+        .clone();
+    // Rows of 32 floats: lane l writes word 32 l, all in bank 0 (32-way). Rows of 8 would put
+    // lanes l and l + 8 on one word and the four words in four banks: conflict-free.
+    assert_eq!(store["status"], "analyzed", "{store}");
+    assert_eq!(store["conflict_ways"], 32, "{store}");
+}
+
+#[test]
 fn json_lists_the_lines_conditional_compilation_leaves_out() {
     let dir = temp_dir("inactive");
     let f = write(

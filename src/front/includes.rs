@@ -232,20 +232,27 @@ impl IncluderIndex {
         path: &Path,
         defines: &Defines,
         include_dirs: &[PathBuf],
-    ) -> Option<(Includer, Prepared)> {
+    ) -> Option<IncluderContext> {
         let chain = self.chain(path);
-        // Outermost includer first: each prefix is prepared in the context of the one before.
+        // Outermost includer first: each prefix is prepared in the context of the one before,
+        // its `#pragma once` headers already read (as in the translation unit they make).
         let mut context: Option<(String, Prepared)> = None;
+        let mut read_once = Vec::new();
         for inc in chain.iter().rev() {
             let text = read_small(&inc.path)?;
             let prefix = text.get(..inc.directive_at)?;
             let log = HeaderLog::default();
-            let mut load = header_loader(&inc.path, include_dirs, &log);
+            let mut load = header_loader(&inc.path, include_dirs, &log).after(read_once);
             let prepared = prepare_in_context(prefix, defines, &mut load, context.take());
+            read_once = load.read_once();
             context = Some((inc.path.display().to_string(), prepared));
         }
         let (_, prepared) = context?;
-        Some((chain.first()?.clone(), prepared))
+        Some(IncluderContext {
+            includer: chain.first()?.clone(),
+            prepared,
+            read_once,
+        })
     }
 }
 
@@ -446,6 +453,17 @@ pub fn header_loader<'a>(
     }
 }
 
+/// What the includers of a file had read before its `#include` line (see
+/// [`IncluderIndex::context_for`]).
+pub struct IncluderContext {
+    /// The file's nearest includer.
+    pub includer: Includer,
+    /// The front end's result for the includers' text before the line, outermost first.
+    pub prepared: Prepared,
+    /// The `#pragma once` headers they read: included again, they are empty.
+    pub read_once: Vec<PathBuf>,
+}
+
 /// The loader [`header_loader`] makes: where a file's headers are found and how many are read.
 pub struct HeaderLoader<'a> {
     file: &'a Path,
@@ -459,6 +477,17 @@ pub struct HeaderLoader<'a> {
 }
 
 impl HeaderLoader<'_> {
+    /// The loader of a file read after `read_once`, `#pragma once` headers its includers read.
+    pub fn after(mut self, read_once: Vec<PathBuf>) -> Self {
+        self.once = read_once;
+        self
+    }
+
+    /// The `#pragma once` headers read so far (those it started [`Self::after`] included).
+    pub fn read_once(self) -> Vec<PathBuf> {
+        self.once
+    }
+
     fn refuse(&self, name: &str, reason: String, input_error: bool) -> Option<(String, String)> {
         self.log
             .borrow_mut()
