@@ -167,8 +167,6 @@ struct Lookup {
     typenames: std::collections::HashSet<String>,
     /// Type names spelled `P__member` (`typename P::member`), by `P`: (member, name).
     members_of: HashMap<String, Vec<(String, String)>>,
-    /// `using NAME = TYPE;` by name, the first written.
-    aliases: HashMap<String, String>,
 }
 
 impl Unit<'_> {
@@ -251,17 +249,10 @@ impl Unit<'_> {
                         .push((member.to_string(), name.clone()));
                 }
             }
-            let mut aliases: HashMap<String, String> = HashMap::new();
-            for (name, target) in &self.prepared.aliases {
-                aliases
-                    .entry(name.clone())
-                    .or_insert_with(|| target.clone());
-            }
             Lookup {
                 functions,
                 typenames: self.prepared.typenames.iter().cloned().collect(),
                 members_of,
-                aliases,
             }
         })
     }
@@ -273,11 +264,6 @@ impl Unit<'_> {
             .members_of
             .get(scope)
             .map_or(&[][..], |v| &v[..])
-    }
-
-    /// What the file-scope alias `name` names (`using fp32 = float;`), the first written.
-    pub fn alias(&self, name: &str) -> Option<&str> {
-        self.lookup().aliases.get(name).map(String::as_str)
     }
 
     /// Whether `name` is one of the file's type names (its own and its headers').

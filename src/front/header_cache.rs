@@ -246,14 +246,14 @@ pub fn prepared_header(
     prepared.macros = prepared.macros.restricted_to(|n| names.contains(n));
     let prepared = Arc::new(PendingHeader::new(prepared));
     crate::front::cuda::lower_soon(&prepared);
-    let mut sees: Vec<(Name, Option<Signature>)> = names
+    // In no order: a reuse checks every name.
+    let sees: Vec<(Name, Option<Signature>)> = names
         .into_iter()
         .map(|n| {
             let seen = in_force.lookup(&n, usize::MAX).map(Signature::of);
             (n, seen)
         })
         .collect();
-    sees.sort_by(|a, b| a.0.cmp(&b.0));
     // What an entry holds is several times its text: the expanded text, tokens, items.
     let bytes = text.len() * 8 + sees.len() * 32;
     if let Ok(mut c) = cache().lock()

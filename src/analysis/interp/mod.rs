@@ -398,6 +398,9 @@ struct Analyzer<'a, 'p> {
     /// one reads every class of the file and its headers.
     classes_by_unit:
         std::cell::RefCell<HashMap<usize, Rc<crate::front::class_members::Classes<'p>>>>,
+    /// The file-scope aliases code run in a unit sees (see `alias_of`), built once per unit:
+    /// a tile library asks for them at every declaration, across a hundred headers.
+    aliases_by_unit: std::cell::RefCell<HashMap<usize, Rc<rustc_hash::FxHashMap<String, String>>>>,
     /// The aggregate arguments (`{row, col}`) of the call about to be inlined, element by
     /// element, by argument index.
     pending_aggregates: Vec<(usize, Vec<Lanes>)>,
@@ -682,6 +685,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             class_members: HashMap::default(),
             concepts_seen: Default::default(),
             classes_by_unit: Default::default(),
+            aliases_by_unit: Default::default(),
             alias_expansions: Default::default(),
             pending_aggregates: Vec::new(),
             method_of: None,
@@ -838,17 +842,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .chain(self.headers.iter().map(|(_, h)| h.prepared))
     }
 
-    /// The units whose preparations code run here sees, in [`Self::preparations`]' order.
-    fn units(&self) -> impl Iterator<Item = &'a Unit<'p>> + '_ {
-        let home = (!std::ptr::eq(self.unit, self.home_unit)).then_some(self.home_unit);
-        std::iter::once(self.unit)
-            .chain(home)
-            .chain(self.headers.iter().map(|(_, h)| h))
-    }
-
     /// What the file-scope alias `name` names in the first preparation that writes it.
     fn alias_of(&self, name: &str) -> Option<String> {
-        self.units().find_map(|u| u.alias(name)).map(str::to_string)
+        let key = std::ptr::from_ref(self.unit) as usize;
+        let found = self.aliases_by_unit.borrow().get(&key).cloned();
+        let aliases = found.unwrap_or_else(|| {
+            let mut all: rustc_hash::FxHashMap<String, String> = Default::default();
+            for p in self.preparations() {
+                for (alias, target) in &p.aliases {
+                    all.entry(alias.clone()).or_insert_with(|| target.clone());
+                }
+            }
+            let all = Rc::new(all);
+            self.aliases_by_unit.borrow_mut().insert(key, all.clone());
+            all
+        });
+        aliases.get(name).cloned()
     }
 
     /// The classes of the preparations code run here sees, built once per unit.
