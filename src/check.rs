@@ -203,47 +203,70 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
 /// in the kernel's context. Each header's unit also knows the types of what it includes.
 fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
     use crate::front::include_scopes::IncludeScope;
-    let wanted = wanted_header_functions(prepared);
-    let walk_wanted = &wanted;
+    /// A header to parse: where it is included, and where its nested headers start in the
+    /// list (they come right before it).
+    struct Planned<'p> {
+        name: &'p str,
+        header: &'p Prepared,
+        scope: IncludeScope,
+        nested_from: usize,
+    }
     // `scope`: where `p` itself is included (a namespace or a class; see `include_scopes`).
-    fn walk<'p>(
-        p: &'p Prepared,
-        scope: &IncludeScope,
-        wanted: &HashSet<(usize, usize)>,
-        out: &mut Vec<(String, Unit<'p>)>,
-    ) {
+    fn plan<'p>(p: &'p Prepared, scope: &IncludeScope, out: &mut Vec<Planned<'p>>) {
         for (name, header) in &p.headers {
             let inner = match p.include_scopes.iter().find(|s| s.header == *name) {
                 Some(s) => scope.nest(s),
                 None => scope.clone(),
             };
             let nested_from = out.len();
-            walk(header, &inner, wanted, out);
-            let id = std::ptr::from_ref::<Prepared>(header) as usize;
-            let keep = |index: usize| {
-                header.chunks[index].kind == ChunkKind::Declaration || wanted.contains(&(id, index))
-            };
-            let mut unit = extract(header, parse_chunks_where(header, &keep));
-            if !inner.namespace.is_empty() {
-                for f in &mut unit.functions {
-                    f.namespace = inner.namespace_of(&f.namespace);
-                    f.template = inner.template_of(f.template.take());
-                }
-            }
-            // Nested types first, then the header's own again over them, so that a struct
-            // with a field of a nested header's type is laid out.
-            let mut types = std::mem::take(&mut unit.types);
-            for (_, nested) in &out[nested_from..] {
-                register_unit_types(&mut types, nested);
-            }
-            register_unit_types(&mut types, &unit);
-            unit.types = types;
-            out.push((name.clone(), unit));
+            plan(header, &inner, out);
+            out.push(Planned {
+                name,
+                header,
+                scope: inner,
+                nested_from,
+            });
         }
     }
-    let mut out = Vec::new();
-    walk(prepared, &IncludeScope::default(), walk_wanted, &mut out);
-    out
+    let wanted = wanted_header_functions(prepared);
+    let mut planned = Vec::new();
+    plan(prepared, &IncludeScope::default(), &mut planned);
+    // Each header's parse is its own: side by side on the spare threads.
+    let parsed = crate::front::cuda::map_on_spare_threads(planned.len(), |i| {
+        let header = planned[i].header;
+        let id = std::ptr::from_ref::<Prepared>(header) as usize;
+        let keep = |index: usize| {
+            header.chunks[index].kind == ChunkKind::Declaration || wanted.contains(&(id, index))
+        };
+        parse_chunks_where(header, &keep)
+    });
+    let mut units: Vec<Unit<'_>> = (planned.iter().zip(parsed))
+        .map(|(Planned { header, scope, .. }, parsed)| {
+            let mut unit = extract(header, parsed);
+            if !scope.namespace.is_empty() {
+                for f in &mut unit.functions {
+                    f.namespace = scope.namespace_of(&f.namespace);
+                    f.template = scope.template_of(f.template.take());
+                }
+            }
+            unit
+        })
+        .collect();
+    // Nested types first, then the header's own again over them, so that a struct with a
+    // field of a nested header's type is laid out.
+    for i in 0..units.len() {
+        let mut types = std::mem::take(&mut units[i].types);
+        for nested in &units[planned[i].nested_from..i] {
+            register_unit_types(&mut types, nested);
+        }
+        register_unit_types(&mut types, &units[i]);
+        units[i].types = types;
+    }
+    planned
+        .iter()
+        .zip(units)
+        .map(|(p, unit)| (p.name.to_string(), unit))
+        .collect()
 }
 
 /// The device functions of `prepared`'s headers the file can call, by (header, chunk index):

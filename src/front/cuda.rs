@@ -200,9 +200,51 @@ pub fn set_spare_threads(n: usize) {
     SPARE_THREADS.store(n, Ordering::Relaxed);
 }
 
-/// Names the threads that lower headers, so that a panic on one stays quiet: the file's own
-/// thread lowers the header again and reports the panic as the file's internal error.
+/// Names the threads that lower or parse headers, so that a panic on one stays quiet: the
+/// file's own thread does that header's work again and reports the panic as the file's
+/// internal error.
 pub const LOWERING_THREAD: &str = "banklint-lower";
+
+/// `f` of every index below `n`, in order, computed on this thread and the spare ones. An
+/// index whose work panicked on a spare thread is done again on this one, where the panic is
+/// the file's.
+pub fn map_on_spare_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let spare = SPARE_THREADS.load(Ordering::Relaxed).min(n.saturating_sub(1));
+    if spare == 0 {
+        return (0..n).map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<Option<T>>> =
+        std::sync::Mutex::new((0..n).map(|_| None).collect());
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return;
+            }
+            let Ok(value) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i))) else {
+                return;
+            };
+            if let Ok(mut done) = done.lock() {
+                done[i] = Some(value);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..spare {
+            let _ = std::thread::Builder::new()
+                .name(LOWERING_THREAD.into())
+                .stack_size(crate::limits::THREAD_STACK)
+                .spawn_scoped(scope, work);
+        }
+        work();
+    });
+    let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.into_iter()
+        .enumerate()
+        .map(|(i, value)| value.unwrap_or_else(|| f(i)))
+        .collect()
+}
 
 type LoweringQueue = std::sync::Mutex<std::sync::mpsc::Sender<Arc<PendingHeader>>>;
 
