@@ -209,7 +209,9 @@ pub const LOWERING_THREAD: &str = "banklint-lower";
 /// index whose work panicked on a spare thread is done again on this one, where the panic is
 /// the file's.
 pub fn map_on_spare_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let spare = SPARE_THREADS.load(Ordering::Relaxed).min(n.saturating_sub(1));
+    let spare = SPARE_THREADS
+        .load(Ordering::Relaxed)
+        .min(n.saturating_sub(1));
     if spare == 0 {
         return (0..n).map(f).collect();
     }

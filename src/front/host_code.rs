@@ -268,12 +268,8 @@ impl<'s> HostReader<'s> {
                     }
                 }
                 for name in assigned {
-                    env.insert(
-                        name.clone(),
-                        HostValue::Unknown(format!(
-                            "`{name}` is assigned in the `switch` at line {line}"
-                        )),
-                    );
+                    let why = format!("`{name}` is assigned in the `switch` at line {line}");
+                    forget(env, &name, &why);
                 }
             }
             "labeled_statement" | "case_statement" => {
@@ -345,9 +341,10 @@ impl<'s> HostReader<'s> {
         }
         let line = self.line(n);
         for name in assigned_names(n, self.src) {
-            env.insert(
-                name.clone(),
-                HostValue::Unknown(format!("`{name}` changes in the loop at line {line}")),
+            forget(
+                env,
+                &name,
+                &format!("`{name}` changes in the loop at line {line}"),
             );
         }
         self.launches_in_header(n, env);
@@ -366,6 +363,9 @@ impl<'s> HostReader<'s> {
         let is_dim3 = n
             .child_by_field_name("type")
             .is_some_and(|t| self.t(t).trim_start_matches("const ").trim() == "dim3");
+        let is_launch_config = n
+            .child_by_field_name("type")
+            .is_some_and(|t| crate::front::host_launch_configs::is_launch_config(self.t(t)));
         for d in named_children(n) {
             let (name_node, value) = match d.kind() {
                 "init_declarator" => (
@@ -426,6 +426,10 @@ impl<'s> HostReader<'s> {
                 continue;
             };
             let name = self.t(name).to_string();
+            if is_launch_config {
+                self.declare_launch_config(&name, value, env);
+                continue;
+            }
             let v = match value {
                 None if is_dim3 => HostValue::Dim3([1, 1, 1]),
                 None => HostValue::Unknown(format!("`{name}` is declared without a value")),
@@ -501,7 +505,11 @@ impl<'s> HostReader<'s> {
                             "x" => 0,
                             "y" => 1,
                             "z" => 2,
-                            _ => return,
+                            // `cfg.blockDim = b` of a launch configuration.
+                            other => {
+                                self.assign_launch_config_field((&name, other), op, rhs, env);
+                                return;
+                            }
                         };
                         let v = self.eval(rhs, env);
                         let new = match (env.get(&name), v, op) {
@@ -540,7 +548,11 @@ impl<'s> HostReader<'s> {
                 // A name whose address a function receives may be changed by it.
                 let made = crate::front::host_tensor_maps::tensor_map_call(self, e, env)
                     .and_then(|m| Some((m.target?, m.value)));
-                if let Some(args) = e.child_by_field_name("arguments") {
+                // A launch reads its configuration through its address and changes nothing.
+                let launch = crate::front::syntax::api_launch(e, self.src).is_some();
+                if let Some(args) = e.child_by_field_name("arguments")
+                    && !launch
+                {
                     let callee = e.child_by_field_name("function").map_or("", |f| self.t(f));
                     for a in named_children(args) {
                         if a.kind() == "pointer_expression"
@@ -548,13 +560,9 @@ impl<'s> HostReader<'s> {
                             && let Some(x) = a.child_by_field_name("argument")
                             && x.kind() == "identifier"
                         {
-                            let name = self.t(x).to_string();
-                            env.insert(
-                                name.clone(),
-                                HostValue::Unknown(format!(
-                                    "`{name}` is passed by address to `{callee}`"
-                                )),
-                            );
+                            let name = self.t(x);
+                            let why = format!("`{name}` is passed by address to `{callee}`");
+                            forget(env, name, &why);
                         }
                     }
                 }
@@ -709,7 +717,13 @@ impl<'s> HostReader<'s> {
                     "x" => 0,
                     "y" => 1,
                     "z" => 2,
-                    _ => return unknown(format!("`{}` is not known to banklint", self.t(n))),
+                    other => {
+                        return self
+                            .launch_config_field(self.t(base), other, env)
+                            .unwrap_or_else(|| {
+                                unknown(format!("`{}` is not known to banklint", self.t(n)))
+                            });
+                    }
                 };
                 match self.eval(base, env) {
                     HostValue::Dim3(d) => HostValue::Int(d[k]),
@@ -788,6 +802,17 @@ pub(super) fn declared_name<'s>(p: Node<'_>, src: &'s str) -> Option<&'s str> {
 }
 
 /// Names assigned (or incremented, or handed out by address) anywhere inside `n`.
+/// `name` is no longer known, nor any field the reader keeps of it (`cfg.blockDim`).
+fn forget(env: &mut Env, name: &str, why: &str) {
+    let fields = format!("{name}.");
+    for (key, value) in env.iter_mut() {
+        if key.starts_with(&fields) {
+            *value = HostValue::Unknown(why.to_string());
+        }
+    }
+    env.insert(name.to_string(), HostValue::Unknown(why.to_string()));
+}
+
 fn assigned_names(n: Node<'_>, src: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut stack = vec![n];
@@ -860,6 +885,21 @@ mod tests {
 
     fn block(v: &LaunchValues) -> Result<[i64; 3], String> {
         v.block.as_ref().expect("a block").as_dims()
+    }
+
+    #[test]
+    fn a_launch_configuration_s_block_is_known_until_something_may_change_it() {
+        let l = launches(
+            "void h(float *o, int n) {\n  cudaLaunchConfig_t c = {dim3(2), dim3(64)};\n  cudaLaunchKernelEx(&c, k, o);\n  cudaLaunchKernelEx(&c, k, o);\n  for (int i = 0; i < n; i++) { c.blockDim = dim3(32 * (i + 1)); }\n  cudaLaunchKernelEx(&c, k, o);\n  c.blockDim = 128;\n  cudaLaunchKernelEx(&c, k, o);\n  set_up(&c);\n  cudaLaunchKernelEx(&c, k, o);\n  cudaLaunchConfig_t d = c;\n  cudaLaunchKernelEx(&d, k, o);\n}\n",
+        );
+        assert_eq!(block(&l[0]), Ok([64, 1, 1]));
+        assert_eq!(block(&l[1]), Ok([64, 1, 1]), "a launch changes nothing");
+        let after_loop = block(&l[2]).expect_err("set in a loop");
+        assert!(after_loop.contains("changes in the loop"), "{after_loop}");
+        assert_eq!(block(&l[3]), Ok([128, 1, 1]), "an integer is dim3(x)");
+        let passed = block(&l[4]).expect_err("handed to a function");
+        assert!(passed.contains("passed by address to `set_up`"), "{passed}");
+        assert!(block(&l[5]).is_err(), "a copy of what is not known");
     }
 
     #[test]

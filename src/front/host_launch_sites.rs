@@ -16,7 +16,11 @@ impl HostReader<'_> {
             } else if x.kind() == "call_expression"
                 && let Some(api) = crate::front::syntax::api_launch(x, self.src)
             {
-                self.record_launch(api.kernel, api.config.get(1).copied(), &api.arguments, env);
+                let block = match api.launch_config {
+                    Some(config) => self.launch_config_block(config, env),
+                    None => api.config.get(1).map(|b| self.eval(*b, env)),
+                };
+                self.record_launch(api.kernel, block, &api.arguments, env);
             } else if x.kind() == "template_function" {
                 self.template_call(x, env);
             }
@@ -48,6 +52,7 @@ impl HostReader<'_> {
             .child_by_field_name("arguments")
             .map(named_children)
             .unwrap_or_default();
+        let block = block.map(|b| self.eval(b, env));
         self.record_launch(f, block, &arguments, env);
     }
 
@@ -56,7 +61,7 @@ impl HostReader<'_> {
     fn record_launch(
         &mut self,
         kernel: Node<'_>,
-        block: Option<Node<'_>>,
+        block: Option<HostValue>,
         arguments: &[Node<'_>],
         env: &Env,
     ) {
@@ -65,7 +70,7 @@ impl HostReader<'_> {
             _ => Vec::new(),
         };
         let values = LaunchValues {
-            block: block.map(|b| self.eval(b, env)),
+            block,
             template_values: self.template_values(kernel, env),
             arguments: arguments.iter().map(|a| self.eval(*a, env)).collect(),
             host_args: self.instance.clone(),

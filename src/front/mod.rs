@@ -23,6 +23,7 @@ pub mod header_cache;
 pub mod host_classes;
 pub mod host_code;
 pub mod host_kernel_pointers;
+pub mod host_launch_configs;
 pub mod host_launch_sites;
 pub mod host_scopes;
 pub mod host_templates;

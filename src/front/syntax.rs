@@ -273,6 +273,8 @@ pub struct ApiLaunch<'t> {
     /// The kernel's arguments, where the call passes them one by one (`cudaLaunchKernelEx`);
     /// `cudaLaunchKernel` passes an array of pointers.
     pub arguments: Vec<Node<'t>>,
+    /// The `cudaLaunchConfig_t` argument of `cudaLaunchKernelEx` (`&config`).
+    pub launch_config: Option<Node<'t>>,
 }
 
 /// `cudaLaunchKernel((void *)k<T>, grid, block, args, smem, stream)`,
@@ -288,16 +290,18 @@ pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
     };
     let name = text(function, src);
     let name = name.rsplit("::").next().unwrap_or(name).trim();
-    let (kernel, config, arguments) = match name {
+    let (kernel, config, arguments, launch_config) = match name {
         "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => (
             args.first()?,
             args.get(1..3).unwrap_or_default().to_vec(),
             Vec::new(),
+            None,
         ),
         "cudaLaunchKernelEx" => (
             args.get(1)?,
             Vec::new(),
             args.get(2..).unwrap_or_default().to_vec(),
+            args.first().copied(),
         ),
         _ => return None,
     };
@@ -321,6 +325,7 @@ pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
         kernel,
         config,
         arguments,
+        launch_config,
     })
 }
 

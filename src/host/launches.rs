@@ -581,7 +581,7 @@ fn launch_run(
     let dims_here = match dims_here {
             Some(Ok(d)) => to_dims(d).ok_or_else(|| "an extent is negative or too large".to_string()),
             Some(Err(why)) => Err(why),
-            None if block.is_none() => Err("`cudaLaunchKernelEx` takes it in a `cudaLaunchConfig_t`, which banklint does not read".to_string()),
+            None if block.is_none() => Err("`cudaLaunchKernelEx` takes it in a `cudaLaunchConfig_t`, and banklint follows only one the launching function declares (`cudaLaunchConfig_t cfg = {grid, block};` or `cfg.blockDim = ...`)".to_string()),
             None => Err("the launch is in device code (dynamic parallelism), whose values banklint does not follow".to_string()),
         };
     // A problem with the block is the launch's, reported once whatever it instantiates.
