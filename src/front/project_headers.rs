@@ -228,10 +228,24 @@ pub fn canonical(path: &Path) -> PathBuf {
     c
 }
 
-/// The project root of `file` (see the module comment).
+/// The project root of `file` (see the module comment), found once per folder: the includer
+/// index resolves every include of every file in a directory through it.
 pub fn project_root(file: &Path) -> PathBuf {
+    static ROOTS: OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> = OnceLock::new();
     let file = absolute(file);
     let dir = file.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let roots = ROOTS.get_or_init(Default::default);
+    if let Some(root) = roots.lock().ok().and_then(|m| m.get(&dir).cloned()) {
+        return root;
+    }
+    let root = root_of(&dir);
+    if let Ok(mut m) = roots.lock() {
+        m.insert(dir, root.clone());
+    }
+    root
+}
+
+fn root_of(dir: &Path) -> PathBuf {
     if let Some(root) = dir.ancestors().find(|d| d.join(".git").exists()) {
         return root.to_path_buf();
     }
@@ -244,7 +258,7 @@ pub fn project_root(file: &Path) -> PathBuf {
         {
             cwd
         }
-        _ => dir,
+        _ => dir.to_path_buf(),
     }
 }
 
