@@ -282,7 +282,6 @@ pub struct ApiLaunch<'t> {
 /// `cudaLaunchKernelEx(&config, k<T>, a, b)`.
 pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
     let function = call.child_by_field_name("function")?;
-    let args = named_children(call.child_by_field_name("arguments")?);
     // `cudaLaunchCooperativeKernel<F>(...)`: the C++ overload, named with its template.
     let function = match function.kind() {
         "template_function" => function.child_by_field_name("name")?,
@@ -290,6 +289,11 @@ pub fn api_launch<'t>(call: Node<'t>, src: &str) -> Option<ApiLaunch<'t>> {
     };
     let name = text(function, src);
     let name = name.rsplit("::").next().unwrap_or(name).trim();
+    // Every call of host code is asked: the name first, the arguments only for a launch.
+    if !name.starts_with("cudaLaunch") {
+        return None;
+    }
+    let args = named_children(call.child_by_field_name("arguments")?);
     let (kernel, config, arguments, launch_config) = match name {
         "cudaLaunchKernel" | "cudaLaunchCooperativeKernel" => (
             args.first()?,
