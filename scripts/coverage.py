@@ -632,19 +632,29 @@ def measure(repo, args, progress):
     return tally(repo, results, scans, by_base, other_backend, size, wall)
 
 
-def resolve_written(place, access_file, scans, by_base):
+def resolve_written(place, access_file, scans, by_base, root=None):
     """`fn` at FILE:LINE -> (normalized file, line) of a file of this repository, or None."""
     m = WRITTEN_RE.search(place or "")
     if not m:
         return None
-    f, ln = m.group(1), int(m.group(2))
+    f = resolve_header(m.group(1), access_file, scans, by_base, root)
+    return (f, int(m.group(2))) if f else None
+
+
+def resolve_header(f, access_file, scans, by_base, root=None):
+    """A header as banklint names it, the path written in the `#include` (`helpers.cuh`,
+    `cub/detail/rfa.cuh`) -> the normalized path of a file of this repository, or None:
+    beside the access's file, from the root, else the one file whose path ends so."""
     for cand in (os.path.join(os.path.dirname(access_file), f), f):
         c = os.path.normpath(cand)
         if c in scans:
-            return c, ln
+            return c
     hits = by_base.get(os.path.basename(f), [])
+    if len(hits) > 1 and root:
+        tail = os.sep + os.path.normpath(f)
+        hits = [h for h in hits if os.path.abspath(os.path.join(root, h)).endswith(tail)]
     if len(hits) == 1:
-        return hits[0], ln
+        return hits[0]
     return None
 
 
@@ -754,7 +764,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
             afile = os.path.normpath(a.get("file") or rel)
             name = a.get("array")
             kernel_names[afile].add(a.get("kernel"))
-            written = resolve_written(a.get("written_in"), afile, scans, by_base)
+            written = resolve_written(a.get("written_in"), afile, scans, by_base, repo.root)
             loc = written or (afile, a.get("line") or 0)
             s = scans.get(loc[0])
             if s is not None:
@@ -766,6 +776,8 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
             places = list(a.get("declared_in") or []) + ([exact] if isinstance(exact, dict) else [])
             for pl in places:
                 pf = os.path.normpath(pl.get("file") or afile)
+                if pf not in scans:
+                    pf = resolve_header(pf, afile, scans, by_base, repo.root) or pf
                 pname = pl.get("array") or pl.get("name") or name
                 for d in by_name.get((pf, pname), []):
                     if 0 <= (pl.get("line") or 0) - d["line"] <= 2:

@@ -237,6 +237,33 @@ class MeasureTest(unittest.TestCase):
         finally:
             fx.close()
 
+    def test_declared_in_names_the_header_as_included(self):
+        # `#include <lib/a/bins.cuh>` found from the project root: banklint names the header as
+        # the include wrote it; two headers share its base name, and the path's tail tells them
+        # apart.
+        files = {
+            "src/lib/a/bins.cuh": """
+                template <typename F> __device__ F *bins() { static __shared__ F ba[64]; return ba; }
+            """,
+            "src/lib/b/bins.cuh": """
+                template <typename F> __device__ F *bins() { static __shared__ F bb[64]; return bb; }
+            """,
+            "src/k/user.cu": """
+                __global__ void u(float *o) { float *p = bins<float>(); p[threadIdx.x] = 0; }
+            """,
+        }
+        answers = {
+            "src/k/user.cu": {"accesses": [access("src/k/user.cu", 2, "ba", "u", declared_in=[
+                {"file": "lib/a/bins.cuh", "line": 2, "array": "ba", "function": "bins"}])]},
+        }
+        fx = Fixture(files, answers)
+        try:
+            d = by_name(fx.measure())
+            self.assertEqual(d["ba"]["state"], "analyzed")
+            self.assertNotEqual(d["bb"]["state"], "analyzed")
+        finally:
+            fx.close()
+
     def test_timeout_is_reported_and_the_rest_measured(self):
         fx = Fixture({"a.cu": "__global__ void a() { __shared__ float x[2]; x[0] = 1; }",
                       "b.cu": "__global__ void b() { __shared__ float y[2]; y[0] = 1; }"},

@@ -184,8 +184,16 @@ fn arguments(args: &str) -> Result<Directive, String> {
     for part in args.split(',').map(str::trim) {
         let parsed = part.split_once('=').and_then(|(name, value)| {
             let name = name.trim();
-            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            // `T`, or a member type of a class parameter, `Acc::ftype`.
+            let word = |w: &str| {
+                w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            let ident = match name.split_once("::") {
+                Some((class, member)) => word(class.trim()) && word(member.trim()),
+                None => word(name),
+            };
+            let name = name.split_whitespace().collect::<String>();
             Some((name.to_string(), integer(value.trim())?)).filter(|_| ident)
         });
         match parsed {
@@ -226,8 +234,16 @@ fn instantiate(args: &str) -> Result<Directive, String> {
     for part in parts.iter().map(|p| p.trim()) {
         let parsed = part.split_once('=').and_then(|(name, value)| {
             let (name, value) = (name.trim(), value.split_whitespace().collect::<Vec<_>>());
-            let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            // `T`, or a member type of a class parameter, `Acc::ftype`.
+            let word = |w: &str| {
+                w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            let ident = match name.split_once("::") {
+                Some((class, member)) => word(class.trim()) && word(member.trim()),
+                None => word(name),
+            };
+            let name = name.split_whitespace().collect::<String>();
             (ident && !value.is_empty()).then(|| (name.to_string(), value.join(" ")))
         });
         match parsed {

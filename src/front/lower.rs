@@ -227,6 +227,7 @@ impl<'p> Lowering<'p> {
                     _ => return true,
                 }
             }
+            "expression_statement" if self.unread_statement_macro(n) => {}
             "expression_statement" if self.declaration_read_as_expression(n) => {}
             "expression_statement" if self.row_pointer_declaration(n) => {}
             kind if NOT_IN_C.iter().any(|(k, _)| *k == kind) => {

@@ -64,6 +64,44 @@ impl Lowering<'_> {
         true
     }
 
+    /// `_CCCL_PRAGMA_UNROLL_FULL()` on its own line before a `for`: a call with no `;`, which
+    /// tree-sitter closes with a missing one. No C++ puts a call there; a macro from a header
+    /// banklint did not read does (an unroll pragma, an attribute). The call is read as
+    /// expanding to nothing, the statement after it is analyzed, and a note names the macro.
+    pub(crate) fn unread_statement_macro(&mut self, n: Node<'_>) -> bool {
+        let semicolon_missing = n
+            .child(n.child_count().saturating_sub(1))
+            .is_some_and(|c| c.kind() == ";" && c.is_missing());
+        if !semicolon_missing || n.parent().is_none_or(|p| p.kind() != "compound_statement") {
+            return false;
+        }
+        let Some(call) = n.named_child(0).filter(|c| c.kind() == "call_expression") else {
+            return false;
+        };
+        let Some(name) = call
+            .child_by_field_name("function")
+            .filter(|f| f.kind() == "identifier")
+        else {
+            return false;
+        };
+        // The next statement starts on a later line: the macro stood alone on its own.
+        let on_own_line = n
+            .next_named_sibling()
+            .is_some_and(|next| self.src[n.end_byte()..next.start_byte()].contains('\n'));
+        if !on_own_line {
+            return false;
+        }
+        let text = self.t(name).to_string();
+        self.out.skipped.push(Skipped {
+            span: call.byte_range(),
+            reason: format!(
+                "`{text}(...)` is not a macro banklint has read (its header was not found): it stands before a statement with no `;`, as an unroll pragma or an attribute does, and is read as expanding to nothing; pass `-I` for the header that defines it"
+            ),
+        });
+        self.blank_node(call);
+        true
+    }
+
     /// Blanks `word`, a macro banklint has not read, and says so.
     fn unread_macro(&mut self, word: Node<'_>) {
         let text = self.t(word).to_string();

@@ -146,7 +146,22 @@ pub fn shapes_for(
         .copied()
         .filter(|p| type_param_is_integral(text, p))
         .collect();
-    let mut shapes = with_element_sizes(f, shapes, &known_type, &matters, &integral);
+    // `typename Acc::ftype`: a parameter with member types is a class; its members are what
+    // an element can be, at each size.
+    let members: Vec<(&str, Vec<String>)> = f
+        .template
+        .iter()
+        .flat_map(|t| &t.params)
+        .filter(|p| p.is_type)
+        .map(|p| (p.name.as_str(), member_types_written(text, &p.name)))
+        .filter(|(_, m)| !m.is_empty())
+        .collect();
+    let member_types = |p: &str| {
+        (members.iter())
+            .find(|(n, _)| *n == p)
+            .map_or_else(Vec::new, |(_, m)| m.clone())
+    };
+    let mut shapes = with_element_sizes(f, shapes, &known_type, &matters, &member_types, &integral);
     let undeclared = undeclared_element_types(unit, f, &known_type);
     if !undeclared.is_empty() {
         shapes = shapes
@@ -254,8 +269,13 @@ fn with_annotated_instantiations(
         .map(|h| h.params.iter().map(|p| p.name.as_str()).collect())
         .unwrap_or_default();
     let mut usable = Vec::new();
+    // `Acc::ftype = float`: a member type of a type parameter names the type it stands for.
+    let names_param = |n: &str| {
+        let class = n.split_once("::").map_or(n, |(c, _)| c);
+        params.contains(&class)
+    };
     for (span, args) in annotations {
-        match args.iter().find(|(n, _)| !params.contains(&n.as_str())) {
+        match args.iter().find(|(n, _)| !names_param(n)) {
             Some((name, _)) => unresolved.push(UnresolvedLaunch {
                 span: span.clone(),
                 reason: if params.is_empty() {
@@ -319,12 +339,15 @@ pub const ELEMENT_SIZES: [&str; 3] = ["__half", "float", "double"];
 /// function's text cannot be affected by (`matters`) is left unbound: varying it would
 /// repeat the same analysis. A parameter the function uses as an integer (`integral`: an
 /// index type) is bound to `int` alone: a floating-point index would not compile, and the
-/// width of an index does not move an address.
+/// width of an index does not move an address. A parameter whose member types the function
+/// names (`member_types`: `typename Acc::ftype`) is a class, not a scalar: those member
+/// types are bound to each size instead.
 fn with_element_sizes(
     f: &Function,
     shapes: Vec<BlockShape>,
     known_type: &dyn Fn(&str) -> bool,
     matters: &dyn Fn(&str) -> bool,
+    member_types: &dyn Fn(&str) -> Vec<String>,
     integral: &[&str],
 ) -> Vec<BlockShape> {
     let Some(header) = &f.template else {
@@ -350,12 +373,22 @@ fn with_element_sizes(
                     && (p.default.is_none()
                         || shape.unknown_type_args.iter().any(|(n, _)| *n == p.name))
                     && !shape.template_args.iter().any(|(n, _)| *n == p.name)
-                    && matters(&p.name)
+                    && (matters(&p.name) || !member_types(&p.name).is_empty())
             })
             .map(|p| p.name.as_str())
             .collect();
-        let (indices, unbound): (Vec<&str>, Vec<&str>) =
-            unbound.into_iter().partition(|p| integral.contains(p));
+        // A class parameter stays unbound; the member types it gives stand in its place.
+        let unbound: Vec<String> = unbound
+            .into_iter()
+            .flat_map(|p| match member_types(p) {
+                members if members.is_empty() => vec![p.to_string()],
+                members => members,
+            })
+            .filter(|m| !shape.template_args.iter().any(|(n, _)| n == m))
+            .collect();
+        let (indices, unbound): (Vec<String>, Vec<String>) = unbound
+            .into_iter()
+            .partition(|p| integral.contains(&p.as_str()));
         shape
             .assumed_types
             .extend(indices.iter().map(|p| (p.to_string(), "int".to_string())));
@@ -404,6 +437,28 @@ fn undeclared_element_types(
             && !p.declared_types.contains(name)
         {
             out.push(name.clone());
+        }
+    }
+    out
+}
+
+/// The member types of the type parameter `name` that the function `text` names
+/// (`typename Acc::ftype`), as written (`Acc::ftype`).
+fn member_types_written(text: &str, name: &str) -> Vec<String> {
+    use crate::front::lex::{TokenKind, tokenize};
+    let tokens = tokenize(text);
+    let word = |k: usize| tokens[k].text(text);
+    let mut out: Vec<String> = Vec::new();
+    for k in 1..tokens.len().saturating_sub(2) {
+        let member = &tokens[k + 2];
+        let names_member = word(k - 1) == "typename"
+            && word(k) == name
+            && word(k + 1) == "::"
+            && member.kind == TokenKind::Ident
+            && tokens.get(k + 3).is_none_or(|t| t.text(text) != "<");
+        let spelled = format!("{name}::{}", member.text(text));
+        if names_member && !out.contains(&spelled) {
+            out.push(spelled);
         }
     }
     out

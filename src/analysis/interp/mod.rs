@@ -711,13 +711,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.item = f.item;
         self.function = f.name.clone();
         // Types declared nowhere, each bound to an opaque element of one size per analysis.
-        for (name, ty) in &self.assumed_types {
+        let member_types = self.template_args.iter().filter(|(n, _)| n.contains("::"));
+        for (name, ty) in member_types.chain(&self.assumed_types) {
             let is_param = f
                 .template
                 .iter()
                 .any(|t| t.params.iter().any(|p| p.name == *name));
-            if !is_param && let Some(t) = crate::analysis::types::opaque_element(ty) {
-                Rc::make_mut(&mut self.types).named.insert(name.clone(), t);
+            // An opaque element of one size, or a member type of a class parameter
+            // (`Acc::ftype`, spelled `Acc__ftype` in the C text) bound to a scalar of one size.
+            let bound = crate::analysis::types::opaque_element(ty)
+                .or_else(|| type_from_text(&self.types, ty));
+            if !is_param && let Some(t) = bound {
+                let spelled = name.replace("::", "__");
+                Rc::make_mut(&mut self.types).named.insert(spelled, t);
             }
         }
         for param in f.template.iter().flat_map(|t| t.params.iter()) {
@@ -933,7 +939,10 @@ pub fn type_from_text(types: &crate::analysis::types::TypeTable, text: &str) -> 
     if let Some(name) = crate::front::names::dependent_type_name(text) {
         return types.lookup(&name);
     }
-    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "const").collect();
+    // `typename Acc::ftype` names the type `Acc::ftype` (a template argument written so).
+    let words: Vec<&str> = (text.split_whitespace())
+        .filter(|w| !matches!(*w, "const" | "typename"))
+        .collect();
     if let [one] = words.as_slice() {
         // `lib::index_t` is looked up as the front end spells it, `lib__index_t`.
         let spelled = one.trim_start_matches("::").replace("::", "__");
