@@ -1201,3 +1201,43 @@ fn places_after_macro_expansions_are_the_written_ones() {
     assert!(out.contains("from the launch at line 9"), "{out}");
     assert!(out.contains(":5:22"), "the access, on its own line: {out}");
 }
+
+#[test]
+fn arrays_no_analysis_reaches_are_named_with_why() {
+    let dir = temp_dir("unreached");
+    let f = write(
+        &dir,
+        "k.cu",
+        "__device__ float *scratch() {\n    static __shared__ float pool[64];\n    return pool;\n}\n\
+         __global__ void k(float *out) {\n    __shared__ float spare[32];\n    __shared__ float used[32];\n    used[threadIdx.x] = 1.0f;\n    out[threadIdx.x] = used[31 - threadIdx.x];\n}\n",
+    );
+    let o = banklint(&["check", &f, "--color", "never", "--format", "short"]);
+    assert_eq!(o.status.code(), Some(0), "notes only: {}", stderr(&o));
+    let out = stdout(&o);
+    let notes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("[unreached-array]"))
+        .collect();
+    assert_eq!(notes.len(), 2, "{out}");
+    assert!(
+        notes[0].contains(":2:29: note: no access to `pool` was analyzed"),
+        "{out}"
+    );
+    assert!(
+        notes[1].contains(":6:22: note: no access to `spare` was analyzed"),
+        "{out}"
+    );
+    let human = stdout(&banklint(&["check", &f, "--color", "never"]));
+    assert!(
+        human.contains(
+            "the device function `scratch`, which no kernel banklint analyzed in this file calls"
+        ),
+        "{human}"
+    );
+    assert!(
+        human.contains("the kernel `k` never names it after this declaration"),
+        "{human}"
+    );
+    let explain = stdout(&banklint(&["explain", "unreached-array"]));
+    assert!(explain.contains("## What it does"), "{explain}");
+}

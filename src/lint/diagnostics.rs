@@ -435,6 +435,7 @@ fn raw_findings(report: &FileReport, target: Target) -> Vec<Finding> {
             report.file.text.get(o.span.clone()).map(one_line) != Some(one_line(&o.written));
         out.push(crate::lint::rules::shift_overflow::finding(o, in_macro));
     }
+    out.extend(crate::lint::rules::unreached_array::findings(report));
     for s in &report.skipped {
         out.push(Finding {
             code: Rule::SkippedCode,

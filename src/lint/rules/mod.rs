@@ -24,6 +24,7 @@ mod skipped_code;
 mod source_encoding;
 pub mod tma_swizzle;
 mod unanalyzed_access;
+pub mod unreached_array;
 mod unused_allow;
 
 pub use bank_conflict::BankConflict;
@@ -37,6 +38,7 @@ pub use skipped_code::SkippedCode;
 pub use source_encoding::SourceEncoding;
 pub use tma_swizzle::TmaSwizzle;
 pub use unanalyzed_access::UnanalyzedAccess;
+pub use unreached_array::UnreachedArray;
 pub use unused_allow::UnusedAllow;
 
 /// The rules, one per diagnostic code: the one registry every stage names them by.
@@ -45,6 +47,7 @@ pub enum Rule {
     BankConflict,
     SharedCapacity,
     UnanalyzedAccess,
+    UnreachedArray,
     SkippedCode,
     BlockShape,
     IncludeNotFound,
@@ -58,10 +61,11 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order `banklint explain` lists them.
-    pub const ALL: [Rule; 12] = [
+    pub const ALL: [Rule; 13] = [
         Rule::BankConflict,
         Rule::SharedCapacity,
         Rule::UnanalyzedAccess,
+        Rule::UnreachedArray,
         Rule::SkippedCode,
         Rule::BlockShape,
         Rule::IncludeNotFound,
@@ -78,6 +82,7 @@ impl Rule {
             Rule::BankConflict => BankConflict::CODE,
             Rule::SharedCapacity => SharedCapacity::CODE,
             Rule::UnanalyzedAccess => UnanalyzedAccess::CODE,
+            Rule::UnreachedArray => UnreachedArray::CODE,
             Rule::SkippedCode => SkippedCode::CODE,
             Rule::BlockShape => BlockShape::CODE,
             Rule::IncludeNotFound => IncludeNotFound::CODE,
@@ -96,6 +101,7 @@ impl Rule {
             Rule::BankConflict => BankConflict::EXPLANATION,
             Rule::SharedCapacity => SharedCapacity::EXPLANATION,
             Rule::UnanalyzedAccess => UnanalyzedAccess::EXPLANATION,
+            Rule::UnreachedArray => UnreachedArray::EXPLANATION,
             Rule::SkippedCode => SkippedCode::EXPLANATION,
             Rule::BlockShape => BlockShape::EXPLANATION,
             Rule::IncludeNotFound => IncludeNotFound::EXPLANATION,
