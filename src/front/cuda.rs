@@ -12,7 +12,7 @@ use crate::front::lower::Lowering;
 pub use crate::front::macros::Defines;
 use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
-use crate::front::preprocess::{Included, initial_macros, preprocess};
+use crate::front::preprocess::{Included, initial_macros, run_directives};
 use crate::front::syntax::parse;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -146,7 +146,7 @@ fn prepare_top(
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         macros.absorb(&ctx.macros, 0);
     }
-    let mut out = preprocess_stage(src, macros, load, None);
+    let mut out = preprocess_stage(src, macros, load);
     let tree = parse(&out.text);
     out.device_code = tree
         .as_ref()
@@ -158,18 +158,28 @@ fn prepare_top(
 }
 
 /// A header preprocessed where it is included (its macros are what its includer needs
-/// there), parsed and lowered the first time a file needs its declarations; shared by every
-/// file of a run that includes it under the same definitions (see `header_cache`).
+/// there), expanded, parsed and lowered the first time a file needs its declarations; shared
+/// by every file of a run that includes it under the same definitions (see `header_cache`).
+/// A file without device code needs only a header's macros: the expansion waits for the
+/// lowering, which a spare thread may do meanwhile, off the file's own.
 #[derive(Debug)]
 pub struct PendingHeader {
     preprocessed: Prepared,
+    /// What the expansion starts from, and every macro it reads (`preprocessed` keeps only
+    /// those the header can see, see `header_cache`), until the header is lowered.
+    expansion: std::sync::Mutex<Option<(crate::front::preprocess::Expansion, MacroTable)>>,
     lowered: OnceLock<Arc<Prepared>>,
 }
 
 impl PendingHeader {
-    pub fn new(preprocessed: Prepared) -> PendingHeader {
+    pub fn new(
+        preprocessed: Prepared,
+        expansion: crate::front::preprocess::Expansion,
+        macros: MacroTable,
+    ) -> PendingHeader {
         PendingHeader {
             preprocessed,
+            expansion: std::sync::Mutex::new(Some((expansion, macros))),
             lowered: OnceLock::new(),
         }
     }
@@ -179,16 +189,28 @@ impl PendingHeader {
         &self.preprocessed
     }
 
-    /// The header parsed and lowered, its own headers first.
+    /// The header expanded, parsed and lowered, its own headers first.
     pub fn lowered(&self) -> Arc<Prepared> {
-        self.lowered
+        let lowered = self
+            .lowered
             .get_or_init(|| {
                 let mut out = self.preprocessed.preprocessing_copy();
+                if let Ok(e) = self.expansion.lock()
+                    && let Some((expansion, macros)) = e.as_ref()
+                {
+                    let (text, map, notes) = expansion.run(&self.preprocessed.source, macros);
+                    out.expanded(text, map, notes);
+                }
                 out.tokens = lex(&out.text).tokens;
                 lower_stage(&mut out, None, true, None, None);
                 Arc::new(out)
             })
-            .clone()
+            .clone();
+        // Lowered once and for all: what the expansion started from is not needed again.
+        if let Ok(mut e) = self.expansion.lock() {
+            e.take();
+        }
+        lowered
     }
 }
 
@@ -355,14 +377,26 @@ fn lower_side_by_side(pending: &[(String, String, Arc<PendingHeader>)]) {
 
 /// Preprocesses `src` from `macros`, following headers (each preprocessed once per run for
 /// each set of definitions it sees); `text` is the expanded text, not yet lowered.
-fn preprocess_stage(
+fn preprocess_stage(src: &str, macros: MacroTable, load: &mut dyn IncludeLoader) -> Prepared {
+    let (mut out, directives) = directives_stage(src, macros, load, None);
+    let (text, map, notes) = directives.expansion.run(src, &directives.macros);
+    out.macros = directives.macros;
+    out.expanded(text, map, notes);
+    out.tokens = lex(&out.text).tokens;
+    out
+}
+
+/// Runs the directives of `src` (a header's when `path` is given), following its headers:
+/// all of `Prepared` but the expanded text (and the macros, which stay in what this returns
+/// with what the expansion needs).
+fn directives_stage(
     src: &str,
     macros: MacroTable,
     load: &mut dyn IncludeLoader,
     path: Option<&str>,
-) -> Prepared {
+) -> (Prepared, crate::front::preprocess::Directives) {
     let mut out = Prepared::default();
-    let pre = preprocess(src, macros, &mut |name, angled, in_force, span| {
+    let mut directives = run_directives(src, macros, &mut |name, angled, in_force, span| {
         let request = HeaderRequest {
             name,
             angled,
@@ -372,7 +406,7 @@ fn preprocess_stage(
             Some((found, text)) => {
                 // The header sees every macro in force at the `#include` line.
                 let header = header_cache::prepared_header(&found, &text, in_force, load, |l| {
-                    preprocess_stage(&text, in_force.clone(), l, Some(&found))
+                    directives_stage(&text, in_force.clone(), l, Some(&found))
                 });
                 let defined = header.preprocessed().macros.clone();
                 out.pending.push((name.to_string(), found, header));
@@ -390,22 +424,28 @@ fn preprocess_stage(
     out.source_lines = std::iter::once(0)
         .chain(src.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
-    out.map = pre.map;
-    out.comments = pre.comments;
-    out.macros = pre.macros;
-    out.includes = pre.includes;
-    out.inactive = pre.inactive;
-    out.skipped.extend(pre.notes.into_iter().map(|n| Skipped {
-        span: n.span,
-        reason: n.message,
-    }));
-    let text = without_pragma_operators(pre.text);
-    if path.is_none() {
-        // A header's tokens are lexed where it is lowered, on a spare thread when there is one.
-        out.tokens = lex(&text).tokens;
+    out.comments = std::mem::take(&mut directives.comments);
+    out.includes = std::mem::take(&mut directives.includes);
+    out.inactive = std::mem::take(&mut directives.inactive);
+    (out, directives)
+}
+
+impl Prepared {
+    /// Adds what expanding the code gave: the text (with `_Pragma` operators read as the
+    /// directives they are), its map to the file, and the expansions abandoned.
+    fn expanded(
+        &mut self,
+        text: String,
+        map: crate::front::source_map::SourceMap,
+        notes: Vec<crate::front::preprocess::Note>,
+    ) {
+        self.map = map;
+        self.skipped.extend(notes.into_iter().map(|n| Skipped {
+            span: n.span,
+            reason: n.message,
+        }));
+        self.text = without_pragma_operators(text);
     }
-    out.text = text;
-    out
 }
 
 /// `_Pragma("unroll")`, which a macro expands to (`#define UNROLL _Pragma("unroll")` before a

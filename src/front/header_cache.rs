@@ -23,6 +23,7 @@ use crate::front::cuda::{
 };
 use crate::front::macros::{MacroDef, MacroTable};
 use crate::front::prepared::Prepared;
+use crate::front::preprocess::Directives;
 use crate::limits::{MAX_CACHED_HEADER_BYTES, MAX_CACHED_VARIANTS};
 use rustc_hash::FxHashSet as HashSet;
 use std::collections::HashMap;
@@ -209,7 +210,7 @@ pub fn prepared_header(
     text: &str,
     in_force: &MacroTable,
     load: &mut dyn IncludeLoader,
-    prepare: impl FnOnce(&mut dyn IncludeLoader) -> Prepared,
+    prepare: impl FnOnce(&mut dyn IncludeLoader) -> (Prepared, Directives),
 ) -> Arc<PendingHeader> {
     let hash = text_hash(text);
     let candidates: Vec<Arc<Entry>> = cache()
@@ -228,7 +229,7 @@ pub fn prepared_header(
         loads: Vec::new(),
         names: Vec::new(),
     };
-    let mut prepared = prepare(&mut recording);
+    let (mut prepared, directives) = prepare(&mut recording);
     let Recording { loads, names, .. } = recording;
     // Its own names and those of each text it reached (once each, however often reached).
     let mut own = NameSet::clone(&identifiers_of(text, hash));
@@ -243,8 +244,13 @@ pub fn prepared_header(
         }
     }
     let names = names_seen(own, in_force);
-    prepared.macros = prepared.macros.restricted_to(|n| names.contains(n));
-    let prepared = Arc::new(PendingHeader::new(prepared));
+    // The expansion reads every macro in force; what the includer is handed, only these.
+    prepared.macros = directives.macros.restricted_to(|n| names.contains(n));
+    let prepared = Arc::new(PendingHeader::new(
+        prepared,
+        directives.expansion,
+        directives.macros,
+    ));
     crate::front::cuda::lower_soon(&prepared);
     // In no order: a reuse checks every name.
     let sees: Vec<(Name, Option<Signature>)> = names

@@ -52,11 +52,39 @@ pub struct Preprocessed {
 /// Preprocesses `src` starting from `macros` (the `-D`/`-U` flags and whatever an includer
 /// defined before), reading local headers through `include`.
 pub fn preprocess(src: &str, macros: MacroTable, include: &mut IncludeHook<'_>) -> Preprocessed {
+    run_directives(src, macros, include).expand(src)
+}
+
+/// A file whose directives have run (macros defined, headers included, conditions
+/// evaluated) and whose code is still to expand: what an includer needs of a header comes
+/// from here, and the expansion, which only the header's lowering reads, can wait for it.
+pub struct Directives {
+    pub comments: Vec<Comment>,
+    /// The macros of the file (and what its headers and `-D` define), by file offset.
+    pub macros: MacroTable,
+    pub includes: Vec<(String, Range<usize>)>,
+    pub inactive: Vec<Range<usize>>,
+    pub expansion: Expansion,
+}
+
+/// What expanding a file's code starts from, besides its text and macros.
+#[derive(Debug)]
+pub struct Expansion {
+    /// The file with comments, directive lines and inactive regions blanked.
+    blanked: String,
+    /// The tokens of the active code.
+    tokens: Vec<Token>,
+    /// Conditions that could not be evaluated, in file offsets.
+    conditions: Vec<Note>,
+}
+
+/// Runs the directives of `src`: the first half of [`preprocess`].
+pub fn run_directives(src: &str, macros: MacroTable, include: &mut IncludeHook<'_>) -> Directives {
     let lexed = lex(src);
     let mut blank: Vec<Range<usize>> = Vec::new();
     blank.extend(lexed.splices.iter().cloned());
     blank.extend(lexed.comments.iter().map(|c| c.span.clone()));
-    let mut state = Directives {
+    let mut state = DirectiveState {
         macros,
         includes: Vec::new(),
         inactive: Vec::new(),
@@ -74,22 +102,50 @@ pub fn preprocess(src: &str, macros: MacroTable, include: &mut IncludeHook<'_>) 
     // Only whole comments, directives and regions were blanked, so this is still UTF-8.
     let blanked = String::from_utf8(blanked)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    let (text, map, mut notes) = expand_file(src, &blanked, &tokens, &state.macros);
-    notes.extend(state.conditions.drain(..).filter_map(|n| {
-        let start = map.to_expanded(n.span.start)?;
-        Some(Note {
-            span: start..start + n.span.len(),
-            message: n.message,
-        })
-    }));
-    Preprocessed {
-        text,
-        map,
+    Directives {
         comments: lexed.comments,
         macros: state.macros,
         includes: state.includes,
         inactive: state.inactive,
-        notes,
+        expansion: Expansion {
+            blanked,
+            tokens,
+            conditions: state.conditions,
+        },
+    }
+}
+
+impl Directives {
+    /// Expands the active code of `src` (the text the directives ran on): the second half
+    /// of [`preprocess`].
+    pub fn expand(self, src: &str) -> Preprocessed {
+        let (text, map, notes) = self.expansion.run(src, &self.macros);
+        Preprocessed {
+            text,
+            map,
+            comments: self.comments,
+            macros: self.macros,
+            includes: self.includes,
+            inactive: self.inactive,
+            notes,
+        }
+    }
+}
+
+impl Expansion {
+    /// The expanded text of `src`, its map to the file, and the notes on expansions
+    /// abandoned and conditions not evaluated (in expanded-text offsets), with `macros` as the
+    /// directives left them.
+    pub fn run(&self, src: &str, macros: &MacroTable) -> (String, SourceMap, Vec<Note>) {
+        let (text, map, mut notes) = expand_file(src, &self.blanked, &self.tokens, macros);
+        notes.extend(self.conditions.iter().filter_map(|n| {
+            let start = map.to_expanded(n.span.start)?;
+            Some(Note {
+                span: start..start + n.span.len(),
+                message: n.message.clone(),
+            })
+        }));
+        (text, map, notes)
     }
 }
 
@@ -131,7 +187,7 @@ pub fn initial_macros(defines: &Defines) -> MacroTable {
     t
 }
 
-struct Directives {
+struct DirectiveState {
     macros: MacroTable,
     /// Conditions that could not be evaluated, in file offsets.
     conditions: Vec<Note>,
@@ -139,7 +195,7 @@ struct Directives {
     inactive: Vec<Range<usize>>,
 }
 
-impl Directives {
+impl DirectiveState {
     /// The value of the `#if`/`#elif` written at `d` (`line` is its text); one that cannot
     /// be evaluated is false, and noted on the directive, so the user learns that the code it
     /// guards is not analyzed.
