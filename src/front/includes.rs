@@ -91,10 +91,10 @@ impl IncluderIndex {
         candidates.dedup();
         let mut index = IncluderIndex::default();
         for includer in candidates {
-            let Some(text) = read_small(&includer) else {
+            let Some(includes) = includes_in(&includer) else {
                 continue;
             };
-            for (name, directive_at, angled) in local_includes(&text) {
+            for (name, directive_at, angled) in includes {
                 let Some((target, in_project)) = resolve(&includer, &name, include_dirs) else {
                     continue;
                 };
@@ -318,7 +318,21 @@ pub fn read_small(path: &Path) -> Option<String> {
 /// checked file is, with bytes that are not UTF-8 in code replaced too.
 /// Too-deep code is defused as in a checked file.
 fn lenient_text(path: &Path, bytes: Vec<u8>) -> String {
-    let text = match SourceFile::from_bytes(path, bytes.clone()) {
+    let text = decoded_leniently(path, bytes);
+    match crate::front::limits_scan::scan(&text).apply(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(defused) => defused,
+    }
+}
+
+/// `bytes` decoded as a checked file is (`SourceFile::from_bytes`), with bytes that are not
+/// UTF-8 in code replaced too; without a copy in the common case, UTF-8 without NUL bytes.
+fn decoded_leniently(path: &Path, bytes: Vec<u8>) -> String {
+    let bytes = match plain_utf8(bytes) {
+        Ok(text) => return text,
+        Err(bytes) => bytes,
+    };
+    match SourceFile::from_bytes(path, bytes.clone()) {
         Ok(f) => f.text,
         Err(_) => {
             let bytes: Vec<u8> = bytes
@@ -327,10 +341,40 @@ fn lenient_text(path: &Path, bytes: Vec<u8>) -> String {
                 .collect();
             String::from_utf8(bytes).unwrap_or_default()
         }
-    };
-    crate::front::limits_scan::scan(&text)
-        .apply(&text)
-        .into_owned()
+    }
+}
+
+/// The text of `bytes` when they are UTF-8 without NUL bytes, as `SourceFile::from_bytes`
+/// decodes them (a byte-order mark dropped, a lone CR read as a line break), in place; the
+/// bytes back otherwise.
+fn plain_utf8(mut bytes: Vec<u8>) -> Result<String, Vec<u8>> {
+    if bytes.contains(&0) || std::str::from_utf8(&bytes).is_err() {
+        return Err(bytes);
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    let mut at = 0;
+    while let Some(p) = bytes[at..].iter().position(|&c| c == b'\r') {
+        let i = at + p;
+        if bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
+        at = i + 1;
+    }
+    String::from_utf8(bytes).map_err(|e| e.into_bytes())
+}
+
+/// The `#include` directives of the file at `path` (see [`local_includes`]), for the
+/// includer index: decoded as [`read_small`] does, without the depth scan, which keeps
+/// directive lines as they are.
+fn includes_in(path: &Path) -> Option<Vec<(String, usize, bool)>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SCANNED_BYTES {
+        return None;
+    }
+    let bytes = read_capped(path, Reached::Indirectly).ok()?;
+    Some(local_includes(&decoded_leniently(path, bytes)))
 }
 
 /// `#include "name"` and `#include <dir/name>` directives (an angled name without a
@@ -649,6 +693,34 @@ pub fn include_problems(prepared: &Prepared, log: &HeaderLog) -> Vec<IncludeProb
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lenient_decoding_without_a_copy_is_the_checked_file_decoding() {
+        let path = Path::new("h.cuh");
+        for bytes in [
+            &b"#include \"a.cuh\"\r\nint x;\r\n"[..],
+            b"\xEF\xBB\xBF#define N 4\rint y; // \xC3\xA9\n",
+            b"int z; // \xFF not UTF-8 in a comment\n",
+            b"int \xFF w;\n",
+            b"a\0b",
+        ] {
+            let expected = match SourceFile::from_bytes(path, bytes.to_vec()) {
+                Ok(f) => f.text,
+                Err(_) => String::from_utf8(
+                    bytes
+                        .iter()
+                        .map(|&b| if b >= 0x80 || b == 0 { b'?' } else { b })
+                        .collect(),
+                )
+                .unwrap(),
+            };
+            assert_eq!(
+                decoded_leniently(path, bytes.to_vec()),
+                expected,
+                "{bytes:?}"
+            );
+        }
+    }
 
     #[test]
     fn includers_are_taken_in_turn_by_the_name_they_name() {
