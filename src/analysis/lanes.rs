@@ -29,6 +29,26 @@ pub enum Lanes {
     Each(Rc<Vec<Value>>),
 }
 
+/// `a op b` where each side holds one value in every thread of a warp (`warp_id % 2` with
+/// `warp_id = tid / 32`; `(2 + threadIdx.y) * C / 8` when a warp is one row of the block):
+/// bank conflicts are a warp's, so the result is one value per warp, a new uniform unknown
+/// where it is not affine, rather than an unknown in each thread. Threads are in warp order
+/// (32 consecutive ones a warp).
+fn per_warp(op: BinOp, a: &Lanes, b: &Lanes, n: usize, syms: &mut Symbols) -> Option<Lanes> {
+    let warp = crate::bank::engine::WARP_SIZE;
+    let mut values: Vec<Value> = Vec::with_capacity(n);
+    for start in (0..n).step_by(warp) {
+        let threads = start..(start + warp).min(n);
+        let (x, y) = (a.common_in(threads.clone())?, b.common_in(threads.clone())?);
+        let v = value::binary(op, &x, &y, true, syms);
+        values.extend(std::iter::repeat_n(v, threads.len()));
+    }
+    if n <= warp {
+        return values.pop().map(Lanes::Same);
+    }
+    Some(Lanes::Each(Rc::new(values)))
+}
+
 /// A side of an operation seen as `base + offset(t)`: a `Same` affine value has no offsets.
 #[derive(Clone, Copy)]
 struct View<'a> {
@@ -108,6 +128,30 @@ impl Lanes {
         match self.affine_at(thread)? {
             (c, []) => Some(c),
             _ => None,
+        }
+    }
+
+    /// The value every thread of `threads` holds, where they hold one (a spread whose
+    /// integers agree there, or equal values thread by thread).
+    fn common_in(&self, threads: std::ops::Range<usize>) -> Option<Value> {
+        match self {
+            Lanes::Same(v) => Some(v.clone()),
+            Lanes::Spread(s) => {
+                let offsets = s.offsets.get(threads)?;
+                let first = *offsets.first()?;
+                (offsets.iter().all(|&o| o == first)).then(|| {
+                    Value::Affine(Affine {
+                        constant: s.base.constant.wrapping_add(first),
+                        terms: s.base.terms.clone(),
+                    })
+                })
+            }
+            Lanes::Each(vs) => {
+                let values = vs.get(threads)?;
+                let first = values.first()?;
+                (first.as_affine().is_some() && values.iter().all(|v| v == first))
+                    .then(|| first.clone())
+            }
         }
     }
 
@@ -259,6 +303,9 @@ impl Lanes {
                     && let Some(r) =
                         spread_binary(op, x, y, n).or_else(|| coarse_division(op, x, y, n, syms))
                 {
+                    return r;
+                }
+                if let Some(r) = per_warp(op, a, b, n, syms) {
                     return r;
                 }
                 Lanes::Each(Rc::new(

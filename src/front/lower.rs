@@ -825,6 +825,13 @@ impl<'p> Lowering<'p> {
                 } else {
                     self.blank_node(value);
                     if let Some(d) = n.child_by_field_name("declarator") {
+                        let elements = self.t(value);
+                        let elements = elements.strip_prefix('{').unwrap_or(elements);
+                        let elements = elements.strip_suffix('}').unwrap_or(elements);
+                        let elements = elements.trim().to_string();
+                        self.out
+                            .braced_initializers
+                            .push((d.start_byte(), elements));
                         self.lower(d);
                     }
                 }

@@ -208,6 +208,9 @@ pub struct Prepared {
     /// Constructor arguments of declarations, `allocator al((int *)&smem[0]);`, blanked for
     /// lang-c: the arguments as written, by the offset of the declarator.
     pub constructor_args: Vec<(usize, String)>,
+    /// Braced initializers blanked for lang-c (`args a{common, n, *p};`): the elements as
+    /// written, by the offset of the declarator. The object may refer to what they name.
+    pub braced_initializers: Vec<(usize, String)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
     /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out

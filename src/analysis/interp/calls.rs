@@ -244,6 +244,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let at = whole.span;
                 self.note_unfollowed(at, format!("the call of `{name}` is not followed: {why}"));
             }
+            let params = c.function.params.clone();
+            self.forget_written_by(&name, call, Some(&params), mask);
             return Lanes::unknown(format!("the result of `{name}` ({why})"));
         }
         if let Some(c) = &mut callee
@@ -265,6 +267,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return v;
         }
         self.note_undefined_callee(&name, whole, call);
+        self.forget_written_by(&name, call, None, mask);
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
             self.uniform_data(&format!("the result of `{name}`"))

@@ -13,6 +13,92 @@ pub fn pointer_into(array: &str) -> String {
 }
 
 impl Analyzer<'_, '_> {
+    /// Locals that `name`, called here and not followed, may write: those whose address it
+    /// is given (`setup(&n)`), those it takes by reference where its parameters are known
+    /// (`int &n`, lowered to a pointer, given a plain `n`), and those an object it is given
+    /// was built from (`args a{n}` with a reference member, then `setup(a)`). Each becomes
+    /// unknown in every thread rather than keep a value the call may have changed: a
+    /// loop's `if (n < 0) break;` after `setup` is not taken for certain.
+    pub(super) fn forget_written_by(
+        &mut self,
+        name: &str,
+        call: &CallExpression,
+        params: Option<&[crate::analysis::extraction::Param]>,
+        mask: &[bool],
+    ) {
+        let mut written: Vec<String> = Vec::new();
+        for (k, a) in call.arguments.iter().enumerate() {
+            match &a.node {
+                Expression::UnaryOperator(u)
+                    if u.node.operator.node == UnaryOperator::Address
+                        && let Expression::Identifier(id) = &u.node.operand.node =>
+                {
+                    written.push(id.node.name.clone());
+                }
+                Expression::Identifier(id) => {
+                    let by_reference = params
+                        .and_then(|p| p.iter().find(|p| p.index == k))
+                        .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
+                    if by_reference {
+                        written.push(id.node.name.clone());
+                    }
+                    if let Some(sources) = self.object_sources.get(&id.node.name) {
+                        written.extend(sources.iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let shown = name.replace("__", "::");
+        for w in written {
+            if !matches!(self.lookup(&w), Some(Binding::Value(_))) {
+                continue;
+            }
+            let why = format!(
+                "`{w}` may be written by `{shown}`, which banklint does not follow: it is handed `{w}` by address or reference, or an object that refers to it"
+            );
+            let v = Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]));
+            self.set_var(&w, &v, mask);
+        }
+    }
+
+    /// Records the locals an object of a class that can hold references (one with a pointer
+    /// field, which a reference is lowered to, or one banklint has no layout of) is built
+    /// from, for [`Self::forget_written_by`].
+    pub(super) fn record_object_sources(
+        &mut self,
+        name: &str,
+        class: &Type,
+        initializer: Option<&Node<Expression>>,
+        constructor_args: Option<&str>,
+    ) {
+        let may_refer = match class {
+            Type::Record(r) => r.fields.iter().any(|f| matches!(f.ty, Type::Pointer(_))),
+            Type::Unknown(_) => true,
+            _ => false,
+        };
+        self.object_sources.remove(name);
+        if !may_refer {
+            return;
+        }
+        let mut named: Vec<String> = initializer
+            .map(super::loops::identifiers_in)
+            .unwrap_or_default();
+        if let Some(text) = constructor_args {
+            let tokens = crate::front::lex::tokenize(text);
+            named.extend(
+                (tokens.iter())
+                    .filter(|t| t.kind == crate::front::lex::TokenKind::Ident)
+                    .map(|t| t.text(text).to_string()),
+            );
+        }
+        named.retain(|n| matches!(self.lookup(n), Some(Binding::Value(_))));
+        named.dedup();
+        if !named.is_empty() {
+            self.object_sources.insert(name.to_string(), named);
+        }
+    }
+
     /// The shared array a pointer, reference or array named by `word` reaches, if any.
     fn shared_array_named(&self, word: &str) -> Option<usize> {
         match self.lookup(word) {

@@ -588,7 +588,7 @@ enum IncrementOf<'e> {
     MinusOne,
 }
 
-fn identifiers_in(e: &Node<Expression>) -> Vec<String> {
+pub(super) fn identifiers_in(e: &Node<Expression>) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(e: &Node<Expression>, out: &mut Vec<String>) {
         match &e.node {

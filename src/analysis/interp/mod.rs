@@ -323,6 +323,10 @@ struct Analyzer<'a, 'p> {
     /// runs the statement trip after trip.
     ptx_read: HashMap<(usize, usize), PtxRead>,
     symbolic_loops: usize,
+    /// Locals each local object was built from (`args a{n}`, `args a(n, m)`) where the
+    /// object's class can hold references: a call banklint does not follow, given the object,
+    /// may write them (see `escapes::forget_written_by`).
+    object_sources: HashMap<String, Vec<String>>,
     /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
     /// unknown, so far: a loop whose trip sees one may end at any trip.
     maybe_exits: u64,
@@ -635,6 +639,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             labels: Vec::new(),
             ptx_read: HashMap::new(),
             symbolic_loops: 0,
+            object_sources: HashMap::new(),
             maybe_exits: 0,
             uncertain: 0,
             assumptions: Vec::new(),

@@ -247,6 +247,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             };
             let at = self.span(init.node.declarator.span);
+            // An object a call banklint does not follow may write through (`args a{n}`).
+            if !matches!(base, Type::Scalar { .. } | Type::Pointer(_)) {
+                let initializer = match &init.node.initializer {
+                    Some(Node {
+                        node: Initializer::Expression(e),
+                        ..
+                    }) => Some(&**e),
+                    _ => None,
+                };
+                let p = self.unit.prepared;
+                let args = (p.constructor_args.iter())
+                    .chain(&p.braced_initializers)
+                    .find(|(o, _)| *o == at.start)
+                    .map(|(_, a)| a.clone());
+                self.record_object_sources(&name, &base, initializer, args.as_deref());
+            }
             if (self.unit.prepared.structured_bindings.iter()).any(|p| at.contains(p)) {
                 if let Some(Node {
                     node: Initializer::Expression(e),
