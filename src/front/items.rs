@@ -197,6 +197,24 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
     }
     // A prototype declares nothing the analysis needs (the definition is what it reads).
     if n.kind() == "declaration" && named_children(n).iter().any(|d| is_prototype(*d)) {
+        // But which parameters are references it says: a call of it may write those.
+        for mut d in named_children(n).into_iter().filter(|d| is_prototype(*d)) {
+            // `int *f(int &x)`: the function declarator is inside the pointer's.
+            while d.kind() != "function_declarator"
+                && let Some(inner) = d.child_by_field_name("declarator")
+            {
+                d = inner;
+            }
+            let params = d.child_by_field_name("parameters");
+            for p in params.map(named_children).unwrap_or_default() {
+                if let Some(r) = p
+                    .child_by_field_name("declarator")
+                    .filter(|r| r.kind() == "reference_declarator")
+                {
+                    l.reference_parameter(r);
+                }
+            }
+        }
         return;
     }
     // A class that hands out shared memory is recorded, not parsed.

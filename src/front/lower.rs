@@ -290,6 +290,7 @@ impl<'p> Lowering<'p> {
                 {
                     self.out.reference_returns.push(f.byte_range());
                 }
+                self.reference_parameter(n);
                 for c in children(n) {
                     match c.kind() {
                         "&" => self.patch(c.start_byte(), "*"),
@@ -489,6 +490,38 @@ impl<'p> Lowering<'p> {
             }
         }
         true
+    }
+
+    /// `void setup(int &n)`, declared or defined: its parameter is a non-const reference,
+    /// which a call banklint does not follow may write (see `Prepared::reference_params`).
+    pub(crate) fn reference_parameter(&mut self, n: Node<'_>) {
+        let Some(param) = n.parent().filter(|p| p.kind() == "parameter_declaration") else {
+            return;
+        };
+        let constant = children(param)
+            .iter()
+            .any(|c| c.kind() == "type_qualifier" && self.t(*c) == "const");
+        let Some(list) = param.parent().filter(|l| l.kind() == "parameter_list") else {
+            return;
+        };
+        let Some(function) = list
+            .parent()
+            .filter(|f| f.kind() == "function_declarator")
+            .and_then(|f| f.child_by_field_name("declarator"))
+        else {
+            return;
+        };
+        let index = named_children(list)
+            .iter()
+            .filter(|c| c.kind().ends_with("parameter_declaration"))
+            .position(|c| c.id() == param.id());
+        let name = self.t(function).rsplit("::").next().unwrap_or("").trim();
+        if let Some(index) = index
+            && !constant
+            && !name.is_empty()
+        {
+            self.out.reference_params.push((name.to_string(), index));
+        }
     }
 
     /// A syntax error: the smallest statement around it is reported and left out.

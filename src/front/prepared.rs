@@ -211,6 +211,10 @@ pub struct Prepared {
     /// Braced initializers blanked for lang-c (`args a{common, n, *p};`): the elements as
     /// written, by the offset of the declarator. The object may refer to what they name.
     pub braced_initializers: Vec<(usize, String)>,
+    /// Non-const reference parameters of the functions declared or defined here, by the
+    /// function's unqualified name and the parameter's position: a call of one banklint does
+    /// not follow may write the variable it is given there.
+    pub reference_params: Vec<(String, usize)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
     /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out

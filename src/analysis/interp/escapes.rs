@@ -36,9 +36,20 @@ impl Analyzer<'_, '_> {
                     written.push(id.node.name.clone());
                 }
                 Expression::Identifier(id) => {
-                    let by_reference = params
-                        .and_then(|p| p.iter().find(|p| p.index == k))
-                        .is_some_and(|p| matches!(p.ty, Type::Pointer(_)));
+                    let declared = |p: &crate::front::prepared::Prepared| {
+                        let short = name.rsplit("__").next().unwrap_or(name);
+                        (p.reference_params.iter()).any(|(f, i)| f == short && *i == k)
+                    };
+                    let by_reference = match params {
+                        Some(p) => (p.iter().find(|p| p.index == k))
+                            .is_some_and(|p| matches!(p.ty, Type::Pointer(_))),
+                        // No definition: a declaration that says so, here or in a header.
+                        None => {
+                            declared(self.unit.prepared)
+                                || declared(self.home_unit.prepared)
+                                || self.headers.iter().any(|(_, u)| declared(u.prepared))
+                        }
+                    };
                     if by_reference {
                         written.push(id.node.name.clone());
                     }
