@@ -289,12 +289,22 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
             _ => {}
         }
     }
-    // Only device code can declare shared memory: a function whose body does is one, whatever
-    // word before its name marks it (`_CCCL_DEVICE` from a header banklint did not read).
+    // Only device code can declare shared memory or read the thread's index: a function whose
+    // body does is device code, whatever word before its name marks it (`_CCCL_DEVICE`,
+    // `_CCCL_KERNEL_ATTRIBUTES` from a header banklint did not read); not one written
+    // `__host__` alone.
+    let host = children(f)
+        .iter()
+        .filter(|c| before(c))
+        .any(|c| text(*c, l.src) == "__host__");
     let declares_shared = || {
-        f.child_by_field_name("body").is_some_and(|b| {
-            text(b, l.src).contains("__shared__") && has_shared_qualifier(b, l.src)
-        })
+        !host
+            && f.child_by_field_name("body").is_some_and(|b| {
+                let body = text(b, l.src);
+                (body.contains("__shared__") && has_shared_qualifier(b, l.src))
+                    || ((body.contains("threadIdx") || body.contains("blockIdx"))
+                        && reads_thread_index(b, l.src))
+            })
     };
     if kernel {
         (ChunkKind::DeviceFunction { kernel: true }, false)
@@ -312,6 +322,26 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
     } else {
         (ChunkKind::HostFunction, false)
     }
+}
+
+/// Whether `threadIdx` or `blockIdx` is read in `n` (not in a string, nor in a lambda: a
+/// host function may hold a device lambda). Host code has neither (`blockDim` and `gridDim`
+/// are also names host code gives its `dim3` variables, so they do not count).
+fn reads_thread_index(n: Node<'_>, src: &str) -> bool {
+    let mut cursor = n.walk();
+    let mut stack = vec![n];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "identifier" && matches!(text(node, src), "threadIdx" | "blockIdx") {
+            return true;
+        }
+        if !matches!(
+            node.kind(),
+            "comment" | "string_literal" | "raw_string_literal" | "lambda_expression"
+        ) {
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    false
 }
 
 /// Whether a `__shared__` qualifier stands in `n` (not in a comment or a string, nor in a
