@@ -727,7 +727,10 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
                         last = max(span_end, s.statement_end_line(line))
                 skipped_regions[dfile].append((first, last, norm))
             elif code not in ACCESS_CODES:
-                decl_notes[(dfile, line)].append(f"{code}: {normalize_reason(dg.get('message'))[0]}")
+                # `unreached-array` says why in its label; other notes in their message.
+                said = dg.get("label") if code == "unreached-array" else None
+                decl_notes[(dfile, line)].append(
+                    f"{code}: {normalize_reason(said or dg.get('message'))[0]}")
         status = "fully"
         if r["crash"]:
             crashes.append((rel, r["error"]))
