@@ -300,8 +300,9 @@ impl Lanes {
             (Lanes::Same(x), Lanes::Same(y)) => Lanes::Same(value::binary(op, x, y, true, syms)),
             _ => {
                 if let (Some(x), Some(y)) = (a.view(), b.view())
-                    && let Some(r) =
-                        spread_binary(op, x, y, n).or_else(|| coarse_division(op, x, y, n, syms))
+                    && let Some(r) = spread_binary(op, x, y, n)
+                        .or_else(|| coarse_division(op, x, y, n, syms))
+                        .or_else(|| coarse_bitwise(op, x, y, n, syms))
                 {
                     return r;
                 }
@@ -427,6 +428,65 @@ fn coarse_division(
             Lanes::Same(Value::sym(q))
         }
     })
+}
+
+/// `(A*B + r(t)) op k` for `&`, `|` and `^` with a constant `k >= 0`, where `A`, a power of
+/// two, divides every symbolic coefficient and every thread's `r(t)` is in `[0, A)`: the
+/// symbolic part and the thread's part hold disjoint bits, and so do `k`'s high and low
+/// parts, so the result is `(A*B op k_high) + (r(t) op k_low)`: the thread's part exactly, the
+/// warp's a uniform unknown. A bitonic sort's partner `tid ^ j` with `j >= 32` on a warp whose
+/// place is unknown (`32*W + lane`) keeps its lanes.
+fn coarse_bitwise(
+    op: BinOp,
+    x: View,
+    y: View,
+    n: usize,
+    syms: &mut value::Symbols,
+) -> Option<Lanes> {
+    if !matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) {
+        return None;
+    }
+    let (form, k) = match (x.has_terms(), y.has_terms()) {
+        (true, false) => (x, y.uniform_constant()?),
+        (false, true) => (y, x.uniform_constant()?),
+        _ => return None,
+    };
+    if k < 0 {
+        return None;
+    }
+    let symbolic = Affine {
+        constant: 0,
+        terms: form.base.terms.clone(),
+    };
+    // The largest power of two dividing every coefficient.
+    let align = 1i64 << symbolic.content().trailing_zeros().min(62);
+    if align <= 1 {
+        return None;
+    }
+    let low = per_thread(n, |t| {
+        let c = form.constant(t);
+        (0..align).contains(&c).then_some(c)
+    })?;
+    let (k_high, k_low) = (k & !(align - 1), k & (align - 1));
+    let high = value::binary(
+        op,
+        &Value::Affine(symbolic),
+        &Value::int(k_high),
+        true,
+        syms,
+    );
+    let Value::Affine(base) = high else {
+        return None;
+    };
+    let offsets = low
+        .into_iter()
+        .map(|c| match op {
+            BinOp::And => c & k_low,
+            BinOp::Or => c | k_low,
+            _ => c ^ k_low,
+        })
+        .collect();
+    Some(Lanes::spread(base, offsets))
 }
 
 /// `x op y` on two spread forms, thread by thread as [`value::binary`] computes it, where the
@@ -615,6 +675,30 @@ mod tests {
         // A thread part that reaches the next multiple (`tid + 40`) is not split so.
         let shifted = Lanes::binary(BinOp::Add, &tid, &Lanes::int(40), 32, &mut syms);
         let r = Lanes::binary(BinOp::Rem, &shifted, &Lanes::int(128), 32, &mut syms);
+        assert!(!matches!(r, Lanes::Spread(_)), "{r:?}");
+    }
+
+    #[test]
+    fn bitwise_with_a_constant_splits_the_warp_bits_from_the_lane_bits() {
+        // `threadIdx.x ^ 65` over `32*W + lane`: lane ^ 1 in each thread, and one uniform
+        // unknown `(32*W) ^ 64` for the warp.
+        let mut syms = Symbols::default();
+        let (_, tid) = symbolic_warp(&mut syms);
+        for (op, k, lane5) in [
+            (BinOp::Xor, 65, 4),
+            (BinOp::Or, 64 + 2, 7),
+            (BinOp::And, 96 + 3, 1),
+        ] {
+            let r = Lanes::binary(op, &tid, &Lanes::int(k), 32, &mut syms);
+            let Lanes::Spread(s) = &r else {
+                panic!("{op:?} {r:?}")
+            };
+            assert_eq!(s.offsets[5], lane5, "{op:?}");
+            assert_eq!(s.base.terms.len(), 1, "{op:?}");
+        }
+        // A thread part past the symbolic part's alignment is not split so.
+        let shifted = Lanes::binary(BinOp::Add, &tid, &Lanes::int(40), 32, &mut syms);
+        let r = Lanes::binary(BinOp::Xor, &shifted, &Lanes::int(64), 32, &mut syms);
         assert!(!matches!(r, Lanes::Spread(_)), "{r:?}");
     }
 }
