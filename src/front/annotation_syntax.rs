@@ -184,17 +184,7 @@ fn arguments(args: &str) -> Result<Directive, String> {
     for part in args.split(',').map(str::trim) {
         let parsed = part.split_once('=').and_then(|(name, value)| {
             let name = name.trim();
-            // `T`, or a member type of a class parameter, `Acc::ftype`.
-            let word = |w: &str| {
-                w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            };
-            let ident = match name.split_once("::") {
-                Some((class, member)) => word(class.trim()) && word(member.trim()),
-                None => word(name),
-            };
-            let name = name.split_whitespace().collect::<String>();
-            Some((name.to_string(), integer(value.trim())?)).filter(|_| ident)
+            Some((name.to_string(), integer(value.trim())?)).filter(|_| is_word(name))
         });
         match parsed {
             Some(pair) => out.push(pair),
@@ -235,13 +225,9 @@ fn instantiate(args: &str) -> Result<Directive, String> {
         let parsed = part.split_once('=').and_then(|(name, value)| {
             let (name, value) = (name.trim(), value.split_whitespace().collect::<Vec<_>>());
             // `T`, or a member type of a class parameter, `Acc::ftype`.
-            let word = |w: &str| {
-                w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            };
             let ident = match name.split_once("::") {
-                Some((class, member)) => word(class.trim()) && word(member.trim()),
-                None => word(name),
+                Some((class, member)) => is_word(class.trim()) && is_word(member.trim()),
+                None => is_word(name),
             };
             let name = name.split_whitespace().collect::<String>();
             (ident && !value.is_empty()).then(|| (name.to_string(), value.join(" ")))
@@ -261,6 +247,12 @@ fn instantiate(args: &str) -> Result<Directive, String> {
         }
     }
     Ok(Directive::Instantiate(out))
+}
+
+/// An identifier: a letter or `_`, then letters, digits and `_`.
+fn is_word(w: &str) -> bool {
+    w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A decimal or `0x` integer, optionally negative.

@@ -816,9 +816,7 @@ fn forget(env: &mut Env, name: &str, why: &str) {
 fn assigned_names(n: Node<'_>, src: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // One cursor in preorder: loops nest, and each walks all it holds.
-    let mut c = n.walk();
-    loop {
-        let x = c.node();
+    crate::front::syntax::preorder(n, |x| {
         let target = match x.kind() {
             "assignment_expression" => x.child_by_field_name("left"),
             "update_expression" => x.child_by_field_name("argument"),
@@ -840,18 +838,9 @@ fn assigned_names(n: Node<'_>, src: &str) -> Vec<String> {
                 }
             }
         }
-        if c.goto_first_child() {
-            continue;
-        }
-        loop {
-            if c.goto_next_sibling() {
-                break;
-            }
-            if !c.goto_parent() {
-                return out;
-            }
-        }
-    }
+        true
+    });
+    out
 }
 
 /// Whether a block declares `name` itself (so that the outer one is back after it).

@@ -324,33 +324,28 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
     }
 }
 
-/// Whether `threadIdx` or `blockIdx` is read in `n` (not in a string, nor in a lambda: a
-/// host function may hold a device lambda). Host code has neither (`blockDim` and `gridDim`
-/// are also names host code gives its `dim3` variables, so they do not count).
+/// Whether `threadIdx` or `blockIdx` is read in `n`. Host code has neither (`blockDim` and
+/// `gridDim` are also names host code gives its `dim3` variables, so they do not count).
 fn reads_thread_index(n: Node<'_>, src: &str) -> bool {
-    let mut cursor = n.walk();
-    let mut stack = vec![n];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "identifier" && matches!(text(node, src), "threadIdx" | "blockIdx") {
-            return true;
-        }
-        if !matches!(
-            node.kind(),
-            "comment" | "string_literal" | "raw_string_literal" | "lambda_expression"
-        ) {
-            stack.extend(node.children(&mut cursor));
-        }
-    }
-    false
+    outside_lambdas_any(n, &|node| {
+        node.kind() == "identifier" && matches!(text(node, src), "threadIdx" | "blockIdx")
+    })
 }
 
-/// Whether a `__shared__` qualifier stands in `n` (not in a comment or a string, nor in a
-/// lambda: a host function may hold a device lambda).
+/// Whether a `__shared__` qualifier stands in `n`.
 fn has_shared_qualifier(n: Node<'_>, src: &str) -> bool {
+    outside_lambdas_any(n, &|node| {
+        node.kind() == "type_qualifier" && text(node, src) == "__shared__"
+    })
+}
+
+/// Whether a node under `n` is `wanted`, looking into neither comments and strings nor
+/// lambdas (a host function may hold a device lambda).
+fn outside_lambdas_any(n: Node<'_>, wanted: &dyn Fn(Node<'_>) -> bool) -> bool {
     let mut cursor = n.walk();
     let mut stack = vec![n];
     while let Some(node) = stack.pop() {
-        if node.kind() == "type_qualifier" && text(node, src) == "__shared__" {
+        if wanted(node) {
             return true;
         }
         if !matches!(

@@ -131,12 +131,23 @@ pub fn unqualified(n: Node<'_>) -> Node<'_> {
 
 /// The first descendant (or `n` itself) of one of `kinds`, searched without recursion.
 pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
-    // One cursor in preorder: no list of children per node.
+    let mut found = None;
+    preorder(n, |x| {
+        if kinds.contains(&x.kind()) {
+            found = Some(x);
+        }
+        found.is_none()
+    });
+    found
+}
+
+/// Visits `n` and every node under it in preorder with one cursor (no list of children per
+/// node, no recursion), until `visit` returns false.
+pub fn preorder<'t>(n: Node<'t>, mut visit: impl FnMut(Node<'t>) -> bool) {
     let mut c = n.walk();
     loop {
-        let x = c.node();
-        if kinds.contains(&x.kind()) {
-            return Some(x);
+        if !visit(c.node()) {
+            return;
         }
         if c.goto_first_child() {
             continue;
@@ -146,7 +157,7 @@ pub fn find_descendant<'t>(n: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
                 break;
             }
             if !c.goto_parent() {
-                return None;
+                return;
             }
         }
     }
