@@ -293,7 +293,7 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
         );
     }
     format!(
-        "help: if it comes from a kernel parameter, give its value with `// banklint: args(NAME = VALUE)` on the line before the kernel, or make it a `#define` or template constant; {silence}"
+        "help: if it comes from a kernel parameter, give its value with `// banklint: args(NAME = VALUE)` on the line before the kernel; from a template parameter, with a launch or `// banklint: instantiate(NAME = VALUE)`; or make it a `#define` or constant; {silence}"
     )
 }
 

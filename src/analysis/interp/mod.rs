@@ -755,18 +755,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }
                 continue;
             }
+            // A template argument no launch, call or default gives is still one constant for
+            // the whole grid: a uniform unknown, which moves every lane alike (`s[tid + OFF]`)
+            // and leaves a stride it sets unknown, saying which (`s[tid * STRIDE]`).
             let value = given
                 .as_deref()
                 .and_then(|d| const_eval_text(self.unit, d))
                 .map_or_else(
-                    || {
-                        // A device function is given its arguments by a call, not a launch.
-                        let how = if f.kernel { "launch" } else { "call" };
-                        Lanes::unknown(format!(
-                            "template parameter `{}` has no known value ({how} `{}<...>` in this file or give it a default)",
-                            param.name, f.name
-                        ))
-                    },
+                    || Lanes::Same(Value::sym(self.syms.fresh(param.name.clone()))),
                     Lanes::int,
                 );
             Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);
