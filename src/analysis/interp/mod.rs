@@ -327,6 +327,9 @@ struct Analyzer<'a, 'p> {
     /// object's class can hold references: a call banklint does not follow, given the object,
     /// may write them (see `escapes::forget_written_by`).
     object_sources: HashMap<String, Vec<String>>,
+    /// The symbols standing for template value parameters nothing gives a value, with what
+    /// would give one: where a constant is needed (an array's extent), that is the reason.
+    unvalued_template_params: HashMap<crate::analysis::value::Sym, String>,
     /// Returns, breaks and continues taken on one side only of a branch on a warp-uniform
     /// unknown, so far: a loop whose trip sees one may end at any trip.
     maybe_exits: u64,
@@ -640,6 +643,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             ptx_read: HashMap::new(),
             symbolic_loops: 0,
             object_sources: HashMap::new(),
+            unvalued_template_params: HashMap::new(),
             maybe_exits: 0,
             uncertain: 0,
             assumptions: Vec::new(),
@@ -762,7 +766,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .as_deref()
                 .and_then(|d| const_eval_text(self.unit, d))
                 .map_or_else(
-                    || Lanes::Same(Value::sym(self.syms.fresh(param.name.clone()))),
+                    || {
+                        let sym = self.syms.fresh(param.name.clone());
+                        // A device function is given its arguments by a call, not a launch.
+                        let how = if f.kernel { "launch" } else { "call" };
+                        let why = format!(
+                            "template parameter `{}` has no known value ({how} `{}<...>` in this file or give it a default)",
+                            param.name, f.name
+                        );
+                        self.unvalued_template_params.insert(sym, why);
+                        Lanes::Same(Value::sym(sym))
+                    },
                     Lanes::int,
                 );
             Rc::make_mut(&mut self.template_values).insert(param.name.clone(), value);

@@ -638,7 +638,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         let why = match &*lanes.get(0) {
                             Value::Unknown(r) => format!(": {r}"),
                             Value::Affine(a) if lanes.is_uniform() => {
-                                format!(": it is `{}`", self.syms.describe(a))
+                                match (a.terms.iter())
+                                    .find_map(|(s, _)| self.unvalued_template_params.get(s))
+                                {
+                                    Some(why) => format!(": {why}"),
+                                    None => format!(": it is {}", self.syms.describe(a)),
+                                }
                             }
                             Value::Affine(_) => String::new(),
                         };
