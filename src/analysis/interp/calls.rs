@@ -810,7 +810,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     let value = match text {
                         Some(t) => {
                             let v = self.eval_text(&t, call.callee.span, mask, &param.name);
-                            if v.as_const().is_some() {
+                            // A constant, or one the caller does not know either (its own
+                            // template parameter with no value): uniform all the same.
+                            let uniform = v.is_uniform() && v.get(0).as_affine().is_some();
+                            if v.as_const().is_some() || uniform {
                                 v
                             } else {
                                 Lanes::unknown(format!(
