@@ -73,7 +73,13 @@ array (and whether the name is used at all after the declaration).
 
 Seconds are the wall time of each JSON run (process start included), summed per repository,
 with the slowest file. Runs go in parallel (`--jobs`, default one per core), which on a
-loaded machine inflates each file's time; use `--jobs 1` for times to quote.
+loaded machine inflates each file's time; use `--jobs 1` for times to quote. Each file run
+prepares its headers anew, as an editor's first check of a file does.
+
+"One run" is the other time a user meets: the same files given to one `banklint check`
+(as a pre-commit hook or CI passes them), which reads each header once for all of them and
+checks files side by side on its cores. It runs alone, after the file runs, with
+`--one-run-timeout` (default 600 s); `--no-one-run` leaves it out.
 
 Options that list more: `--markdown` (the README's table), `--list-missing` (each declaration
 not analyzed, with why),
@@ -629,7 +635,26 @@ def measure(repo, args, progress):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(one, files))
     wall = time.monotonic() - t0
-    return tally(repo, results, scans, by_base, other_backend, size, wall)
+    row = tally(repo, results, scans, by_base, other_backend, size, wall)
+    if args.one_run and files:
+        row["one_run"] = run_all_at_once(args.banklint, repo.root, files, args.one_run_timeout, extra)
+    return row
+
+
+def run_all_at_once(banklint, root, files, timeout, extra):
+    """Every file in one `banklint check` (headers read once, files side by side): its wall
+    time, and whether it ended as a check does (exit 0 or 1: findings or none)."""
+    cmd = [banklint, "check", *files, "--format", "json", "--color", "never", "--no-config"] + extra
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout, errors="replace")
+    except subprocess.TimeoutExpired:
+        return {"seconds": round(time.monotonic() - t0, 3), "status": "timeout"}
+    seconds = round(time.monotonic() - t0, 3)
+    if p.returncode == 101 or "panicked" in p.stderr or p.returncode < 0:
+        return {"seconds": seconds, "status": "crash"}
+    return {"seconds": seconds, "status": "ok" if p.returncode in (0, 1) else f"exit {p.returncode}"}
 
 
 def resolve_written(place, access_file, scans, by_base, root=None):
@@ -1012,7 +1037,20 @@ def total_of(rows):
     t["not_reached_hints"] = {k: dict(v.most_common()) for k, v in hints.items()}
     t["seconds"] = round(t["seconds"], 3)
     t["wall_seconds"] = round(t["wall_seconds"], 3)
+    runs = [r["one_run"] for r in rows if "one_run" in r]
+    if runs and len(runs) == len(rows):
+        bad = [f"{r['repo']}: {r['one_run']['status']}" for r in rows if r["one_run"]["status"] != "ok"]
+        t["one_run"] = {"seconds": round(sum(x["seconds"] for x in runs), 3),
+                        "status": "; ".join(bad) or "ok"}
     return t
+
+
+def one_run_cell(r):
+    """`7.8` (one run's seconds), `7.8 crash`, or `-` when it was not measured."""
+    o = r.get("one_run")
+    if not o:
+        return "-"
+    return f"{o['seconds']:.1f}" + ("" if o["status"] == "ok" else " " + o["status"].split(":")[-1].strip())
 
 
 def short_name(name, width):
@@ -1025,7 +1063,7 @@ def print_table(table, args):
     nw = max([len("repository")] + [min(len(r["repo"]), 34) for r in rows])
     head = (f"{'repository':<{nw}} {'files':>5} {'arrays':>6} {'analyzed':>8} {'share':>6} "
             f"{'unknown':>7} {'unreached':>9} {'acc analyzed/unknown':>20} {'seconds':>8} "
-            f"{'slowest':>7}  {'crash/timeout':>13}  slowest file")
+            f"{'slowest':>7} {'one run':>7}  {'crash/timeout':>13}  slowest file")
     print(head)
     print("-" * len(head))
     for r in rows + ([total] if len(rows) > 1 else []):
@@ -1037,7 +1075,7 @@ def print_table(table, args):
             print("-" * len(head))
         print(f"{short_name(r['repo'], nw):<{nw}} {r['files']:>5} {r['arrays']:>6} {r['arrays_analyzed']:>8} "
               f"{pct(r['arrays_analyzed'], r['arrays']):>6} {unk:>7} {unreached:>9} {acc:>20} "
-              f"{r['seconds']:>8.1f} {r['slowest']['seconds']:>7.2f}  "
+              f"{r['seconds']:>8.1f} {r['slowest']['seconds']:>7.2f} {one_run_cell(r):>7}  "
               f"{len(r['crashes']):>6}/{len(r['timeouts']):<6}  {slow}")
     print()
     print(f"share: {total['arrays_analyzed']} of {total['arrays']} __shared__ arrays "
@@ -1101,8 +1139,8 @@ def print_table(table, args):
 
 def print_markdown(result):
     """The README's table: one row per repository of every table, a bold total for the corpus."""
-    print("| repository | arrays | analyzed | only unknown | not reached | seconds (slowest file) |")
-    print("|---|---|---|---|---|---|")
+    print("| repository | arrays | analyzed | only unknown | not reached | seconds (slowest file) | one run |")
+    print("|---|---|---|---|---|---|---|")
     for t in result["tables"]:
         rows = t["rows"] + ([t["total"]] if len(t["rows"]) > 1 else [])
         for r in rows:
@@ -1111,7 +1149,7 @@ def print_markdown(result):
             share = f" ({pct(r['arrays_analyzed'], r['arrays'])})" if r["arrays_analyzed"] else ""
             print(f"| {b}{name}{b} | {b}{r['arrays']}{b} | {b}{r['arrays_analyzed']}{share}{b} | "
                   f"{r['arrays_reached'] - r['arrays_analyzed']} | {r['arrays'] - r['arrays_reached']} | "
-                  f"{r['seconds']:.1f} ({r['slowest']['seconds']:.2f}) |")
+                  f"{r['seconds']:.1f} ({r['slowest']['seconds']:.2f}) | {b}{one_run_cell(r)}{b} |")
     print()
 
 
@@ -1128,7 +1166,7 @@ def compare(old, new, max_listed=8):
         orows = {r["repo"]: r for r in ot["rows"]}
         print(f"\n{t['name']}:")
         print(f"  {'repository':<34} {'arrays analyzed':>22} {'accesses analyzed':>22} {'unknown':>14} "
-              f"{'seconds':>16} {'slowest':>14} {'crash+timeout':>14}")
+              f"{'seconds':>16} {'slowest':>14} {'one run':>16} {'crash+timeout':>14}")
         for r in t["rows"] + ([t["total"]] if len(t["rows"]) > 1 else []):
             o = orows.get(r["repo"]) if r is not t["total"] else ot["total"]
             if o is None:
@@ -1147,7 +1185,8 @@ def compare(old, new, max_listed=8):
                   f"{d(o['accesses_analyzed'], r['accesses_analyzed']):>22} "
                   f"{d(o['accesses_unknown'], r['accesses_unknown']):>14} "
                   f"{o['seconds']:>6.1f} -> {r['seconds']:<6.1f} "
-                  f"{o['slowest']['seconds']:>5.2f} -> {r['slowest']['seconds']:<5.2f} {ct_o:>5} -> {ct_n}")
+                  f"{o['slowest']['seconds']:>5.2f} -> {r['slowest']['seconds']:<5.2f} "
+                  f"{one_run_cell(o):>6} -> {one_run_cell(r):<6} {ct_o:>5} -> {ct_n}")
             if r is t["total"]:
                 continue
             od = {(x["file"], x["line"], x["name"]): x for x in o.get("declarations", [])}
@@ -1225,6 +1264,10 @@ def main():
     ap.add_argument("--list-missing", action="store_true", help="each array without an analyzed access, with why")
     ap.add_argument("--per-file", action="store_true", help="one line per file run")
     ap.add_argument("--details", action="store_true", help="skipped-code reasons and signature constructs")
+    ap.add_argument("--no-one-run", dest="one_run", action="store_false",
+                    help="leave out the one run of all of a repository's files")
+    ap.add_argument("--one-run-timeout", type=float, default=600.0,
+                    help="seconds for the one run of all of a repository's files (default 600)")
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     ap.add_argument("--banklint-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `banklint check` (repeatable), e.g. --banklint-arg=--arch=sm_70")

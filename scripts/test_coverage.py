@@ -18,7 +18,8 @@ sys.path.insert(0, HERE)
 import coverage  # noqa: E402
 
 # A stand-in for banklint: prints the JSON (or human text) stored for the checked path in
-# $FAKE_BANKLINT_DATA; "crash" panics, "hang" sleeps past any timeout.
+# $FAKE_BANKLINT_DATA; "crash" panics, "hang" sleeps past any timeout. Given several paths
+# (one run of every file), it panics if one of them does.
 FAKE = r'''#!/usr/bin/env python3
 import json, os, sys, time
 args = sys.argv[1:]
@@ -29,6 +30,11 @@ fmt = args[args.index("--format") + 1]
 data = json.load(open(os.environ["FAKE_BANKLINT_DATA"]))
 with open(os.environ["FAKE_BANKLINT_DATA"] + ".argv", "a") as fh:
     fh.write(json.dumps(args) + "\n")
+paths = args[1:args.index("--format")]
+if len(paths) > 1:
+    if any(data.get(os.path.normpath(p)) == "crash" for p in paths):
+        sys.stderr.write("thread 'main' panicked at src/x.rs:1:1\n"); sys.exit(101)
+    print(json.dumps({"version": 1, "files": [], "accesses": [], "diagnostics": []})); sys.exit(0)
 entry = data.get(path, {})
 if entry == "crash":
     sys.stderr.write("thread 'main' panicked at src/x.rs:1:1\n"); sys.exit(101)
@@ -81,6 +87,8 @@ class Fixture:
         a.banklint_arg = []
         a.top = 4
         a.details = a.list_missing = a.per_file = False
+        a.one_run = kw.get("one_run", False)
+        a.one_run_timeout = 20.0
         return a
 
     def measure(self, defines=(), **kw):
@@ -273,6 +281,31 @@ class MeasureTest(unittest.TestCase):
             self.assertEqual(row["timeouts"], ["a.cu"])
             self.assertEqual(by_name(row)["x"]["why"], "timeout")
             self.assertEqual(by_name(row)["y"]["state"], "analyzed")
+        finally:
+            fx.close()
+
+    def test_one_run_checks_every_file_in_one_command(self):
+        files = {"a.cu": "__global__ void a() { __shared__ float x[2]; x[0] = 1; }",
+                 "b.cu": "__global__ void b() { __shared__ float y[2]; y[0] = 1; }"}
+        fx = Fixture(files, {"b.cu": {"accesses": [access("b.cu", 1, "y", "b")]}})
+        try:
+            row = fx.measure(defines=["X=1"], one_run=True)
+            self.assertEqual(row["one_run"]["status"], "ok")
+            together = [a for a in fx.argv() if len(a) > 1 and a[2] != "--format"]
+            self.assertEqual(len(together), 1)
+            self.assertEqual(sorted(together[0][1:3]), ["a.cu", "b.cu"])
+            self.assertIn("-DX=1", together[0])
+            self.assertNotIn("one_run", fx.measure())
+        finally:
+            fx.close()
+        fx = Fixture(files, {"a.cu": "crash"})
+        try:
+            row = fx.measure(one_run=True)
+            self.assertEqual(row["one_run"]["status"], "crash")
+            self.assertEqual(row["crashes"][0].split(":")[0], "a.cu")
+            total = coverage.total_of([row])
+            self.assertEqual(total["one_run"]["status"], "owner/repo: crash")
+            self.assertTrue(coverage.one_run_cell(row).endswith(" crash"))
         finally:
             fx.close()
 
