@@ -242,7 +242,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .map(|m| m.value.clone());
             if let Some(value) = value {
                 let v = self.eval_text(&value, span, mask, name);
-                if v.as_const().is_some() {
+                if self.is_compile_time(&v) {
                     return v;
                 }
             }
@@ -251,6 +251,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
         }
         Lanes::unknown(format!("`{name}` is not known to banklint"))
+    }
+
+    /// Whether `v` is one compile-time value: a constant, or a form over template parameters
+    /// nothing gives a value (a class's `static constexpr int kSize = Q;` with `Q` such a
+    /// parameter is `Q`, one value for the grid).
+    fn is_compile_time(&self, v: &Lanes) -> bool {
+        match v {
+            Lanes::Same(Value::Affine(a)) => {
+                (a.terms.iter()).all(|(s, _)| self.unvalued_template_params.contains_key(s))
+            }
+            _ => false,
+        }
     }
 
     /// Evaluates source text standing for an expression at `span` (a macro body).
