@@ -526,7 +526,7 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
                 w.array()
             ),
             DeclaredElsewhere::Function { .. } => format!(
-                "`{name}` is `{declarer}`'s own array, declared at {file}:{line}; it is analyzed with this call's template arguments and block"
+                "`{name}` is `{declarer}`'s own array, declared at {file}:{line}; it is analyzed with this call's arguments and block"
             ),
         });
     }

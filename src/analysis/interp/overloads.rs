@@ -914,11 +914,13 @@ fn encloses(outer: &str, inner: &str) -> bool {
 }
 
 /// Whether `f`, a function of another file than the caller's, declares `__shared__` arrays of
-/// its own that its file's run analyzes fully by itself: a function that is not a template.
-/// A template's arrays take their sizes and types from the arguments of each call, so it is
-/// run at the calls, with the caller's arguments and block.
+/// its own that its file's run analyzes fully by itself: a function that is neither a
+/// template nor given parameters. A template's arrays take their sizes and types from the
+/// arguments of each call, and a parameter (`put(int i)` storing at `s[i]`) is known only at
+/// a call, so such a function is run at the calls, with the caller's arguments and block.
 pub(super) fn own_shared_settled_alone(unit: &Unit<'_>, f: &Function) -> bool {
     f.template.is_none()
+        && f.params.is_empty()
         && (unit.prepared.keywords_in(f.span.clone()))
             .any(|(k, _)| *k == crate::front::cuda::Keyword::Shared)
 }
