@@ -6,7 +6,7 @@ use crate::analysis::extraction::extract;
 use crate::analysis::interp::{AnalysisOptions, FileRuns, SiteKey, analyze};
 use crate::bank::arch::Target;
 use crate::front::cuda::ChunkKind;
-use crate::front::cuda::{Defines, Prepared, prepare_to_check};
+use crate::front::cuda::{Defines, Prepared, prepare_to_check, probe_to_check};
 use crate::front::host_templates::TemplateCall;
 use crate::front::includes::{HeaderLog, Includer, IncluderIndex, header_loader, include_problems};
 use crate::front::limits_scan;
@@ -43,10 +43,32 @@ fn prepare_file(
     text: &str,
     options: &CheckOptions,
 ) -> (Prepared, HeaderLog, Option<Includer>) {
+    let header_log = HeaderLog::default();
+    let mut includer_calls = |prepared: &Prepared, names: &[String]| {
+        includer_template_calls(file, prepared, names, options)
+    };
+    // A file that writes no kernel and no shared memory (a header of device helpers) may need
+    // no declarations at all: its includers' texts are first only preprocessed, for their
+    // macros, and prepared whole only if it does.
+    let (defines, dirs) = (&options.defines, &options.include_dirs);
+    if let Some(index) = &options.includers
+        && !(text.contains("__global__") || text.contains("__shared__"))
+        && let Some(found) = index.macro_context_for(&file.path, defines, dirs)
+    {
+        let name = found.includer.path.display().to_string();
+        let mut load = header_loader(&file.path, dirs, &header_log).after(found.read_once);
+        let context = Some((name, found.prepared));
+        if let Some(p) =
+            probe_to_check(text, defines, &mut load, context, Some(&mut includer_calls))
+        {
+            return (p, header_log, Some(found.includer));
+        }
+    }
+    let header_log = HeaderLog::default();
     let found = options
         .includers
         .as_ref()
-        .and_then(|index| index.context_for(&file.path, &options.defines, &options.include_dirs));
+        .and_then(|index| index.context_for(&file.path, defines, dirs));
     let (includer, context, read_once) = match found {
         Some(found) => {
             let name = found.includer.path.display().to_string();
@@ -54,10 +76,6 @@ fn prepare_file(
             (Some(found.includer), context, found.read_once)
         }
         None => (None, None, Vec::new()),
-    };
-    let header_log = HeaderLog::default();
-    let mut includer_calls = |prepared: &Prepared, names: &[String]| {
-        includer_template_calls(file, prepared, names, options)
     };
     let prepared = prepare_to_check(
         text,

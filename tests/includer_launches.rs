@@ -210,3 +210,45 @@ fn a_device_function_template_without_arguments_asks_for_a_call_not_a_launch() {
         "{json}"
     );
 }
+
+/// A header of device helpers that names no kernel and no shared memory is checked in its
+/// includer's context without that context being lowered, unless one of its functions can
+/// reach shared memory through what the includer's headers define (a function template with
+/// an array of its own): then it is analyzed on its own, as before.
+#[test]
+fn a_helper_header_is_analyzed_only_when_it_can_reach_shared_memory() {
+    let dir = temp_dir("helper-headers");
+    write(
+        &dir,
+        "stage.cuh",
+        b"#pragma once\ntemplate <int N>\n__device__ void stage(int i)\n{\n    __shared__ float s[N];\n    s[i] = 1.0f;\n}\n",
+    );
+    write(
+        &dir,
+        "helpers.cuh",
+        b"__device__ void helper() { stage<1024>(threadIdx.x * 32); }\n",
+    );
+    write(
+        &dir,
+        "plain.cuh",
+        b"__device__ int twice(int i) { return 2 * i; }\n",
+    );
+    write(
+        &dir,
+        "main.cu",
+        b"#include \"stage.cuh\"\n#include \"plain.cuh\"\n#include \"helpers.cuh\"\n__global__ void k() { helper(); }\nint main() { k<<<1, 32>>>(); }\n",
+    );
+    // Through the includer's header, `helper` reaches `stage`'s own array: 32 lanes, 32 words
+    // apart, one bank.
+    let json = banklint(&dir, &["check", "helpers.cuh", "--format", "json"]).json();
+    let accesses = json["accesses"].as_array().unwrap();
+    assert_eq!(accesses.len(), 1, "{json}");
+    assert_eq!(accesses[0]["status"], "analyzed", "{json}");
+    assert_eq!(accesses[0]["conflict_ways"], 32, "{json}");
+    assert_eq!(json["files"][0]["context"], "main.cu", "{json}");
+    // Arithmetic alone reaches nothing: no access, no note.
+    let json = banklint(&dir, &["check", "plain.cuh", "--format", "json"]).json();
+    assert_eq!(json["accesses"], serde_json::json!([]), "{json}");
+    assert_eq!(json["diagnostics"], serde_json::json!([]), "{json}");
+    assert_eq!(json["files"][0]["context"], "main.cu", "{json}");
+}

@@ -126,11 +126,48 @@ pub fn prepare_to_check(
     )
 }
 
+/// Like [`prepare_to_check`], for a file checked in the context of includers whose texts
+/// were only preprocessed ([`preprocess_in_context`]): the file prepared, when it has no
+/// device code that needs declarations (then neither do its includers); `None` when it has,
+/// and must be prepared again in its includers' full context.
+pub fn probe_to_check(
+    src: &str,
+    defines: &Defines,
+    load: &mut dyn IncludeLoader,
+    context: Option<(String, Prepared)>,
+    includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
+) -> Option<Prepared> {
+    let p = prepare_top(src, defines, load, context, Headers::Probe, includer_calls);
+    (!p.device_code).then_some(p)
+}
+
+/// An includer's text before its `#include` of the file, preprocessed in the context of the
+/// includers before it: its macros, and its headers preprocessed, nothing parsed or lowered
+/// (see [`probe_to_check`]).
+pub fn preprocess_in_context(
+    src: &str,
+    defines: &Defines,
+    load: &mut dyn IncludeLoader,
+    context: Option<(String, Prepared)>,
+) -> Prepared {
+    let mut macros = initial_macros(defines);
+    if let Some((_, ctx)) = &context {
+        macros.absorb(&ctx.macros, 0);
+    }
+    let mut out = preprocess_stage(src, macros, load);
+    out.expanded = out.text.clone();
+    out.headers
+        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
+    out
+}
+
 /// When a file's headers are lowered for their declarations.
 #[derive(Clone, Copy, PartialEq)]
 enum Headers {
     Always,
     IfDeviceCode,
+    /// As `IfDeviceCode`, returning unlowered as soon as the file turns out to need them.
+    Probe,
 }
 
 fn prepare_top(
@@ -147,12 +184,31 @@ fn prepare_top(
         macros.absorb(&ctx.macros, 0);
     }
     let mut out = preprocess_stage(src, macros, load);
-    let tree = parse(&out.text);
-    out.device_code = tree
-        .as_ref()
-        .is_none_or(|t| analyzed_on_its_own(&out.tokens, &out.text, t.root_node()));
-    let lower_headers = headers == Headers::Always || out.device_code;
     out.expanded = out.text.clone();
+    let tree = parse(&out.text);
+    out.device_code = match tree
+        .as_ref()
+        .map(|t| own_code(&out.tokens, &out.text, t.root_node()))
+    {
+        None | Some(OwnCode::Analyzed) => true,
+        Some(OwnCode::Nothing) => false,
+        // Always lowered, a context need not ask.
+        Some(OwnCode::DeviceFunctions) if headers == Headers::Always => true,
+        Some(OwnCode::DeviceFunctions) => {
+            let names = (out.tokens.iter())
+                .filter(|t| t.kind == TokenKind::Ident)
+                .map(|t| t.text(&out.text));
+            crate::front::shared_roots::file_can_reach_shared(
+                names,
+                &out,
+                context.as_ref().map(|(_, c)| c),
+            )
+        }
+    };
+    if headers == Headers::Probe && out.device_code {
+        return out;
+    }
+    let lower_headers = headers == Headers::Always || out.device_code;
     lower_stage(&mut out, context, lower_headers, tree, includer_calls);
     out
 }
@@ -168,8 +224,20 @@ pub struct PendingHeader {
     /// What the expansion starts from, and every macro it reads (`preprocessed` keeps only
     /// those the header can see, see `header_cache`), until the header is lowered.
     expansion: std::sync::Mutex<Option<(crate::front::preprocess::Expansion, MacroTable)>>,
+    /// The expansion's result, kept when something read the expanded text before the
+    /// lowering did (see `shared_roots`).
+    expanded: OnceLock<Expanded>,
+    /// The expanded text, kept by the lowering for later readers.
+    expanded_text: OnceLock<String>,
     lowered: OnceLock<Arc<Prepared>>,
 }
+
+/// A header's expanded text, its map to the header, and the notes on expansions abandoned.
+type Expanded = (
+    String,
+    crate::front::source_map::SourceMap,
+    Vec<crate::front::preprocess::Note>,
+);
 
 impl PendingHeader {
     pub fn new(
@@ -180,6 +248,8 @@ impl PendingHeader {
         PendingHeader {
             preprocessed,
             expansion: std::sync::Mutex::new(Some((expansion, macros))),
+            expanded: OnceLock::new(),
+            expanded_text: OnceLock::new(),
             lowered: OnceLock::new(),
         }
     }
@@ -189,18 +259,33 @@ impl PendingHeader {
         &self.preprocessed
     }
 
+    /// The header's expanded text, before lowering.
+    pub fn expanded_text(&self) -> &str {
+        if let Some(t) = self.expanded_text.get() {
+            return t;
+        }
+        self.expanded.get_or_init(|| self.expand()).0.as_str()
+    }
+
+    fn expand(&self) -> Expanded {
+        match self.expansion.lock().as_deref() {
+            Ok(Some((expansion, macros))) => expansion.run(&self.preprocessed.source, macros),
+            _ => Default::default(),
+        }
+    }
+
     /// The header expanded, parsed and lowered, its own headers first.
     pub fn lowered(&self) -> Arc<Prepared> {
         let lowered = self
             .lowered
             .get_or_init(|| {
                 let mut out = self.preprocessed.preprocessing_copy();
-                if let Ok(e) = self.expansion.lock()
-                    && let Some((expansion, macros)) = e.as_ref()
-                {
-                    let (text, map, notes) = expansion.run(&self.preprocessed.source, macros);
-                    out.expanded(text, map, notes);
-                }
+                let (text, map, notes) = match self.expanded.get() {
+                    Some(e) => e.clone(),
+                    None => self.expand(),
+                };
+                let _ = self.expanded_text.set(text.clone());
+                out.expanded(text, map, notes);
                 out.tokens = lex(&out.text).tokens;
                 lower_stage(&mut out, None, true, None, None);
                 Arc::new(out)
@@ -475,21 +560,36 @@ fn without_pragma_operators(text: String) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// Whether the expanded text has code banklint analyzes by itself: a kernel, shared memory,
-/// or a device function or variable outside any class or function body (after expansion:
+/// What code of its own banklint may analyze in a file.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum OwnCode {
+    Nothing,
+    /// Device functions or variables outside any class or function body, and no kernel or
+    /// shared memory: analyzed on their own only if they can reach shared memory through
+    /// what the headers define (see `shared_roots`).
+    DeviceFunctions,
+    /// A kernel or shared memory.
+    Analyzed,
+}
+
+/// What code the expanded text has that banklint analyzes by itself (after expansion:
 /// `RAFT_KERNEL` has become `__global__`). A `__device__` lambda or member function is
 /// analyzed only where a kernel calls it, so it does not count.
-fn analyzed_on_its_own(tokens: &[Token], text: &str, root: tree_sitter::Node<'_>) -> bool {
-    tokens.iter().any(|t| {
-        t.kind == TokenKind::Ident
-            && match t.text(text) {
-                "__global__" | "__shared__" => true,
-                "__device__" | "__constant__" | "__managed__" => {
-                    !crate::front::syntax::inside_body(root, t.start)
-                }
-                _ => false,
+fn own_code(tokens: &[Token], text: &str, root: tree_sitter::Node<'_>) -> OwnCode {
+    let mut found = OwnCode::Nothing;
+    for t in tokens.iter().filter(|t| t.kind == TokenKind::Ident) {
+        match t.text(text) {
+            "__global__" | "__shared__" => return OwnCode::Analyzed,
+            "__device__" | "__constant__" | "__managed__"
+                if found == OwnCode::Nothing
+                    && !crate::front::syntax::inside_body(root, t.start) =>
+            {
+                found = OwnCode::DeviceFunctions;
             }
-    })
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Lowers a preprocessed `out`: the context's and (when `lower_headers`) the headers'

@@ -394,10 +394,18 @@ mod tests {
         // A device lambda or member function is analyzed only where a kernel calls it.
         let members = "#include \"k.cuh\"\nstruct Op { __device__ int operator()(int i) const { return i; } };\nvoid h() { auto f = [] __device__ (int i) { return i; }; }\n";
         assert!(!prepare_to_check(members, &d, &mut files, None, None).device_code);
-        // A device function at namespace scope is analyzed on its own.
+        // A device function at namespace scope is analyzed on its own when it can reach
+        // shared memory: here through a header's wrapper class, not by arithmetic alone.
         let function =
             "#include \"k.cuh\"\nnamespace a { __device__ int twice(int i) { return 2 * i; } }\n";
-        assert!(prepare_to_check(function, &d, &mut files, None, None).device_code);
+        assert!(!prepare_to_check(function, &d, &mut files, None, None).device_code);
+        files.texts.insert(
+            "sm.cuh",
+            "template <class T> struct Smem { __device__ T *get() { extern __shared__ T s[]; return s; } };\n"
+                .to_string(),
+        );
+        let wrapped = "#include \"sm.cuh\"\n__device__ void fill() { Smem<float> m; m.get()[threadIdx.x] = 1; }\n";
+        assert!(prepare_to_check(wrapped, &d, &mut files, None, None).device_code);
         // A kernel spelled through the header's macro is device code: the header is lowered,
         // once, and its declarations reach the file.
         let device = "#include \"k.cuh\"\nKERNEL k(struct Pair *p) {}\n";

@@ -233,6 +233,27 @@ impl IncluderIndex {
         defines: &Defines,
         include_dirs: &[PathBuf],
     ) -> Option<IncluderContext> {
+        self.context_as(path, defines, include_dirs, true)
+    }
+
+    /// Like [`Self::context_for`], with the includers' texts only preprocessed: their macros
+    /// and headers, nothing parsed or lowered (see `cuda::probe_to_check`).
+    pub fn macro_context_for(
+        &self,
+        path: &Path,
+        defines: &Defines,
+        include_dirs: &[PathBuf],
+    ) -> Option<IncluderContext> {
+        self.context_as(path, defines, include_dirs, false)
+    }
+
+    fn context_as(
+        &self,
+        path: &Path,
+        defines: &Defines,
+        include_dirs: &[PathBuf],
+        lowered: bool,
+    ) -> Option<IncluderContext> {
         let chain = self.chain(path);
         // Outermost includer first: each prefix is prepared in the context of the one before,
         // its `#pragma once` headers already read (as in the translation unit they make).
@@ -243,7 +264,16 @@ impl IncluderIndex {
             let prefix = text.get(..inc.directive_at)?;
             let log = HeaderLog::default();
             let mut load = header_loader(&inc.path, include_dirs, &log).after(read_once);
-            let prepared = prepare_in_context(prefix, defines, &mut load, context.take());
+            let prepared = if lowered {
+                prepare_in_context(prefix, defines, &mut load, context.take())
+            } else {
+                crate::front::cuda::preprocess_in_context(
+                    prefix,
+                    defines,
+                    &mut load,
+                    context.take(),
+                )
+            };
             read_once = load.read_once();
             context = Some((inc.path.display().to_string(), prepared));
         }

@@ -44,6 +44,7 @@ pub mod parse;
 pub mod prepared;
 pub mod preprocess;
 pub mod project_headers;
+pub mod shared_roots;
 pub mod source;
 pub mod source_map;
 pub mod syntax;
