@@ -51,6 +51,15 @@ impl Type {
             Type::Unknown(why) if why.contains("whose layout") => {
                 format!("the field `{m}` is in {why}")
             }
+            // A type declared nowhere, analyzed at each size as a plain value.
+            Type::Scalar { name, .. } if opaque_element(name).is_some() => format!(
+                "the field `{m}` is of a type declared nowhere banklint reads, which it analyzes as a plain value of each size (here {name}), without fields"
+            ),
+            // The field whose size is not known: its own accesses cannot be sized.
+            Type::Record(r) if r.unsized_field.as_deref() == Some(m) => format!(
+                "the field `{m}` of `{}` has a type whose size is not known",
+                self.name()
+            ),
             // Left out of a partial layout: it lies after a field of unknown size.
             Type::Record(r) if r.unsized_field.is_some() => format!(
                 "the field `{m}` of `{}` lies after its field `{}`, whose size is not known",
@@ -574,6 +583,9 @@ mod tests {
         assert_eq!(names, ["head"]);
         let s = Type::Record(Rc::new(s));
         assert!(s.field_problem("tail").contains("lies after its field `t`"));
+        assert!(s.field_problem("t").ends_with("has a type whose size is not known"));
+        let opaque = opaque_element(&opaque_name(8)).unwrap();
+        assert!(opaque.field_problem("x").contains("declared nowhere banklint reads"));
         // Every size known: not a partial record.
         assert!(layout_partial_record("c", vec![f("a", float(), vec![])], false, 1).is_none());
     }
