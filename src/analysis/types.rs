@@ -583,9 +583,16 @@ mod tests {
         assert_eq!(names, ["head"]);
         let s = Type::Record(Rc::new(s));
         assert!(s.field_problem("tail").contains("lies after its field `t`"));
-        assert!(s.field_problem("t").ends_with("has a type whose size is not known"));
+        assert!(
+            s.field_problem("t")
+                .ends_with("has a type whose size is not known")
+        );
         let opaque = opaque_element(&opaque_name(8)).unwrap();
-        assert!(opaque.field_problem("x").contains("declared nowhere banklint reads"));
+        assert!(
+            opaque
+                .field_problem("x")
+                .contains("declared nowhere banklint reads")
+        );
         // Every size known: not a partial record.
         assert!(layout_partial_record("c", vec![f("a", float(), vec![])], false, 1).is_none());
     }

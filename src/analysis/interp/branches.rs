@@ -5,13 +5,70 @@ use super::loops::assigned_in_stmt;
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
+    /// Whether `e` is a constant expression of the C++ program: literals, `sizeof`, and names
+    /// of template arguments and constants (not of variables), through operators.
+    fn is_compile_time_expression(&mut self, e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Constant(_) | Expression::SizeOfTy(_) | Expression::SizeOfVal(_) => true,
+            Expression::Identifier(id) => {
+                let name = &id.node.name;
+                self.lookup(name).is_none()
+                    && (self
+                        .template_values
+                        .get(name)
+                        .is_some_and(|v| v.as_const().is_some())
+                        || matches!(name.as_str(), "true" | "false")
+                        || self.named_constant(name).is_some())
+            }
+            Expression::UnaryOperator(u) => {
+                matches!(
+                    u.node.operator.node,
+                    UnaryOperator::Plus
+                        | UnaryOperator::Minus
+                        | UnaryOperator::Complement
+                        | UnaryOperator::Negate
+                ) && self.is_compile_time_expression(&u.node.operand)
+            }
+            Expression::BinaryOperator(b) => {
+                !matches!(
+                    b.node.operator.node,
+                    BinaryOperator::Index
+                        | BinaryOperator::Assign
+                        | BinaryOperator::AssignMultiply
+                        | BinaryOperator::AssignDivide
+                        | BinaryOperator::AssignModulo
+                        | BinaryOperator::AssignPlus
+                        | BinaryOperator::AssignMinus
+                        | BinaryOperator::AssignShiftLeft
+                        | BinaryOperator::AssignShiftRight
+                        | BinaryOperator::AssignBitwiseAnd
+                        | BinaryOperator::AssignBitwiseXor
+                        | BinaryOperator::AssignBitwiseOr
+                ) && self.is_compile_time_expression(&b.node.lhs)
+                    && self.is_compile_time_expression(&b.node.rhs)
+            }
+            Expression::Conditional(c) => {
+                self.is_compile_time_expression(&c.node.condition)
+                    && self.is_compile_time_expression(&c.node.then_expression)
+                    && self.is_compile_time_expression(&c.node.else_expression)
+            }
+            Expression::Cast(c) => self.is_compile_time_expression(&c.node.expression),
+            _ => false,
+        }
+    }
+
     pub(super) fn exec_if(&mut self, i: &IfStatement, mask: &[bool]) {
         let c = self.eval(&i.condition, mask);
         // `if constexpr` with its condition settled: the other branch is not instantiated,
         // so nothing in it runs or is reported.
         let at = self.span(i.condition.span).start;
+        // A plain `if` on a compile-time constant (`if (BroadcastAll)` with the template
+        // argument `false`) likewise: the other side never runs in this instantiation, and
+        // nvcc drops it. Not so for values banklint assumed (a launch's block, an `args(...)`):
+        // there the side no thread reaches is said to be.
         if let Some(v) = c.as_const()
-            && self.unit.prepared.constexpr_ifs.binary_search(&at).is_ok()
+            && (self.unit.prepared.constexpr_ifs.binary_search(&at).is_ok()
+                || self.is_compile_time_expression(&i.condition))
         {
             match (v != 0, &i.else_statement) {
                 (true, _) => self.exec(&i.then_statement, mask),
