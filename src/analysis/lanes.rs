@@ -218,6 +218,12 @@ impl Lanes {
         matches!(self, Lanes::Same(_))
     }
 
+    /// Whether the warp shares a value known as such: a constant or a form over uniform
+    /// symbols. An unknown held once (`Lanes::unknown`) claims nothing about its lanes.
+    pub fn is_known_uniform(&self) -> bool {
+        matches!(self, Lanes::Same(Value::Affine(_)))
+    }
+
     pub fn as_const(&self) -> Option<i64> {
         match self {
             Lanes::Same(v) => v.as_const(),

@@ -95,11 +95,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         // `f(addr, {row, col})`: kept element by element for a struct
                         // parameter (see `inline_call_in`).
                         Some(items) => {
-                            let uniform = items.iter().all(Lanes::is_uniform);
+                            let uniform = items.iter().all(Lanes::is_known_uniform);
                             aggregates.push((k, items));
                             let why = "an aggregate `{...}`";
                             if uniform {
-                                Lanes::unknown(why)
+                                self.uniform_data(why)
                             } else {
                                 Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]))
                             }

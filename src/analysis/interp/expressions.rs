@@ -31,14 +31,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 // is an aggregate, which no index can use. Its members are the same in every
                 // lane only when every element is.
                 let uniform = match &e.node {
-                    Expression::Comma(list) => {
-                        list.iter().all(|x| self.eval_node(x, mask).is_uniform())
-                    }
-                    _ => self.eval_node(e, mask).is_uniform(),
+                    Expression::Comma(list) => list
+                        .iter()
+                        .all(|x| self.eval_node(x, mask).is_known_uniform()),
+                    _ => self.eval_node(e, mask).is_known_uniform(),
                 };
                 let why = "a braced list `{...}` (an aggregate)";
                 return if uniform {
-                    Lanes::unknown(why)
+                    self.uniform_data(why)
                 } else {
                     Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]))
                 };
@@ -171,16 +171,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         Lanes::unknown("a sizeof banklint does not evaluate")
     }
 
-    /// A value read from memory or computed from non-integers: unknown, but uniform when its
-    /// inputs were.
     /// The value of a shared element a reference is bound to: data each lane holds for
     /// itself (the element may differ per lane), never a warp-uniform unknown.
     pub(super) fn element_data(&self) -> Lanes {
         Lanes::Each(Rc::new(vec![Value::unknown("it is shared data"); self.n]))
     }
 
+    /// A value read from memory or computed from non-integers: unknown, but uniform when its
+    /// inputs were known to be.
     pub(super) fn data_value(&mut self, from: &Lanes, what: &str) -> Lanes {
-        if from.is_uniform() {
+        // An unknown held once may be anything per lane (a struct returned by a call that
+        // banklint could not follow may hold `threadIdx.x % 8`).
+        if from.is_known_uniform() {
             self.uniform_data(what)
         } else {
             Lanes::Each(Rc::new(vec![
