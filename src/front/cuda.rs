@@ -150,14 +150,27 @@ pub fn preprocess_in_context(
     load: &mut dyn IncludeLoader,
     context: Option<(String, Prepared)>,
 ) -> Prepared {
+    let mut out = preprocess_top(src, defines, load, context.as_ref());
+    out.headers
+        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
+    out
+}
+
+/// `src` preprocessed with the `-D` definitions and the context's macros: its expanded text,
+/// not yet parsed.
+fn preprocess_top(
+    src: &str,
+    defines: &Defines,
+    load: &mut dyn IncludeLoader,
+    context: Option<&(String, Prepared)>,
+) -> Prepared {
     let mut macros = initial_macros(defines);
-    if let Some((_, ctx)) = &context {
+    if let Some((_, ctx)) = context {
+        // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
         macros.absorb(&ctx.macros, 0);
     }
     let mut out = preprocess_stage(src, macros, load);
     out.expanded = out.text.clone();
-    out.headers
-        .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
     out
 }
 
@@ -178,13 +191,7 @@ fn prepare_top(
     headers: Headers,
     includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
 ) -> Prepared {
-    let mut macros = initial_macros(defines);
-    if let Some((_, ctx)) = &context {
-        // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
-        macros.absorb(&ctx.macros, 0);
-    }
-    let mut out = preprocess_stage(src, macros, load);
-    out.expanded = out.text.clone();
+    let mut out = preprocess_top(src, defines, load, context.as_ref());
     let tree = parse(&out.text);
     out.device_code = match tree
         .as_ref()
