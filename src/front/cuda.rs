@@ -216,7 +216,14 @@ fn prepare_top(
         return out;
     }
     let lower_headers = headers == Headers::Always || out.device_code;
-    lower_stage(&mut out, context, lower_headers, tree, includer_calls);
+    lower_stage(
+        &mut out,
+        context,
+        lower_headers,
+        tree,
+        includer_calls,
+        false,
+    );
     out
 }
 
@@ -294,7 +301,7 @@ impl PendingHeader {
                 let _ = self.expanded_text.set(text.clone());
                 out.expanded(text, map, notes);
                 out.tokens = lex(&out.text).tokens;
-                lower_stage(&mut out, None, true, None, None);
+                lower_stage(&mut out, None, true, None, None, true);
                 Arc::new(out)
             })
             .clone();
@@ -607,6 +614,7 @@ fn lower_stage(
     lower_headers: bool,
     tree: Option<tree_sitter::Tree>,
     includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
+    header: bool,
 ) {
     if let Some((includer, ctx)) = &context {
         out.absorb_declarations(ctx, includer);
@@ -623,7 +631,13 @@ fn lower_stage(
     out.headers
         .extend(context.map(|(name, ctx)| (name, Arc::new(ctx))));
     let text = std::mem::take(&mut out.text);
-    lower(&text, out, tree.or_else(|| parse(&text)), includer_calls);
+    lower(
+        &text,
+        out,
+        tree.or_else(|| parse(&text)),
+        includer_calls,
+        header,
+    );
 }
 
 /// Lowers the expanded text into `out`: items, rewrites, type names, launches.
@@ -632,6 +646,7 @@ fn lower(
     out: &mut Prepared,
     tree: Option<tree_sitter::Tree>,
     includer_calls: Option<crate::front::host_templates::IncluderCalls<'_>>,
+    header: bool,
 ) {
     let mut bytes = text.as_bytes().to_vec();
     if let Some(tree) = tree {
@@ -639,6 +654,7 @@ fn lower(
         let imported = std::mem::take(&mut out.host_constants);
         let mut l = Lowering::new(text, out);
         l.host_reader.import(&imported);
+        l.host_reader.declarations_only = header;
         lower_items(&mut l, tree.root_node(), includer_calls);
         // The directives are found in the file; the tree is of the expanded text, where a
         // macro expanded earlier has moved them.

@@ -54,6 +54,10 @@ pub struct HostReader<'s> {
     pub classes: crate::front::host_classes::HostClasses,
     /// The parameters of the host function template read without arguments, if one is.
     pub(super) open_params: Vec<String>,
+    /// A header lowered for its declarations (what a file including it needs): its host
+    /// functions are not run, as their launches and calls serve only the header's own check,
+    /// which prepares it as a file.
+    pub declarations_only: bool,
 }
 
 impl<'s> HostReader<'s> {
@@ -68,6 +72,7 @@ impl<'s> HostReader<'s> {
             instance: Vec::new(),
             classes: Default::default(),
             open_params: Vec::new(),
+            declarations_only: false,
         }
     }
 
@@ -175,6 +180,9 @@ impl<'s> HostReader<'s> {
     /// Runs a host function's body; a function template's parameters are open in this run
     /// (see `front::host_templates` for the runs per instantiation).
     pub fn function(&mut self, f: Node<'_>) {
+        if self.declarations_only {
+            return;
+        }
         let mut env = self.globals.clone();
         if let Some(template) = self.host_template(f) {
             for name in template.param_names() {
