@@ -322,6 +322,7 @@ impl<'p> Lowering<'p> {
                 if first.is_some_and(|f| f.kind() != "(") {
                     self.blank_node(n);
                     self.patch(n.start_byte(), "0");
+                    self.out.class_values.push(n.start_byte());
                 } else {
                     return true;
                 }

@@ -191,6 +191,9 @@ pub struct Prepared {
     /// `(a, b)` for lang-c, by the range of their elements: the value is an aggregate, not
     /// the last element, and the analyzer reads it as such.
     pub braced_lists: Vec<(usize, usize)>,
+    /// Values of class type written `T{...}`, spelled `0` for lang-c, by offset: a value no
+    /// index can use and whose lanes nothing says, not the constant the spelling reads as.
+    pub class_values: Vec<usize>,
     /// The names a structured binding declares (`auto [a, b] = f();`, spelled `int a, b = f();`
     /// for lang-c), by offset: each is an element of an object banklint does not take apart.
     pub structured_bindings: Vec<usize>,

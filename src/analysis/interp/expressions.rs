@@ -25,6 +25,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     pub(super) fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        if !self.unit.prepared.class_values.is_empty()
+            && matches!(e.node, Expression::Constant(_))
+            && self
+                .unit
+                .prepared
+                .class_values
+                .contains(&self.span(e.span).start)
+        {
+            // `T{...}`: a value of class type, its elements blanked for lang-c.
+            let why = "a value of class type `T{...}`, which banklint does not take apart";
+            return Lanes::Each(Rc::new(vec![Value::unknown(why); self.n]));
+        }
         {
             if self.is_braced_list(e) {
                 // `{a, b}`: its elements are read (they may load shared memory); the value

@@ -240,6 +240,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             _ => false,
         });
+        // A structured binding's whole value, once evaluated.
+        let mut binding_value: Option<Option<Lanes>> = None;
         for init in &d.node.declarators {
             let Some(name) =
                 crate::analysis::extraction::declarator_name(&init.node.declarator.node)
@@ -264,17 +266,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.record_object_sources(&name, &base, initializer, args.as_deref());
             }
             if (self.unit.prepared.structured_bindings.iter()).any(|p| at.contains(p)) {
-                if let Some(Node {
-                    node: Initializer::Expression(e),
-                    ..
-                }) = &init.node.initializer
-                {
-                    self.eval(e, mask);
-                }
-                let why = format!(
-                    "`{name}` is an element of a structured binding (`auto [...] = ...`), which banklint does not take apart"
-                );
-                self.bind(&name, Binding::Value(Lanes::unknown(why)));
+                // `auto [a, b] = f();` is spelled `int a, b = f();`: the value, evaluated
+                // once, is the last declarator's.
+                let whole = binding_value.get_or_insert_with(|| {
+                    let e = (d.node.declarators.iter()).find_map(|i| match &i.node.initializer {
+                        Some(Node {
+                            node: Initializer::Expression(e),
+                            ..
+                        }) => Some(&**e),
+                        _ => None,
+                    });
+                    e.map(|e| self.eval(e, mask))
+                });
+                // A whole the warp is known to share has elements the warp shares: each a
+                // value banklint does not know that moves every lane alike.
+                let value = if whole.as_ref().is_some_and(Lanes::is_known_uniform) {
+                    self.uniform_data(&format!("`{name}`, an element of a structured binding"))
+                } else {
+                    Lanes::unknown(format!(
+                        "`{name}` is an element of a structured binding (`auto [...] = ...`), which banklint does not take apart"
+                    ))
+                };
+                self.bind(&name, Binding::Value(value));
                 continue;
             }
             if init.node.initializer.is_none() {
