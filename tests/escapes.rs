@@ -615,3 +615,28 @@ void launch(float *o) { k<<<1, 128>>>(o); }
     assert_eq!(notes[0].0, 10, "{notes:?}");
     assert!(notes[0].1.contains("`tmp`"), "{notes:?}");
 }
+
+/// The result of a function banklint has not read is taken for one value of the warp when its
+/// arguments are; an access whose address rests on that says so (a lane index computed there
+/// would make it another access).
+#[test]
+fn an_address_from_an_unread_function_says_what_was_assumed() {
+    let dir = temp_dir("unread-results");
+    let json = check_one(
+        &dir,
+        "__global__ void k(float *out)\n{\n    __shared__ float s[32 * 32];\n    s[row_of_block() * 32 + threadIdx.x] = 1.0f;\n    out[threadIdx.x] = s[threadIdx.x];\n}\nint main() { k<<<1, 32>>>(0); }\n",
+    );
+    let accesses = json["accesses"].as_array().unwrap();
+    let store = accesses.iter().find(|a| a["line"] == 4).expect("the store");
+    assert_eq!(store["status"], "analyzed", "{json}");
+    let said = store["assumptions"].as_array().expect("assumptions");
+    assert!(
+        said.iter().any(|a| a
+            .as_str()
+            .unwrap()
+            .starts_with("`row_of_block`, which banklint has not read")),
+        "{json}"
+    );
+    let load = accesses.iter().find(|a| a["line"] == 5).expect("the load");
+    assert!(load.get("assumptions").is_none(), "{json}");
+}

@@ -270,7 +270,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.forget_written_by(&name, call, None, mask);
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
-            self.uniform_data(&format!("the result of `{name}`"))
+            let v = self.uniform_data(&format!("the result of `{name}`"));
+            if let Lanes::Same(Value::Affine(a)) = &v {
+                for (sym, _) in &a.terms {
+                    self.unread_results.insert(*sym, name.clone());
+                }
+            }
+            v
         } else {
             Lanes::Each(Rc::new(vec![
                 Value::unknown(format!(

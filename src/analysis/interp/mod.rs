@@ -336,6 +336,9 @@ struct Analyzer<'a, 'p> {
     /// Depth of branches taken under an unresolved condition: exits there are not trusted.
     uncertain: usize,
     assumptions: Vec<String>,
+    /// Uniform symbols standing for the results of functions banklint has not read, by the
+    /// function's name: an access whose address holds one says what was assumed.
+    unread_results: HashMap<crate::analysis::value::Sym, String>,
     item: usize,
     span_override: Option<Range<usize>>,
     /// The expression of the expression statement being run: a call there has its result
@@ -647,6 +650,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             maybe_exits: 0,
             uncertain: 0,
             assumptions: Vec::new(),
+            unread_results: HashMap::new(),
             item: 0,
             span_override: None,
             discarded: None,

@@ -239,6 +239,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 site.assumptions.insert(a.clone());
             }
         }
+        // An address holding the result of a function banklint has not read rests on taking
+        // that result for one value of the warp (a lane index would be another access).
+        if !self.unread_results.is_empty()
+            && let Some(t) = mask.iter().position(|&m| m)
+        {
+            for (_, terms) in indices.iter().filter_map(|i| i.affine_at(t)) {
+                for name in terms.iter().filter_map(|(s, _)| self.unread_results.get(s)) {
+                    let said = format!(
+                        "`{name}`, which banklint has not read a definition of, was taken to return one value for the warp"
+                    );
+                    if !site.assumptions.contains(&said) {
+                        site.assumptions.insert(said);
+                    }
+                }
+            }
+        }
         if let Some(p) = member_problem
             .or_else(|| self.arrays[array].layout_problem.clone())
             .or_else(|| pieces.is_none().then(|| ty.size_problem()))
