@@ -12,7 +12,7 @@
 //! tree-sitter, only where a `__shared__` or a root is named; a mention this cannot place in
 //! a named definition, or one in code the grammar could not read, answers "it can".
 
-use crate::front::cuda::Prepared;
+use crate::front::prepared::Prepared;
 use crate::front::syntax::parse;
 use std::collections::HashSet;
 use tree_sitter::Node;
