@@ -1241,3 +1241,27 @@ fn arrays_no_analysis_reaches_are_named_with_why() {
     let explain = stdout(&banklint(&["explain", "unreached-array"]));
     assert!(explain.contains("## What it does"), "{explain}");
 }
+
+/// An access that cannot be analyzed says what would let it be, by its reason: a field of a
+/// type declared nowhere asks for the type, and once given (`-D real2=float2`) it is analyzed.
+#[test]
+fn help_for_an_undeclared_type_asks_for_the_type() {
+    let dir = temp_dir("cli-undeclared-type");
+    let file = write(
+        &dir,
+        "k.cu",
+        "__global__ void k(real2 *p) {\n    __shared__ real2 one;\n    one.x = 1.0f;\n    p[threadIdx.x] = one;\n}\nvoid launch(real2 *p) { k<<<1, 32>>>(p); }\n",
+    );
+    let out = banklint(&["check", &file, "--color", "never"]);
+    let text = stdout(&out);
+    assert!(text.contains("declared nowhere banklint reads"), "{text}");
+    assert!(
+        text.contains("help: give the type as the build does (`-D NAME=float2`"),
+        "{text}"
+    );
+    let out = banklint(&["check", &file, "--format", "json", "-D", "real2=float2"]);
+    let json: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let accesses = json["accesses"].as_array().expect("accesses");
+    assert!(!accesses.is_empty(), "{json}");
+    assert!(accesses.iter().all(|a| a["status"] == "analyzed"), "{json}");
+}

@@ -250,6 +250,18 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: the array's size must be a compile-time constant: if it is a macro or constant from a header, pass `-I` for that header or define it with `-D NAME=VALUE`; {silence}"
         );
     }
+    if reason.contains("declared nowhere banklint reads") {
+        return format!(
+            "help: give the type as the build does (`-D NAME=float2`, a `typedef` in a header banklint reads, or `-I` for that header), and its fields are laid out; {silence}"
+        );
+    }
+    if reason.contains("a member of a struct banklint does not track")
+        || reason.contains("a value of class type")
+    {
+        return format!(
+            "help: a member is followed in an object banklint builds (a local of a class it lays out, set field by field or by its constructor); a struct a call returns or each lane loads is unknown in each lane; {silence}"
+        );
+    }
     if reason.contains("is not known to banklint") {
         return format!(
             "help: if that name is a macro or constant from elsewhere, define it with `-D NAME=VALUE` or pass `-I` for the header that defines it; {silence}"
