@@ -3,7 +3,7 @@
 //! [`source`] loads a file; [`lex`] tokenizes; [`preprocess`] runs the directives and expands
 //! macros ([`macros`]), recording a [`source_map`] back to the file; [`syntax`] parses the
 //! expanded text with tree-sitter, [`items`] finds the top-level items in the tree and [`lower`]
-//! rewrites their CUDA C++ into C of the same length ([`lambdas`]: named lambdas as functions; [`methods`]: methods of classes that keep pointers; [`lower_names`]: names the grammar misreads), together driven by [`cuda`] into a
+//! rewrites their CUDA C++ into C of the same length ([`lambdas`]: named lambdas as functions; [`methods`]: methods of classes that keep pointers; [`lower_names`]: names the grammar misreads; [`lower_launches`]: the kernel launches it records), together driven by [`cuda`] into a
 //! [`prepared`] file ([`names`]: names known without a declaration; [`header_cache`]: each
 //! header prepared once per run for the definitions it sees); [`parse`] parses each item with lang-c ([`casts`] turns C++ casts into C ones in its tree); and
 //! [`includes`] finds the files that include a file and reads headers ([`project_headers`]
@@ -16,6 +16,7 @@
 pub mod annotation_syntax;
 pub mod casts;
 pub mod class_members;
+pub mod class_records;
 pub mod concepts;
 pub mod const_expr;
 pub mod cuda;
@@ -36,6 +37,7 @@ pub mod lambdas;
 pub mod lex;
 pub mod limits_scan;
 pub mod lower;
+pub mod lower_launches;
 pub mod lower_names;
 pub mod macros;
 pub mod methods;
