@@ -148,11 +148,6 @@ impl MacroTable {
         out
     }
 
-    /// Every definition the table holds, whenever in force.
-    pub fn definitions(&self) -> impl Iterator<Item = &Arc<MacroDef>> {
-        (self.entries.values()).flat_map(|defs| defs.iter().filter_map(|(_, d)| d.as_ref()))
-    }
-
     /// Adds every definition of `other` (as it stands at its end) as if made at offset `at`.
     /// Definitions are shared, not copied: a header's table holds every macro in force where
     /// it is included, and a library includes hundreds of headers.

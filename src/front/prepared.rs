@@ -195,7 +195,8 @@ pub struct Prepared {
     /// index can use and whose lanes nothing says, not the constant the spelling reads as.
     pub class_values: Vec<usize>,
     /// The names a structured binding declares (`auto [a, b] = f();`, spelled `int a, b = f();`
-    /// for lang-c), by offset: each is an element of an object banklint does not take apart.
+    /// for lang-c), by offset: each is an element of an object banklint does not take apart,
+    /// one the warp shares when the whole is.
     pub structured_bindings: Vec<usize>,
     /// Named lambdas lifted as device functions (see `front::lambdas`).
     pub lambdas: Vec<crate::front::lambdas::Lambda>,

@@ -818,8 +818,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             let v = self.eval_text(&t, call.callee.span, mask, &param.name);
                             // A constant, or one the caller does not know either (its own
                             // template parameter with no value): uniform all the same.
-                            let uniform = v.is_uniform() && v.get(0).as_affine().is_some();
-                            if v.as_const().is_some() || uniform {
+                            if v.is_known_uniform() {
                                 v
                             } else {
                                 Lanes::unknown(format!(

@@ -251,13 +251,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let at = self.span(init.node.declarator.span);
             // An object a call banklint does not follow may write through (`args a{n}`).
             if !matches!(base, Type::Scalar { .. } | Type::Pointer(_)) {
-                let initializer = match &init.node.initializer {
-                    Some(Node {
-                        node: Initializer::Expression(e),
-                        ..
-                    }) => Some(&**e),
-                    _ => None,
-                };
+                let initializer = expression_initializer(init);
                 let p = self.unit.prepared;
                 let args = (p.constructor_args.iter())
                     .chain(&p.braced_initializers)
@@ -269,13 +263,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 // `auto [a, b] = f();` is spelled `int a, b = f();`: the value, evaluated
                 // once, is the last declarator's.
                 let whole = binding_value.get_or_insert_with(|| {
-                    let e = (d.node.declarators.iter()).find_map(|i| match &i.node.initializer {
-                        Some(Node {
-                            node: Initializer::Expression(e),
-                            ..
-                        }) => Some(&**e),
-                        _ => None,
-                    });
+                    let e = (d.node.declarators.iter()).find_map(expression_initializer);
                     e.map(|e| self.eval(e, mask))
                 });
                 // A whole the warp is known to share has elements the warp shares: each a
@@ -890,4 +878,15 @@ fn array_extents(d: &Declarator) -> Vec<&Node<Expression>> {
             _ => None,
         })
         .collect()
+}
+
+/// The expression a declarator is initialized with (`= e`), if any.
+fn expression_initializer(init: &Node<InitDeclarator>) -> Option<&Node<Expression>> {
+    match &init.node.initializer {
+        Some(Node {
+            node: Initializer::Expression(e),
+            ..
+        }) => Some(e),
+        _ => None,
+    }
 }
