@@ -2,4 +2,5 @@
 //! and kernel arguments at launch sites, annotations above kernels).
 
 pub mod configurations;
+pub mod element_sizes;
 pub mod launches;

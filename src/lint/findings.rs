@@ -53,7 +53,7 @@ pub struct AccessFinding {
     /// first: `SharedMemory<T>` is another declaration for each `T`.
     pub arrays_reached: Vec<usize>,
     /// When template type parameters were bound by assumption (nothing instantiates the
-    /// template): the verdict for each element size, in `ELEMENT_SIZES` order.
+    /// template): the verdict for each element size, in `host::element_sizes::ELEMENT_SIZES` order.
     pub by_element_size: Vec<(String, Option<u32>)>,
 }
 
