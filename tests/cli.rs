@@ -1265,3 +1265,39 @@ fn help_for_an_undeclared_type_asks_for_the_type() {
     assert!(!accesses.is_empty(), "{json}");
     assert!(accesses.iter().all(|a| a["status"] == "analyzed"), "{json}");
 }
+
+#[test]
+fn an_access_no_thread_reaches_names_the_return_or_condition_that_switched_the_lanes_off() {
+    let fixture = "fixtures/181_returned_before_access.cu";
+    let reasons = |arch: &str| -> Vec<(u64, String, Option<u64>)> {
+        let out = banklint(&["check", fixture, "--format", "json", "--arch", arch]);
+        let j: Value = serde_json::from_str(&stdout(&out)).expect("json");
+        j["accesses"]
+            .as_array()
+            .expect("accesses")
+            .iter()
+            .map(|a| {
+                (
+                    a["line"].as_u64().unwrap(),
+                    a["reason"].as_str().unwrap_or("").to_string(),
+                    a["conflict_ways"].as_u64(),
+                )
+            })
+            .collect()
+    };
+    let returned = "no thread reaches it in the analysis: every thread has returned before it (the last at the `return` on line 11)";
+    let condition = "no thread reaches it in the analysis: the condition `threadIdx.x >= 32` (line 21) is false for every thread that reaches it";
+    let sm90 = reasons("sm_90");
+    assert_eq!(sm90[0], (13, returned.to_string(), None));
+    assert_eq!(sm90[1], (15, returned.to_string(), None));
+    assert_eq!(sm90[2], (22, condition.to_string(), None));
+    // Before Ampere the return is compiled out: t[tid][0] on float[32][32] is 32-way.
+    let sm75 = reasons("sm_75");
+    assert_eq!(sm75[0], (13, String::new(), Some(32)));
+    assert_eq!(sm75[2], (22, condition.to_string(), None));
+    let human = stdout(&banklint(&["check", fixture, "--color", "never"]));
+    assert!(
+        human.contains("every thread takes that `return`") && human.contains("`--arch`"),
+        "{human}"
+    );
+}

@@ -281,6 +281,11 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: Nsight Compute measures it (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`); {silence}"
         );
     }
+    if reason.starts_with("no thread reaches it") && reason.contains("has returned before it") {
+        return format!(
+            "help: as banklint reads this configuration, every thread takes that `return`; code compiled out for the architecture analyzed (under `#if __CUDA_ARCH__` or a feature macro) is checked with the `--arch` that runs it; otherwise check the block shape and values banklint used (`// banklint: block(X, Y)`, `// banklint: args(NAME = VALUE)`); {silence}"
+        );
+    }
     if reason.starts_with("no thread reaches it") {
         return format!(
             "help: if this code runs, check the block shape and the values banklint used (`// banklint: block(X, Y)`, `// banklint: args(NAME = VALUE)`); {silence}"

@@ -55,6 +55,9 @@ pub struct AccessFinding {
     /// When template type parameters were bound by assumption (nothing instantiates the
     /// template): the verdict for each element size, in `host::element_sizes::ELEMENT_SIZES` order.
     pub by_element_size: Vec<(String, Option<u32>)>,
+    /// Why no thread reached the access in this run, when the analysis knows (see
+    /// [`unreached_reason`]).
+    pub unreached: Option<String>,
 }
 
 impl AccessFinding {
@@ -142,8 +145,18 @@ pub fn with_bytes_moved(site: &Site, to: impl Fn(i64) -> i64) -> Option<Site> {
     Some(moved)
 }
 
-/// Why an access no lane executed in any run is not analyzed.
+/// Why an access no lane executed in any run is not analyzed, when the analysis cannot say
+/// which statement switched the lanes off.
 pub const UNREACHED: &str = "no thread reaches it in the analysis: conditions or loop bounds before it switched every lane off (code that cannot run, or values banklint assumed for the block shape and parameters)";
+
+/// Why an access no lane executed is not analyzed: what switched every lane off (the `return`
+/// every thread took, a condition none passes) where the analysis knows it.
+pub fn unreached_reason(why: Option<&str>) -> String {
+    match why {
+        Some(why) => format!("no thread reaches it in the analysis: {why}"),
+        None => UNREACHED.to_string(),
+    }
+}
 
 /// Combines all shape runs into one finding per site.
 pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
@@ -183,6 +196,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 origin: site.origin.clone(),
                 arrays_reached: vec![site.array],
                 by_element_size: Vec::new(),
+                unreached: site.unreached.clone(),
             });
         }
     }
@@ -198,7 +212,8 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
         let chosen = if analyzed.is_empty() {
             let mut first = candidates[0].clone();
             if matches!(first.status, Status::Analyzed) {
-                first.status = Status::Unknown(UNREACHED.to_string());
+                let why = candidates.iter().find_map(|c| c.unreached.as_deref());
+                first.status = Status::Unknown(unreached_reason(why));
                 first.totals = None;
             }
             first

@@ -120,13 +120,39 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     self.uncertain -= 1;
                     self.assumptions.pop();
                 } else {
-                    self.exec(&i.then_statement, &then_mask);
+                    let reached = !none(mask);
+                    self.exec_switched(&i.then_statement, &then_mask, reached, || {
+                        (i.condition.span, "false")
+                    });
                     if let Some(e) = &i.else_statement {
-                        self.exec(e, &else_mask);
+                        self.exec_switched(e, &else_mask, reached, || (i.condition.span, "true"));
                     }
                 }
             }
         }
+    }
+
+    /// Runs one side of a per-lane branch; when threads reached the branch and none takes
+    /// this side, the accesses in it say which condition switched them off.
+    fn exec_switched(
+        &mut self,
+        side: &Node<Statement>,
+        side_mask: &[bool],
+        reached: bool,
+        condition: impl Fn() -> (Span, &'static str),
+    ) {
+        if !(reached && none(side_mask)) {
+            self.exec(side, side_mask);
+            return;
+        }
+        let (at, value) = condition();
+        let text = self.source_text(at);
+        let place = self.place(at);
+        self.switched_off.push(format!(
+            "the condition `{text}` ({place}) is {value} for every thread that reaches it"
+        ));
+        self.exec(side, side_mask);
+        self.switched_off.pop();
     }
 
     /// A branch on a warp-uniform unknown: each warp takes one side whole. Accesses on both

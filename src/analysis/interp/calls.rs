@@ -872,6 +872,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_fn = std::mem::replace(&mut self.function, super::objects::shown_name(unit, f));
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();
+        let saved_last_exit = self.last_exit.clone();
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_widths = std::mem::take(&mut self.int_widths);
         self.call_depth += 1;
@@ -906,6 +907,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.loops = saved_loops;
         self.int_widths = saved_widths;
         self.exited = saved_exited;
+        self.last_exit = saved_last_exit;
         self.span_override = saved_override;
         self.function = saved_fn;
         self.item = saved_item;

@@ -105,6 +105,9 @@ pub struct Site {
     /// For an access in a header's device function, reported at the call: where it is written
     /// (`` `load_row` at strided_access.cuh:12 ``).
     pub origin: Option<String>,
+    /// Why no lane reached the access in some execution of this run (the `return` every
+    /// thread took, the condition no thread passes), for when no execution reaches it.
+    pub unreached: Option<String>,
 }
 
 /// A `__shared__` array seen during analysis, with its evaluated layout.
@@ -316,6 +319,11 @@ struct Analyzer<'a, 'p> {
     uniform_syms: HashMap<String, Value>,
     scopes: Vec<Scope>,
     exited: Vec<bool>,
+    /// Where the last `return` that some thread took is (`line 51`, `k.cuh:12`): when every
+    /// thread has returned, what an access after it is told.
+    last_exit: Option<String>,
+    /// The conditions that switched off every lane still running, innermost last.
+    switched_off: Vec<String>,
     loops: Vec<LoopCtl>,
     returns: Vec<Option<Lanes>>,
     labels: Vec<loops::TripLabel>,
@@ -641,6 +649,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             uniform_syms: HashMap::new(),
             scopes: vec![Scope::default()],
             exited: vec![false; n],
+            last_exit: None,
+            switched_off: Vec::new(),
             loops: Vec::new(),
             returns: Vec::new(),
             labels: Vec::new(),
@@ -908,6 +918,9 @@ fn merge_sites(into: &mut HashMap<SiteKey, Site>, from: HashMap<SiteKey, Site>) 
                 existing.assumptions.extend(site.assumptions);
                 if existing.unknown.is_none() {
                     existing.unknown = site.unknown;
+                }
+                if existing.unreached.is_none() {
+                    existing.unreached = site.unreached;
                 }
             }
         }

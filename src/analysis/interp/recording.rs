@@ -133,6 +133,40 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         })
     }
 
+    /// Where `at` is written, as a note names it: `line 12` in the analyzed file, `k.cuh:12`
+    /// in a header's function.
+    pub(super) fn place(&self, at: Span) -> String {
+        let line = self.unit.line_of(self.span(at).start);
+        let header = (self.headers.iter())
+            .find(|(_, u)| std::ptr::eq(u, self.unit))
+            .map(|(name, _)| name.as_str());
+        match header {
+            Some(name) if !name.is_empty() => format!("{name}:{line}"),
+            _ => format!("line {line}"),
+        }
+    }
+
+    /// The `return` at `at` taken by the lanes of `mask`.
+    pub(super) fn take_exit(&mut self, at: Span, mask: &[bool]) {
+        if mask.iter().any(|&m| m) {
+            self.last_exit = Some(self.place(at));
+        }
+        self.exited.iter_mut().zip(mask).for_each(|(x, m)| *x |= m);
+    }
+
+    /// Why no lane runs here, when banklint knows: every thread has returned, or a condition
+    /// no running thread passes.
+    fn unreached_why(&self) -> Option<String> {
+        if self.exited.iter().all(|&e| e)
+            && let Some(at) = &self.last_exit
+        {
+            return Some(format!(
+                "every thread has returned before it (the last at the `return` on {at})"
+            ));
+        }
+        self.switched_off.last().cloned()
+    }
+
     /// Where a site at `at` is reported, and its ordinal among sites reported there.
     pub(super) fn site_place(&self, at: Span) -> (Range<usize>, usize) {
         match &self.home_call {
@@ -223,14 +257,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 trips_unknown: false,
                 assumptions: BTreeSet::new(),
                 origin: self.origin(at),
+                unreached: None,
             };
             self.sites.insert(key.clone(), site);
         }
+        let unreached = none(mask).then(|| self.unreached_why()).flatten();
         let Some(site) = self.sites.get_mut(&key) else {
             return Lanes::unknown("shared data");
         };
         site.trips_unknown |= trips_unknown;
         if none(mask) {
+            if site.unreached.is_none() {
+                site.unreached = unreached;
+            }
             return Lanes::unknown("shared data");
         }
         // Most executions of a site repeat its assumptions: copied only when new.

@@ -118,7 +118,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         *slot = Some(Ok(p));
                     }
                     if self.uncertain == 0 {
-                        self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                        self.take_exit(s.span, &mask);
                     }
                     return;
                 }
@@ -139,7 +139,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         }
                         // Its value as an integer means nothing; the pointer is what it returns.
                         if self.uncertain == 0 {
-                            self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                            self.take_exit(s.span, &mask);
                         }
                         return;
                     }
@@ -152,7 +152,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                 }
                 if self.uncertain == 0 {
-                    self.exited.iter_mut().zip(&mask).for_each(|(x, m)| *x |= m);
+                    self.take_exit(s.span, &mask);
                 } else if mask.iter().any(|&m| m) {
                     self.loops.iter_mut().for_each(|l| l.maybe_left = true);
                 }
