@@ -1301,3 +1301,34 @@ fn an_access_no_thread_reaches_names_the_return_or_condition_that_switched_the_l
         "{human}"
     );
 }
+
+#[test]
+fn an_operand_no_thread_runs_is_named_with_the_left_side_that_decided() {
+    let out = banklint(&[
+        "check",
+        "fixtures/182_short_circuit_operands.cu",
+        "--format",
+        "json",
+    ]);
+    let j: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let reasons: Vec<(u64, &str)> = j["accesses"]
+        .as_array()
+        .expect("accesses")
+        .iter()
+        .map(|a| {
+            (
+                a["line"].as_u64().unwrap(),
+                a["reason"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    // Line 16's operand is not instantiated (Ascending = 0): no access there at all.
+    assert_eq!(
+        reasons.iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![13, 18, 19]
+    );
+    assert_eq!(
+        reasons[2].1,
+        "no thread reaches it in the analysis: the operand after `&&` does not run: `threadIdx.x >= 32` (line 19) is false for every thread that reaches it"
+    );
+}

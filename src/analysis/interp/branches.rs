@@ -7,7 +7,7 @@ use super::*;
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// Whether `e` is a constant expression of the C++ program: literals, `sizeof`, and names
     /// of template arguments and constants (not of variables), through operators.
-    fn is_compile_time_expression(&mut self, e: &Node<Expression>) -> bool {
+    pub(super) fn is_compile_time_expression(&mut self, e: &Node<Expression>) -> bool {
         match &e.node {
             Expression::Constant(_) | Expression::SizeOfTy(_) | Expression::SizeOfVal(_) => true,
             Expression::Identifier(id) => {

@@ -681,11 +681,35 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             BinaryOperator::LogicalAnd | BinaryOperator::LogicalOr => {
                 let and_op = b.operator.node == BinaryOperator::LogicalAnd;
                 let l = self.eval(&b.lhs, mask);
+                // A compile-time constant that decides (`sortDir && ...` with the template
+                // argument 0) leaves the right side out of this instantiation, as nvcc does:
+                // nothing in it runs or is reported, as for a plain `if` on one.
+                if let Some(c) = l.as_const()
+                    && (c != 0) != and_op
+                    && self.is_compile_time_expression(&b.lhs)
+                {
+                    return Lanes::int(!and_op as i64);
+                }
                 // The right side runs only where the left does not decide.
                 let rmask: Vec<bool> = (0..n)
                     .map(|t| mask[t] && l.const_at(t).is_none_or(|c| (c != 0) == and_op))
                     .collect();
+                let switched_off = !none(mask) && none(&rmask);
+                if switched_off {
+                    let (text, place) = (self.source_text(b.lhs.span), self.place(b.lhs.span));
+                    let (op, value) = if and_op {
+                        ("&&", "false")
+                    } else {
+                        ("||", "true")
+                    };
+                    self.switched_off.push(format!(
+                        "the operand after `{op}` does not run: `{text}` ({place}) is {value} for every thread that reaches it"
+                    ));
+                }
                 let r = self.eval(&b.rhs, &rmask);
+                if switched_off {
+                    self.switched_off.pop();
+                }
                 return Lanes::binary(
                     if and_op {
                         BinOp::LogicalAnd
