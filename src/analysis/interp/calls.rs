@@ -872,7 +872,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let saved_fn = std::mem::replace(&mut self.function, super::objects::shown_name(unit, f));
         let saved_override = self.span_override.take();
         let saved_exited = self.exited.clone();
-        let saved_last_exit = self.last_exit.clone();
+        let saved_last_exit = self.last_exit;
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_widths = std::mem::take(&mut self.int_widths);
         self.call_depth += 1;

@@ -16,7 +16,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if !none(mask) {
             let saved_scopes = self.scopes.clone();
             let saved_exited = self.exited.clone();
-            let saved_last_exit = self.last_exit.clone();
+            let saved_last_exit = self.last_exit;
             let saved_sites = std::mem::take(&mut self.sites);
             if self.run_concrete_loop(span, cond, step, body, body_first, mask) {
                 let new_sites = std::mem::replace(&mut self.sites, saved_sites);

@@ -319,9 +319,9 @@ struct Analyzer<'a, 'p> {
     uniform_syms: HashMap<String, Value>,
     scopes: Vec<Scope>,
     exited: Vec<bool>,
-    /// Where the last `return` that some thread took is (`line 51`, `k.cuh:12`): when every
-    /// thread has returned, what an access after it is told.
-    last_exit: Option<String>,
+    /// The unit and offset of the last `return` some thread took: when every thread has
+    /// returned, what an access after it is told (`line 51`, `k.cuh:12`).
+    last_exit: Option<(&'a Unit<'p>, usize)>,
     /// The conditions that switched off every lane still running, innermost last.
     switched_off: Vec<String>,
     loops: Vec<LoopCtl>,

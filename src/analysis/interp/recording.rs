@@ -136,20 +136,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// Where `at` is written, as a note names it: `line 12` in the analyzed file, `k.cuh:12`
     /// in a header's function.
     pub(super) fn place(&self, at: Span) -> String {
-        let line = self.unit.line_of(self.span(at).start);
-        let header = (self.headers.iter())
-            .find(|(_, u)| std::ptr::eq(u, self.unit))
-            .map(|(name, _)| name.as_str());
-        match header {
-            Some(name) if !name.is_empty() => format!("{name}:{line}"),
-            _ => format!("line {line}"),
-        }
+        place_in(self.unit, self.headers, self.span(at).start)
     }
 
-    /// The `return` at `at` taken by the lanes of `mask`.
+    /// The `return` at `at` taken by the lanes of `mask`. Only its unit and offset are kept:
+    /// a callee's returns are many and forgotten when it ends, so the place is written out
+    /// only for an access every thread has returned before.
     pub(super) fn take_exit(&mut self, at: Span, mask: &[bool]) {
         if mask.iter().any(|&m| m) {
-            self.last_exit = Some(self.place(at));
+            self.last_exit = Some((self.unit, self.span(at).start));
         }
         self.exited.iter_mut().zip(mask).for_each(|(x, m)| *x |= m);
     }
@@ -158,8 +153,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// no running thread passes.
     fn unreached_why(&self) -> Option<String> {
         if self.exited.iter().all(|&e| e)
-            && let Some(at) = &self.last_exit
+            && let Some((unit, offset)) = self.last_exit
         {
+            let at = place_in(unit, self.headers, offset);
             return Some(format!(
                 "every thread has returned before it (the last at the `return` on {at})"
             ));
@@ -261,7 +257,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             self.sites.insert(key.clone(), site);
         }
-        let unreached = none(mask).then(|| self.unreached_why()).flatten();
+        // Said once per site: the first execution no lane reaches.
+        let unreached = (none(mask) && self.sites.get(&key).is_some_and(|s| s.unreached.is_none()))
+            .then(|| self.unreached_why())
+            .flatten();
         let Some(site) = self.sites.get_mut(&key) else {
             return Lanes::unknown("shared data");
         };
@@ -475,5 +474,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     pub(super) fn index_text(&self, s: Span) -> String {
         format!("`{}`", self.source_text(s))
+    }
+}
+
+/// `line N` for an offset of the analyzed file's unit, `header:N` for one of a header's.
+fn place_in(unit: &Unit<'_>, headers: &[(String, Unit<'_>)], offset: usize) -> String {
+    let line = unit.line_of(offset);
+    match (headers.iter()).find(|(_, u)| std::ptr::eq(u, unit)) {
+        Some((name, _)) if !name.is_empty() => format!("{name}:{line}"),
+        _ => format!("line {line}"),
     }
 }
