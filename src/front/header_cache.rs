@@ -15,8 +15,14 @@
 //!   exactly as if the header had been read; where an answer differs, the loader is rewound
 //!   and the header is prepared anew.
 //!
-//! The macros a cached result exports keep only the names above, so what it hands its
-//! includer does not depend on the file that first included it.
+//! A run that includes a header once (one file checked on its own, as a pre-commit hook or
+//! an editor does) never asks for a reuse, so the names a header can look up are worked out
+//! only at its first reuse attempt, from what its first preparation kept: the macros in force
+//! there and the hashes of the texts it reached.
+//!
+//! What a cached result hands its includer is what its directives changed (each definition
+//! made or removed, not the macros it merely saw), so it does not depend on the file that
+//! first included it.
 
 use crate::front::cuda::{
     HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest, PendingHeader,
@@ -53,8 +59,12 @@ impl Signature {
 
 struct Entry {
     text_hash: u64,
-    /// Each name the header could look up, with its definition where it was included.
-    sees: Vec<(Name, Option<Signature>)>,
+    /// Each name the header could look up, with its definition where it was included; set
+    /// at the first reuse attempt, from `sees_from`.
+    sees: OnceLock<Vec<(Name, Option<Signature>)>>,
+    /// The macros in force where the header was first included, and the hashes of the
+    /// texts it reached (its own first); taken when `sees` is set.
+    sees_from: Mutex<Option<(MacroTable, Vec<u64>)>>,
     /// The loader's requests while the header was prepared, and its answers.
     loads: Vec<(OwnedHeaderRequest, Answer)>,
     prepared: Arc<PendingHeader>,
@@ -84,16 +94,30 @@ fn text_hash(text: &str) -> u64 {
 type Name = Arc<str>;
 type NameSet = HashSet<Name>;
 
+/// The texts of the headers prepared in this run, by hash, each kept once however many
+/// entries reached it: the names a reuse checks are read from them.
+fn texts() -> &'static Mutex<HashMap<u64, Arc<str>>> {
+    static TEXTS: OnceLock<Mutex<HashMap<u64, Arc<str>>>> = OnceLock::new();
+    TEXTS.get_or_init(Default::default)
+}
+
+fn keep_text(text: &str, hash: u64) {
+    if let Ok(mut t) = texts().lock() {
+        t.entry(hash).or_insert_with(|| text.into());
+    }
+}
+
 /// The identifiers of a text, by the text's hash: a header's are needed again by every header
 /// that includes it, directly or not, and by every file of the run.
-fn identifiers_of(text: &str, hash: u64) -> Arc<NameSet> {
+fn identifiers_of(hash: u64) -> Arc<NameSet> {
     static MEMO: OnceLock<Mutex<HashMap<u64, Arc<NameSet>>>> = OnceLock::new();
     let memo = MEMO.get_or_init(Default::default);
     if let Some(found) = memo.lock().ok().and_then(|m| m.get(&hash).cloned()) {
         return found;
     }
     let mut names = NameSet::default();
-    add_identifiers(text, &mut names);
+    let text = texts().lock().ok().and_then(|t| t.get(&hash).cloned());
+    add_identifiers(text.as_deref().unwrap_or_default(), &mut names);
     let names = Arc::new(names);
     if let Ok(mut m) = memo.lock() {
         m.insert(hash, names.clone());
@@ -121,12 +145,12 @@ fn add_identifiers(text: &str, out: &mut NameSet) {
     }
 }
 
-/// A loader that records the requests made through it, their answers, and the names of the
-/// texts it hands out.
+/// A loader that records the requests made through it, their answers, and the texts it
+/// hands out.
 struct Recording<'l> {
     inner: &'l mut dyn IncludeLoader,
     loads: Vec<(OwnedHeaderRequest, Answer)>,
-    names: Vec<Arc<NameSet>>,
+    reached: Vec<u64>,
 }
 
 impl IncludeLoader for Recording<'_> {
@@ -134,7 +158,8 @@ impl IncludeLoader for Recording<'_> {
         let answer = self.inner.load(request);
         let kept = answer.as_ref().map(|(path, text)| {
             let hash = text_hash(text);
-            self.names.push(identifiers_of(text, hash));
+            keep_text(text, hash);
+            self.reached.push(hash);
             (path.clone(), hash)
         });
         self.loads.push((request.to_owned(), kept));
@@ -174,8 +199,43 @@ fn names_seen(mut names: NameSet, in_force: &MacroTable) -> NameSet {
     names
 }
 
+/// Each name the header can look up, with its definition where it was first included:
+/// those of the texts it reached (once each, however often reached), and through the macros
+/// in force there, those their bodies name.
+fn sees_of(in_force: &MacroTable, reached: &[u64]) -> Vec<(Name, Option<Signature>)> {
+    let mut names = NameSet::default();
+    let mut merged = HashSet::<u64>::default();
+    for &hash in reached {
+        if merged.insert(hash) {
+            for n in identifiers_of(hash).iter() {
+                if !names.contains(n) {
+                    names.insert(n.clone());
+                }
+            }
+        }
+    }
+    // In no order: a reuse checks every name.
+    names_seen(names, in_force)
+        .into_iter()
+        .map(|n| {
+            let seen = in_force.lookup(&n, usize::MAX).map(Signature::of);
+            (n, seen)
+        })
+        .collect()
+}
+
+impl Entry {
+    fn sees(&self) -> &[(Name, Option<Signature>)] {
+        self.sees.get_or_init(|| {
+            let from = self.sees_from.lock().ok().and_then(|mut f| f.take());
+            let (in_force, reached) = from.unwrap_or_default();
+            sees_of(&in_force, &reached)
+        })
+    }
+}
+
 fn sees_the_same(entry: &Entry, in_force: &MacroTable) -> bool {
-    entry.sees.iter().all(|(name, seen)| {
+    entry.sees().iter().all(|(name, seen)| {
         let now = in_force.lookup(name, usize::MAX);
         match (now, seen) {
             (None, None) => true,
@@ -226,44 +286,24 @@ pub fn prepared_header(
         }
     }
 
+    keep_text(text, hash);
     let mut recording = Recording {
         inner: load,
         loads: Vec::new(),
-        names: Vec::new(),
+        reached: vec![hash],
     };
     let (mut prepared, directives) = prepare(&mut recording);
-    let Recording { loads, names, .. } = recording;
-    // Its own names and those of each text it reached (once each, however often reached).
-    let mut own = NameSet::clone(&identifiers_of(text, hash));
-    let mut merged = HashSet::<*const NameSet>::default();
-    for set in names {
-        if merged.insert(Arc::as_ptr(&set)) {
-            for n in set.iter() {
-                if !own.contains(n) {
-                    own.insert(n.clone());
-                }
-            }
-        }
-    }
-    let names = names_seen(own, in_force);
-    // The expansion reads every macro in force; what the includer is handed, only these.
-    prepared.macros = directives.macros.restricted_to(|n| names.contains(n));
+    let Recording { loads, reached, .. } = recording;
+    // The includer already has every macro the header saw; it needs what the header changed.
+    prepared.macros = directives.macros.changed_from(in_force);
     let prepared = Arc::new(PendingHeader::new(
         prepared,
         directives.expansion,
         directives.macros,
     ));
     crate::front::cuda::lower_soon(&prepared);
-    // In no order: a reuse checks every name.
-    let sees: Vec<(Name, Option<Signature>)> = names
-        .into_iter()
-        .map(|n| {
-            let seen = in_force.lookup(&n, usize::MAX).map(Signature::of);
-            (n, seen)
-        })
-        .collect();
     // What an entry holds is several times its text: the expanded text, tokens, items.
-    let bytes = text.len() * 8 + sees.len() * 32;
+    let bytes = text.len() * 8;
     if let Ok(mut c) = cache().lock()
         && c.bytes + bytes <= MAX_CACHED_HEADER_BYTES
     {
@@ -278,7 +318,8 @@ pub fn prepared_header(
             .expect("just inserted")
             .push(Arc::new(Entry {
                 text_hash: hash,
-                sees,
+                sees: OnceLock::new(),
+                sees_from: Mutex::new(Some((in_force.clone(), reached))),
                 loads,
                 prepared: prepared.clone(),
                 bytes,

@@ -178,14 +178,23 @@ impl MacroTable {
         MacroTable { entries }
     }
 
-    /// The entries of the names in `names` only (what a header's cached result keeps: the
-    /// names its text can look up or define).
-    pub fn restricted_to(&self, keep: impl Fn(&str) -> bool) -> MacroTable {
+    /// The entries whose definition at the end is not the one `before` has (the same
+    /// definition, not an equal one): what a header's directives defined or removed, with
+    /// what its own headers did, starting from the macros in force where it was included.
+    pub fn changed_from(&self, before: &MacroTable) -> MacroTable {
+        let changed = |name: &str, defs: &[Definition]| {
+            let now = defs.last().and_then(|(_, d)| d.as_ref());
+            match (now, before.lookup_rc(name, usize::MAX)) {
+                (None, None) => false,
+                (Some(now), Some(was)) => !Arc::ptr_eq(now, &was),
+                _ => true,
+            }
+        };
         MacroTable {
             entries: self
                 .entries
                 .iter()
-                .filter(|(name, _)| keep(name))
+                .filter(|(name, defs)| changed(name, defs))
                 .map(|(name, defs)| (name.clone(), defs.clone()))
                 .collect(),
         }
@@ -680,6 +689,30 @@ mod tests {
 
     fn table(defs: &[&str]) -> MacroTable {
         MacroTable::from_definitions(defs)
+    }
+
+    #[test]
+    fn a_header_exports_only_what_it_changed() {
+        let outer = table(&["KEEP 1", "REDEFINED 2", "REMOVED 3"]);
+        let seen = outer.in_force_at(usize::MAX);
+        // The header's directives, run on what it saw.
+        let mut header = seen.clone();
+        header.define(MacroDef::parse("REDEFINED 2", 10).unwrap());
+        header.define(MacroDef::parse("NEW 4", 20).unwrap());
+        header.undefine("REMOVED", 30);
+        header.undefine("NEVER", 40);
+        let changed = header.changed_from(&seen);
+        let mut names: Vec<&str> = changed.entries.keys().map(|n| &**n).collect();
+        names.sort();
+        // An equal body written again is still a definition the header made.
+        assert_eq!(names, ["NEW", "REDEFINED", "REMOVED"]);
+        // Absorbed where the header is included, the includer sees what it would have.
+        let mut after = outer.clone();
+        after.absorb(&changed, 100);
+        assert_eq!(after.lookup("KEEP", 200).map(|d| &*d.body), Some("1"));
+        assert_eq!(after.lookup("NEW", 200).map(|d| &*d.body), Some("4"));
+        assert!(after.lookup("REMOVED", 200).is_none());
+        assert!(after.lookup("REMOVED", 50).is_some());
     }
 
     fn expand(defs: &[&str], text: &str) -> String {
