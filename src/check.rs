@@ -548,7 +548,9 @@ pub fn check_source(file: SourceFile, options: &CheckOptions) -> FileReport {
     let (tma, tma_fixes) = crate::lint::tma::check(&runs, &file.text, options.target);
     skipped.sort_by_key(|s| s.span.start);
     let (annotations, annotation_errors) =
-        crate::lint::annotations::parse(&file, &prepared.comments);
+        crate::lint::annotations::parse(&file, &prepared.comments, |code| {
+            crate::lint::rules::Rule::from_code(code).is_some()
+        });
     let functions = functions
         .iter()
         .map(|f| (f.name.clone(), f.span.clone(), f.kernel))

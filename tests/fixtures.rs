@@ -4,7 +4,8 @@
 //! A header `// banklint-args: ...` gives the file's command-line flags. Every line with a
 //! shared-memory access must carry an expectation, and every expectation must match an access.
 
-use banklint::app::cli::{Cli, Command, add_includer_index};
+use banklint::app::args::{Cli, Command};
+use banklint::app::runner::add_includer_index;
 use banklint::app::settings::options_from;
 use banklint::bank::engine::Op;
 use banklint::check::check_source;

@@ -32,7 +32,7 @@ pub fn fixed(report: &FileReport) -> Fixed {
 
 /// The file with the safe fixes of the reported findings applied: a conflict that is
 /// allowed, ignored (`--ignore`, `[severity]` off) or below `--min-ways` is not fixed.
-pub fn fixed_for(report: &FileReport, reported: &[crate::lint::diagnostics::Finding]) -> Fixed {
+pub fn fixed_for(report: &FileReport, reported: &[crate::lint::rules::Finding]) -> Fixed {
     fixed_where(report, |fix| {
         reported
             .iter()

@@ -4,37 +4,12 @@
 //! does, and prints for each line with shared-memory traffic the wavefronts (and ideal) of one
 //! block each way, and banklint's lane-to-bank picture where they differ.
 
+use crate::app::args::{Cli, Command, ProfileArgs};
 use crate::front::source::{Reached, SourceFile};
 use crate::lint::findings::{AccessFinding, Status};
-use clap::Args;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
-
-#[derive(Args, Debug)]
-pub struct ProfileArgs {
-    /// The CUDA file the profile was taken of.
-    pub file: PathBuf,
-    /// Nsight Compute's source page as CSV: `ncu --page source --csv --print-source cuda
-    /// --import-source yes ...` (or `-i report.ncu-rep --page source --csv`).
-    #[arg(long, value_name = "CSV")]
-    pub ncu_csv: PathBuf,
-    /// Thread blocks the profiled launch ran: ncu sums over all of them, banklint predicts one.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub blocks: u64,
-    /// Target GPU, as for `check` [default: sm_90].
-    #[arg(long)]
-    pub arch: Option<String>,
-    /// Block shape for kernels without a launch site or annotation, e.g. 32x8.
-    #[arg(long)]
-    pub block_dim: Option<String>,
-    /// Define a macro: NAME or NAME=VALUE.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    pub define: Vec<String>,
-    /// Search a directory for `#include "..."` headers.
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include: Vec<PathBuf>,
-}
+use std::path::Path;
 
 /// One source line of one profiled function: ncu's counts over the whole launch.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -340,11 +315,11 @@ fn check_options(args: &ProfileArgs) -> Result<crate::check::CheckOptions, Strin
         argv.extend(["-I".into(), i.as_os_str().to_owned()]);
     }
     argv.push(args.file.as_os_str().to_owned());
-    let check = match <crate::app::cli::Cli as clap::Parser>::try_parse_from(argv)
+    let check = match <Cli as clap::Parser>::try_parse_from(argv)
         .map_err(|e| e.to_string())?
         .command
     {
-        crate::app::cli::Command::Check(c) => c,
+        Command::Check(c) => c,
         _ => unreachable!("parsed as `check`"),
     };
     let resolved = crate::app::settings::resolve(&check)?;

@@ -5,6 +5,7 @@
 //! A panic while analyzing one file is caught and reported as that file's internal error;
 //! the other files' results are kept.
 
+use crate::app::args::Format;
 use crate::app::autofix;
 use crate::app::config::CompileFlags;
 use crate::app::emit::stream::{JsonDocument, SarifDocument};
@@ -13,8 +14,9 @@ use crate::app::stats::Coverage;
 use crate::bank::arch::BankMode;
 use crate::check::{CheckOptions, check_source};
 use crate::front::source::{LoadError, Reached, SourceFile};
-use crate::lint::diagnostics::{self, Finding, ReportOptions};
+use crate::lint::diagnostics::{self, ReportOptions};
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -25,18 +27,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::limits::THREAD_STACK as WORKER_STACK;
-
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Human,
-    Short,
-    Json,
-    /// GitHub Actions workflow commands (annotations on the pull request).
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning.
-    Sarif,
-}
 
 /// What the command line asks of a run besides the analysis options.
 #[derive(Clone, Copy, Debug)]
@@ -633,4 +623,14 @@ fn failed(e: &LoadError, settings: &FileSettings) -> FileOutput {
     };
     out.coverage.add_failed();
     out
+}
+
+/// Lets the analysis of each of `files` see what its includer defines first (see
+/// `include_context`): indexes who includes whom among them and their directories.
+pub fn add_includer_index(options: &mut CheckOptions, files: &[PathBuf]) {
+    let mut files = files.to_vec();
+    files.sort();
+    options.includers = Some(std::sync::Arc::new(
+        crate::front::includes::IncluderIndex::build(&files, &options.include_dirs),
+    ));
 }

@@ -4,7 +4,7 @@
 //! `[severity]`, `--min-ways`); and `--print-config`, which shows which file applies to which
 //! path.
 
-use crate::app::cli::CheckArgs;
+use crate::app::args::CheckArgs;
 use crate::app::config::{self, FileConfig, Sourced};
 use crate::bank::arch::{Arch, BankMode, Target};
 use crate::check::CheckOptions;

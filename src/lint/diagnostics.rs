@@ -9,8 +9,9 @@ use crate::bank::arch::Target;
 use crate::bank::engine::bank_map;
 use crate::lint::findings::{AccessFinding, Status};
 use crate::lint::fix::PaddingFix;
+use crate::lint::op_notes::compress_lanes;
 use crate::lint::report::FileReport;
-use crate::lint::rules::Rule;
+use crate::lint::rules::{Finding, Rule};
 use codespan_reporting::diagnostic::Severity;
 
 /// How findings are filtered and what extra checks run.
@@ -22,21 +23,6 @@ pub struct ReportOptions<'a> {
     pub severity: &'a std::collections::BTreeMap<String, String>,
     /// Bank conflicts of fewer ways are not reported (`--min-ways`; 1 or 2 report all).
     pub min_ways: u32,
-}
-
-/// One reportable finding, independent of the output format.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    pub code: Rule,
-    pub severity: Severity,
-    pub span: std::ops::Range<usize>,
-    pub message: String,
-    pub label: String,
-    /// Secondary label: span and text.
-    pub secondary: Option<(std::ops::Range<usize>, String)>,
-    pub notes: Vec<String>,
-    pub conflict_ways: Option<u32>,
-    pub fix: Option<PaddingFix>,
 }
 
 /// Builds every finding of a report, in file order, after `banklint:` annotations: allowed
@@ -704,35 +690,6 @@ pub fn bank_note(target: Target, worst: &crate::lint::findings::Worst) -> String
     )
 }
 
-/// `0-15`, `0, 2, ..., 30`, `1, 5, 9`.
-pub fn compress_lanes(lanes: &[usize]) -> String {
-    match lanes {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [a, b] => format!("{a} and {b}"),
-        _ => {
-            let step = lanes[1] - lanes[0];
-            let progression = lanes.windows(2).all(|w| w[1] - w[0] == step);
-            if progression && step == 1 {
-                format!("{}-{}", lanes[0], lanes[lanes.len() - 1])
-            } else if progression && lanes.len() > 3 {
-                format!(
-                    "{}, {}, ..., {}",
-                    lanes[0],
-                    lanes[1],
-                    lanes[lanes.len() - 1]
-                )
-            } else {
-                lanes
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        }
-    }
-}
-
 /// For a template nothing instantiates, analyzed once per element size of its type
 /// parameters: what each size gives, when they differ.
 pub fn element_size_note(f: &AccessFinding) -> Option<String> {
@@ -980,13 +937,5 @@ mod tests {
             );
             assert_eq!(Rule::from_code(rule.code()), Some(rule));
         }
-    }
-
-    #[test]
-    fn lane_lists_compress() {
-        assert_eq!(compress_lanes(&(0..32).collect::<Vec<_>>()), "0-31");
-        assert_eq!(compress_lanes(&[0, 2, 4, 6]), "0, 2, ..., 6");
-        assert_eq!(compress_lanes(&[0, 16]), "0 and 16");
-        assert_eq!(compress_lanes(&[1, 5, 6]), "1, 5, 6");
     }
 }

@@ -4,7 +4,6 @@
 
 use crate::bank::engine::{AtomicKind, BankLoad, Op, Verdict};
 use crate::bank::ops::per_lane;
-use crate::lint::diagnostics::compress_lanes;
 
 /// The busiest banks of an operation that serves each lane on its own (atomics other than
 /// the count, `cp.async.ca`), said in lane requests rather than words; `None` for others.
@@ -60,4 +59,46 @@ pub fn op_note(op: Op, v: &Verdict) -> Option<String> {
             v.load_wavefronts
         ),
     })
+}
+
+/// `0-15`, `0, 2, ..., 30`, `1, 5, 9`.
+pub fn compress_lanes(lanes: &[usize]) -> String {
+    match lanes {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [a, b] => format!("{a} and {b}"),
+        _ => {
+            let step = lanes[1] - lanes[0];
+            let progression = lanes.windows(2).all(|w| w[1] - w[0] == step);
+            if progression && step == 1 {
+                format!("{}-{}", lanes[0], lanes[lanes.len() - 1])
+            } else if progression && lanes.len() > 3 {
+                format!(
+                    "{}, {}, ..., {}",
+                    lanes[0],
+                    lanes[1],
+                    lanes[lanes.len() - 1]
+                )
+            } else {
+                lanes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_lists_compress() {
+        assert_eq!(compress_lanes(&(0..32).collect::<Vec<_>>()), "0-31");
+        assert_eq!(compress_lanes(&[0, 2, 4, 6]), "0, 2, ..., 6");
+        assert_eq!(compress_lanes(&[0, 16]), "0 and 16");
+        assert_eq!(compress_lanes(&[1, 5, 6]), "1, 5, 6");
+    }
 }

@@ -1,7 +1,7 @@
 //! GitHub Actions workflow commands: annotations on the pull request.
 
-use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::Severity;
 
 /// GitHub Actions workflow commands: `::warning file=...,line=...::message`.

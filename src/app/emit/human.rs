@@ -1,7 +1,7 @@
 //! Human output: rustc-style diagnostics with source snippets, through codespan-reporting.
 
-use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor};

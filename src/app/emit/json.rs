@@ -2,9 +2,10 @@
 //! runner assembles the document.
 
 use crate::analysis::extraction::DeclaredElsewhere;
-use crate::lint::diagnostics::{Finding, declaration_place};
+use crate::lint::diagnostics::declaration_place;
 use crate::lint::findings::Status;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value as Json, json};
 

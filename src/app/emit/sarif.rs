@@ -2,8 +2,8 @@
 //! one run, the tool's rules with their `explain` text as help, and each finding as a
 //! result with its region and, for bank conflicts, the padding fix as a SARIF `fix`.
 
-use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use crate::lint::rules::Rule;
 use codespan_reporting::diagnostic::Severity;
 use serde_json::{Value, json};

@@ -2,8 +2,8 @@
 //! gcc-style problem matchers. Control characters in the path or message (a file name with
 //! a newline) are escaped (`\n`, `\t`, `\x1b`), so a diagnostic is always one line.
 
-use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::Severity;
 
 pub fn render(report: &FileReport, findings: &[Finding]) -> String {

@@ -7,14 +7,16 @@
 //! buffers' files. Then `check::check_source` on the buffer's text (never the file on disk)
 //! and the findings after annotations and `[severity]`.
 
-use crate::app::cli::{self, Cli, Command};
+use crate::app::args::{Cli, Command};
 use crate::app::config;
+use crate::app::runner::add_includer_index;
 use crate::app::settings::{self, Reporting};
 use crate::bank::arch::Target;
 use crate::check::check_source;
 use crate::front::source::SourceFile;
-use crate::lint::diagnostics::{self, Finding, ReportOptions};
+use crate::lint::diagnostics::{self, ReportOptions};
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use clap::Parser;
 use std::path::{Path, PathBuf};
 
@@ -59,7 +61,7 @@ pub fn analyze(path: &Path, text: &str, others: &[PathBuf]) -> Outcome {
     if path.is_absolute() && path.exists() {
         let mut files = vec![path.to_path_buf()];
         files.extend(others.iter().filter(|p| p.as_path() != path).cloned());
-        cli::add_includer_index(&mut options, &files);
+        add_includer_index(&mut options, &files);
     }
     let file = SourceFile::new(path, text.to_string());
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

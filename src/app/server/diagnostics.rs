@@ -8,7 +8,7 @@
 //! matches the installed binary and needs no network.
 
 use crate::app::server::text::{LineIndex, path_to_uri};
-use crate::lint::diagnostics::Finding;
+use crate::lint::rules::Finding;
 use crate::lint::rules::Rule;
 use codespan_reporting::diagnostic::Severity;
 use lsp_types::{

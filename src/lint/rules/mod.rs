@@ -41,6 +41,21 @@ pub use unanalyzed_access::UnanalyzedAccess;
 pub use unreached_array::UnreachedArray;
 pub use unused_allow::UnusedAllow;
 
+/// One reportable finding, independent of the output format.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub code: Rule,
+    pub severity: codespan_reporting::diagnostic::Severity,
+    pub span: std::ops::Range<usize>,
+    pub message: String,
+    pub label: String,
+    /// Secondary label: span and text.
+    pub secondary: Option<(std::ops::Range<usize>, String)>,
+    pub notes: Vec<String>,
+    pub conflict_ways: Option<u32>,
+    pub fix: Option<crate::lint::fix::PaddingFix>,
+}
+
 /// The rules, one per diagnostic code: the one registry every stage names them by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {

@@ -35,7 +35,7 @@ rule! {
 }
 
 use crate::analysis::interp::shifts::ShiftOverflow as Overflow;
-use crate::lint::diagnostics::Finding;
+use crate::lint::rules::Finding;
 use codespan_reporting::diagnostic::Severity;
 
 /// The warning for one shift whose count reaches its operand's width.

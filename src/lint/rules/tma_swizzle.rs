@@ -43,7 +43,7 @@ rule! {
     TmaSwizzle, "tma-swizzle"
 }
 
-use crate::lint::diagnostics::Finding;
+use crate::lint::rules::Finding;
 use crate::lint::tma::{TmaFinding, TmaIssue};
 use codespan_reporting::diagnostic::Severity;
 

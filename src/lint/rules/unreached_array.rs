@@ -1,8 +1,8 @@
 //! `unreached-array`: a `__shared__` array declared in the file that no access analyzed or
 //! reported reaches, with why, so that no declaration is lost without a word.
 
-use crate::lint::diagnostics::Finding;
 use crate::lint::report::FileReport;
+use crate::lint::rules::Finding;
 use crate::lint::rules::Rule;
 use codespan_reporting::diagnostic::Severity;
 
