@@ -9,10 +9,9 @@
 //! Pure functions of (operation, width, lane offsets); the engine calls [`wavefronts`] for any
 //! operation that is not a plain load or store.
 
+use crate::bank::access::{AtomicKind, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};
 use crate::bank::arch::Target;
-use crate::bank::engine::{
-    self, AtomicKind, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess,
-};
+use crate::bank::plain;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -236,7 +235,7 @@ fn cas_loop(target: Target, width: u32, offsets: &LaneOffsets) -> Verdict {
             op: Op::Load,
             offsets: left,
         };
-        loads += engine::wavefronts(target, &load).wavefronts;
+        loads += plain::verdict(target, &load).wavefronts;
         let mut tried = Vec::new();
         for (k, start) in (0..WARP_SIZE).step_by(size).enumerate() {
             let lanes: Vec<usize> = (start..start + size)
@@ -286,7 +285,7 @@ fn cas_loop(target: Target, width: u32, offsets: &LaneOffsets) -> Verdict {
     };
     let mut v = verdict(phases, loads, 2 * tries);
     if tries > 0 {
-        v.ideal += engine::wavefronts(target, &first_load).ideal;
+        v.ideal += plain::verdict(target, &first_load).ideal;
     }
     v
 }
