@@ -18,7 +18,7 @@
 //! A run that includes a header once (one file checked on its own, as a pre-commit hook or
 //! an editor does) never asks for a reuse, so the names a header can look up are worked out
 //! only at its first reuse attempt, from what its first preparation kept: the macros in force
-//! there and the hashes of the texts it reached.
+//! there and the texts it reached.
 //!
 //! What a cached result hands its includer is what its directives changed (each definition
 //! made or removed, not the macros it merely saw), so it does not depend on the file that
@@ -62,9 +62,9 @@ struct Entry {
     /// Each name the header could look up, with its definition where it was included; set
     /// at the first reuse attempt, from `sees_from`.
     sees: OnceLock<Vec<(Name, Option<Signature>)>>,
-    /// The macros in force where the header was first included, and the hashes of the
-    /// texts it reached (its own first); taken when `sees` is set.
-    sees_from: Mutex<Option<(MacroTable, Vec<u64>)>>,
+    /// The macros in force where the header was first included, and the texts it reached
+    /// (its own first) with their hashes; taken when `sees` is set, which lets the texts go.
+    sees_from: Mutex<Option<(MacroTable, Vec<Reached>)>>,
     /// The loader's requests while the header was prepared, and its answers.
     loads: Vec<(OwnedHeaderRequest, Answer)>,
     prepared: Arc<PendingHeader>,
@@ -94,33 +94,41 @@ fn text_hash(text: &str) -> u64 {
 type Name = Arc<str>;
 type NameSet = HashSet<Name>;
 
-/// The texts of the headers prepared in this run, by hash, each kept once however many
-/// entries reached it: the names a reuse checks are read from them.
-fn texts() -> &'static Mutex<HashMap<u64, Arc<str>>> {
-    static TEXTS: OnceLock<Mutex<HashMap<u64, Arc<str>>>> = OnceLock::new();
-    TEXTS.get_or_init(Default::default)
-}
+/// A text a header reached, with its hash.
+type Reached = (u64, Arc<str>);
 
-fn keep_text(text: &str, hash: u64) {
-    if let Ok(mut t) = texts().lock() {
-        t.entry(hash).or_insert_with(|| text.into());
+/// The text with `hash`, shared by every entry that reached it (one copy however many
+/// headers include it), and kept only while one does: an editor session prepares a header
+/// again at each edit, and evicted entries must not leave their texts behind.
+fn shared_text(text: &str, hash: u64) -> Reached {
+    static TEXTS: OnceLock<Mutex<HashMap<u64, std::sync::Weak<str>>>> = OnceLock::new();
+    let Ok(mut texts) = TEXTS.get_or_init(Default::default).lock() else {
+        return (hash, text.into());
+    };
+    if let Some(kept) = texts.get(&hash).and_then(std::sync::Weak::upgrade) {
+        return (hash, kept);
     }
+    if texts.len() >= 4096 {
+        texts.retain(|_, t| t.strong_count() > 0);
+    }
+    let kept: Arc<str> = text.into();
+    texts.insert(hash, Arc::downgrade(&kept));
+    (hash, kept)
 }
 
 /// The identifiers of a text, by the text's hash: a header's are needed again by every header
 /// that includes it, directly or not, and by every file of the run.
-fn identifiers_of(hash: u64) -> Arc<NameSet> {
+fn identifiers_of((hash, text): &Reached) -> Arc<NameSet> {
     static MEMO: OnceLock<Mutex<HashMap<u64, Arc<NameSet>>>> = OnceLock::new();
     let memo = MEMO.get_or_init(Default::default);
-    if let Some(found) = memo.lock().ok().and_then(|m| m.get(&hash).cloned()) {
+    if let Some(found) = memo.lock().ok().and_then(|m| m.get(hash).cloned()) {
         return found;
     }
     let mut names = NameSet::default();
-    let text = texts().lock().ok().and_then(|t| t.get(&hash).cloned());
-    add_identifiers(text.as_deref().unwrap_or_default(), &mut names);
+    add_identifiers(text, &mut names);
     let names = Arc::new(names);
     if let Ok(mut m) = memo.lock() {
-        m.insert(hash, names.clone());
+        m.insert(*hash, names.clone());
     }
     names
 }
@@ -150,7 +158,7 @@ fn add_identifiers(text: &str, out: &mut NameSet) {
 struct Recording<'l> {
     inner: &'l mut dyn IncludeLoader,
     loads: Vec<(OwnedHeaderRequest, Answer)>,
-    reached: Vec<u64>,
+    reached: Vec<Reached>,
 }
 
 impl IncludeLoader for Recording<'_> {
@@ -158,8 +166,7 @@ impl IncludeLoader for Recording<'_> {
         let answer = self.inner.load(request);
         let kept = answer.as_ref().map(|(path, text)| {
             let hash = text_hash(text);
-            keep_text(text, hash);
-            self.reached.push(hash);
+            self.reached.push(shared_text(text, hash));
             (path.clone(), hash)
         });
         self.loads.push((request.to_owned(), kept));
@@ -202,12 +209,12 @@ fn names_seen(mut names: NameSet, in_force: &MacroTable) -> NameSet {
 /// Each name the header can look up, with its definition where it was first included:
 /// those of the texts it reached (once each, however often reached), and through the macros
 /// in force there, those their bodies name.
-fn sees_of(in_force: &MacroTable, reached: &[u64]) -> Vec<(Name, Option<Signature>)> {
+fn sees_of(in_force: &MacroTable, reached: &[Reached]) -> Vec<(Name, Option<Signature>)> {
     let mut names = NameSet::default();
     let mut merged = HashSet::<u64>::default();
-    for &hash in reached {
-        if merged.insert(hash) {
-            for n in identifiers_of(hash).iter() {
+    for text in reached {
+        if merged.insert(text.0) {
+            for n in identifiers_of(text).iter() {
                 if !names.contains(n) {
                     names.insert(n.clone());
                 }
@@ -286,11 +293,10 @@ pub fn prepared_header(
         }
     }
 
-    keep_text(text, hash);
     let mut recording = Recording {
         inner: load,
         loads: Vec::new(),
-        reached: vec![hash],
+        reached: vec![shared_text(text, hash)],
     };
     let (mut prepared, directives) = prepare(&mut recording);
     let Recording { loads, reached, .. } = recording;
@@ -342,6 +348,20 @@ mod tests {
         let mut got: Vec<&str> = names.iter().map(|n| &**n).collect();
         got.sort();
         assert_eq!(got, ["TILE", "define", "float", "rows", "t"]);
+    }
+
+    #[test]
+    fn a_reached_text_is_shared_while_held_and_let_go_after() {
+        let text = "#define SHARED_TEXT_TEST 1\n";
+        let hash = text_hash(text);
+        let first = shared_text(text, hash);
+        let again = shared_text(text, hash);
+        assert!(Arc::ptr_eq(&first.1, &again.1));
+        let weak = Arc::downgrade(&first.1);
+        drop((first, again));
+        // Nothing holds it: gone, not kept for the rest of the run.
+        assert!(weak.upgrade().is_none());
+        assert_eq!(&*shared_text(text, hash).1, text);
     }
 
     /// Headers from memory, counting what is read, with `#pragma once`-like state to rewind.
