@@ -1332,3 +1332,23 @@ fn an_operand_no_thread_runs_is_named_with_the_left_side_that_decided() {
         "no thread reaches it in the analysis: the operand after `&&` does not run: `threadIdx.x >= 32` (line 19) is false for every thread that reaches it"
     );
 }
+
+#[test]
+fn a_function_with_a_parameter_pack_is_analyzed_and_its_pack_bound_as_written() {
+    let fixture = "fixtures/183_parameter_packs.cu";
+    let human = stdout(&banklint(&["check", fixture, "--color", "never"]));
+    // The launch's `float, int` go to the pack's expansion; no element size is assumed for
+    // `Ins` alone.
+    assert!(
+        human.contains("instantiated with Scale = 2, Ins... = float, int;"),
+        "{human}"
+    );
+    assert!(!human.contains("assumed"), "{human}");
+    // Nothing skipped: the signatures with packs are read.
+    assert!(!human.contains("skipped-code"), "{human}");
+    // Both calls of the variadic device function run it: 2 calls x 32 warps.
+    assert!(
+        human.contains("per block: 64 instructions, 2048 wavefronts"),
+        "{human}"
+    );
+}

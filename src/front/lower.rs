@@ -163,6 +163,13 @@ impl<'p> Lowering<'p> {
             "storage_class_specifier" if matches!(self.t(n), "thread_local" | "mutable") => {
                 self.blank_node(n)
             }
+            // `Ts... xs`, `const T *... ps`: a function parameter pack reads as one parameter
+            // of the pattern's type (`const T *    ps`); what expands it is its own matter.
+            "variadic_declarator" => {
+                for c in children(n).into_iter().filter(|c| c.kind() == "...") {
+                    self.blank_node(c);
+                }
+            }
             "alias_declaration" => self.alias(n),
             // Kept for lang-c; one in a function body is also resolved per instantiation.
             "type_definition" => {
@@ -170,6 +177,11 @@ impl<'p> Lowering<'p> {
                 return true;
             }
             "ERROR" if self.type_after_attribute_macro(n) => {}
+            // `const T *... ps`: the grammar takes only `T... ps`, and leaves the `*` of a pack
+            // of pointers as an error; with the `...` gone it is plain C.
+            "ERROR"
+                if n.parent().is_some_and(|p| p.kind() == "variadic_parameter_declaration")
+                    && self.t(n).chars().all(|c| c == '*' || c.is_whitespace()) => {}
             "ERROR" => self.error(n),
             "lambda_expression" => {
                 self.out.skipped.push(Skipped {

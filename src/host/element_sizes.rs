@@ -48,7 +48,9 @@ pub(super) fn with_element_sizes(
             .params
             .iter()
             .filter(|p| {
+                // A pack's elements may each be another type: no one size stands for them.
                 p.is_type
+                    && !p.pack
                     && (p.default.is_none()
                         || shape.unknown_type_args.iter().any(|(n, _)| *n == p.name))
                     && !shape.template_args.iter().any(|(n, _)| *n == p.name)

@@ -643,18 +643,28 @@ fn host_instantiations(
     }
 }
 
-/// Pairs a launch's explicit template arguments with the kernel's parameters, in order.
+/// Pairs a launch's explicit template arguments with the kernel's parameters, in order. A
+/// pack (`typename... Ts`) takes the arguments left, bound as its expansion `Ts...` is
+/// written (as a call binds one): `Ts` alone names no one type.
 fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
     let Some(header) = &f.template else {
         return Vec::new();
     };
-    header
-        .params
-        .iter()
-        .zip(args)
-        .filter(|(_, a)| !a.trim().is_empty())
-        .map(|(p, a)| (p.name.clone(), a.trim().to_string()))
-        .collect()
+    let mut out = Vec::new();
+    for (k, p) in header.params.iter().enumerate() {
+        if p.pack {
+            let rest: Vec<&str> = args.iter().skip(k).map(|a| a.trim()).collect();
+            if !rest.is_empty() && rest.iter().all(|a| !a.is_empty()) {
+                out.push((format!("{}...", p.name), rest.join(", ")));
+            }
+            break;
+        }
+        match args.get(k).map(|a| a.trim()) {
+            Some(a) if !a.is_empty() => out.push((p.name.clone(), a.to_string())),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn valid(d: [u32; 3]) -> bool {
