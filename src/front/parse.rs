@@ -280,6 +280,10 @@ fn describe_error(text: &str, offset: usize) -> String {
         .collect();
     if token.is_empty() {
         "lang-c could not parse this statement".to_string()
+    } else if token.starts_with("..") {
+        // What is left of a pack expansion (`f(xs...)`, `sizeof...(Ts)`) once the parameter
+        // it names reads as one.
+        "it expands a parameter pack (`...`), which banklint reads as one parameter and does not expand".to_string()
     } else {
         format!("lang-c could not parse this statement (unexpected `{token}`)")
     }
@@ -393,6 +397,11 @@ mod tests {
         assert_eq!(out.skipped.len(), 1, "{:?}", out.skipped);
         assert!(src[out.skipped[0].span.clone()].contains("sizeof..."));
         assert!(!src[out.skipped[0].span.clone()].contains("t[threadIdx.x]"));
+        // Said as what it is: a pack expansion, not an unexpected token.
+        assert_eq!(
+            out.skipped[0].reason,
+            "it expands a parameter pack (`...`), which banklint reads as one parameter and does not expand"
+        );
     }
 
     #[test]
