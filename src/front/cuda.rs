@@ -398,7 +398,7 @@ static QUEUE: OnceLock<Option<LoweringQueue>> = OnceLock::new();
 /// on: the file's thread would otherwise lower every header only once all are preprocessed.
 /// Each header is still lowered once (its `OnceLock`), whichever thread reaches it first, so
 /// the result is the same; without spare threads nothing is queued. Only for a file whose
-/// text names device code (see [`may_need_headers`]).
+/// text names device code (see `may_need_headers`).
 pub fn lower_soon(header: &Arc<PendingHeader>) {
     if LOWER_SOON.with(|soon| soon.get()) {
         queue_for_lowering(header);
