@@ -6,7 +6,7 @@
 //! Python are `hw/check_ops.py`, the write-up `hw/ATOMICS_AND_MATRIX_OPS.md`. They are applied
 //! on every architecture that has the operation, with 4-byte banks (32 of them) as on 5.x+.
 //!
-//! Pure functions of (operation, width, lane offsets); the engine calls [`wavefronts`] for any
+//! Pure functions of (operation, width, lane offsets); the engine calls `wavefronts` for any
 //! operation that is not a plain load or store.
 
 use crate::bank::access::{AtomicKind, LaneOffsets, Op, Phase, Verdict, WARP_SIZE, WarpAccess};

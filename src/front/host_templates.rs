@@ -195,7 +195,7 @@ impl HostReader<'_> {
         self.launching_where(|t| t.runs.is_empty())
     }
 
-    /// What [`HostReader::unrun_templates`] will say, known before any template runs: the
+    /// What `HostReader::unrun_templates` will say, known before any template runs: the
     /// launching templates that no recorded call binds and whose parameters do not all have
     /// defaults. Their includers' calls are then imported before the runs, so that the file
     /// is read once.

@@ -509,7 +509,7 @@ pub type HeaderLog = std::cell::RefCell<Vec<(String, String, bool)>>;
 
 /// Reads headers for `file`: a quoted name next to the header that writes it, then next to
 /// `file`; then in `include_dirs`; then anywhere in the project by path suffix
-/// ([`project_headers`]). Gives each one's path and text; regular files only (a FIFO never
+/// ([`crate::front::project_headers`]). Gives each one's path and text; regular files only (a FIFO never
 /// blocks, a device is never read), at most [`MAX_HEADER_LOADS`] of them. A header that exists
 /// but is not read is logged in `log` with the reason.
 pub fn header_loader<'a>(

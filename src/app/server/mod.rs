@@ -7,11 +7,11 @@
 //!   disk. A save, or a change on disk to `banklint.toml` or a source file
 //!   (`workspace/didChangeWatchedFiles`, registered when the client can), re-analyzes every
 //!   open buffer: headers and includers are read from disk. The configuration itself is
-//!   re-read on every analysis ([`analysis`]).
+//!   re-read on every analysis (`analysis`).
 //! - The analyses run on one worker thread, so the protocol stays responsive; the worker
-//!   keeps each buffer's latest analysis for hover ([`hover`]) and code actions
-//!   ([`actions`]), and re-analyzes first when a request names a text it has not analyzed.
-//! - Diagnostics are converted in [`diagnostics`]; positions and URIs in [`text`].
+//!   keeps each buffer's latest analysis for hover (`hover`) and code actions
+//!   (`actions`), and re-analyzes first when a request names a text it has not analyzed.
+//! - Diagnostics are converted in `diagnostics`; positions and URIs in `text`.
 
 mod actions;
 mod analysis;
