@@ -108,6 +108,7 @@ fn shared_text(text: &str, hash: u64) -> Reached {
     if let Some(kept) = texts.get(&hash).and_then(std::sync::Weak::upgrade) {
         return (hash, kept);
     }
+    // Texts no entry holds any longer are dropped now and then (a run reads hundreds).
     if texts.len() >= 4096 {
         texts.retain(|_, t| t.strong_count() > 0);
     }
@@ -234,7 +235,10 @@ fn sees_of(in_force: &MacroTable, reached: &[Reached]) -> Vec<(Name, Option<Sign
 impl Entry {
     fn sees(&self) -> &[(Name, Option<Signature>)] {
         self.sees.get_or_init(|| {
-            let from = self.sees_from.lock().ok().and_then(|mut f| f.take());
+            // Taken once, here: `sees` is set only by this call.
+            let from = (self.sees_from.lock())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take();
             let (in_force, reached) = from.unwrap_or_default();
             sees_of(&in_force, &reached)
         })
