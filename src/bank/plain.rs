@@ -137,34 +137,22 @@ fn phase_touches(
                     addr,
                 });
             }
-            (Family::Kepler, BankMode::EightByte) => {
-                for unit in offset / 8..=(offset + width - 1) / 8 {
+            (family, mode) => {
+                // Banks of 4 bytes, or 8 in Kepler's 8-byte mode; Kepler's 4-byte mode serves
+                // words i and i+32 of one 64-word segment from one 64-bit bank row.
+                let (unit_bytes, key): (u64, fn(u64) -> u64) = match (family, mode) {
+                    (Family::Kepler, BankMode::EightByte) => (8, |unit| unit),
+                    (Family::Kepler, BankMode::FourByte) => {
+                        (4, |word| (word / 64) * 64 + word % 32)
+                    }
+                    _ => (4, |word| word),
+                };
+                for unit in offset / unit_bytes..=(offset + width - 1) / unit_bytes {
                     out.push(Touch {
                         lane,
                         bank: (unit % 32) as u32,
-                        key: unit,
-                        addr: unit * 8,
-                    });
-                }
-            }
-            (Family::Kepler, BankMode::FourByte) => {
-                for word in offset / 4..=(offset + width - 1) / 4 {
-                    // Words i and i+32 of one 64-word segment share a 64-bit bank row.
-                    out.push(Touch {
-                        lane,
-                        bank: (word % 32) as u32,
-                        key: (word / 64) * 64 + word % 32,
-                        addr: word * 4,
-                    });
-                }
-            }
-            (Family::Fermi | Family::Maxwell, _) => {
-                for word in offset / 4..=(offset + width - 1) / 4 {
-                    out.push(Touch {
-                        lane,
-                        bank: (word % 32) as u32,
-                        key: word,
-                        addr: word * 4,
+                        key: key(unit),
+                        addr: unit * unit_bytes,
                     });
                 }
             }
