@@ -120,6 +120,15 @@ pub struct TemplateParam {
     pub constraint: Option<String>,
 }
 
+impl TemplateParam {
+    /// A pack's binding: the arguments left (`float, int`), under its expansion as written
+    /// (`Ts...`), which is what the code names; `Ts` alone names no one type.
+    pub fn pack_binding(&self, rest: &[String]) -> (String, String) {
+        let rest: Vec<&str> = rest.iter().map(|a| a.trim()).collect();
+        (format!("{}...", self.name), rest.join(", "))
+    }
+}
+
 impl TemplateHeader {
     /// Non-type parameters with their defaults.
     pub fn values(&self) -> Vec<(String, Option<String>)> {

@@ -644,8 +644,7 @@ fn host_instantiations(
 }
 
 /// Pairs a launch's explicit template arguments with the kernel's parameters, in order. A
-/// pack (`typename... Ts`) takes the arguments left, bound as its expansion `Ts...` is
-/// written (as a call binds one): `Ts` alone names no one type.
+/// pack (`typename... Ts`) takes the arguments left, as a call binds one.
 fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
     let Some(header) = &f.template else {
         return Vec::new();
@@ -653,9 +652,10 @@ fn bind_template_args(f: &Function, args: &[String]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (k, p) in header.params.iter().enumerate() {
         if p.pack {
-            let rest: Vec<&str> = args.iter().skip(k).map(|a| a.trim()).collect();
-            if !rest.is_empty() && rest.iter().all(|a| !a.is_empty()) {
-                out.push((format!("{}...", p.name), rest.join(", ")));
+            // None written: the pack is deduced from the launch's arguments, unknown here.
+            let rest = args.get(k..).unwrap_or_default();
+            if !rest.is_empty() && rest.iter().all(|a| !a.trim().is_empty()) {
+                out.push(p.pack_binding(rest));
             }
             break;
         }

@@ -760,8 +760,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 // A pack takes the arguments left (none, often: `allocate<T>()` of
                 // `template <typename A, size_t... dims>`), expanded where it is written.
                 if param.pack {
-                    let rest = given.get(k..).unwrap_or_default().join(", ");
-                    texts.push((format!("{}...", param.name), rest));
+                    texts.push(param.pack_binding(given.get(k..).unwrap_or_default()));
                     continue;
                 }
                 let text = given.get(k).cloned().or_else(|| param.default.clone());
