@@ -698,6 +698,7 @@ fn lower(
             crate::front::include_scopes::include_scopes(text, tree.root_node(), &includes);
         let constants = l.host_reader.constants();
         let (blank, patches) = (l.blank, l.patches);
+        let wiped = disjoint(l.wiped);
         out.host_constants = constants;
         for r in &blank {
             for b in &mut bytes[r.clone()] {
@@ -707,6 +708,10 @@ fn lower(
             }
         }
         for (at, t) in &patches {
+            let k = wiped.partition_point(|r| r.start <= *at);
+            if k > 0 && wiped[k - 1].contains(at) {
+                continue;
+            }
             if let Some(dst) = bytes.get_mut(*at..*at + t.len()) {
                 dst.copy_from_slice(t.as_bytes());
             }
@@ -717,6 +722,19 @@ fn lower(
     // Only ASCII bytes were written over whole tokens, so this stays UTF-8.
     out.text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+}
+
+/// Ranges merged where they overlap, in order.
+fn disjoint(mut ranges: Vec<std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -21,6 +21,10 @@ pub struct HostTemplate {
     /// The function definition's bytes (the template header excluded).
     range: Range<usize>,
     params: Vec<(String, Param)>,
+    /// For a member of a class template defined outside it (`template <typename T, int W>
+    /// void MLP<T, W>::run()`), the class and its arguments as the definition writes them:
+    /// an explicit instantiation of the class (`template class MLP<float, 64>;`) runs it.
+    class: Option<(String, Vec<String>)>,
     /// Instantiations already run, by their arguments as written.
     runs: Vec<Vec<(String, String)>>,
 }
@@ -52,6 +56,9 @@ pub struct TemplateCall {
     /// Made by a template read without its arguments, naming its parameters (`go<T, N>(d)`
     /// in `template <typename T, int N> void run(...)`): it instantiates nothing yet.
     pub open: bool,
+    /// An explicit instantiation of a class template (`template class MLP<float, 64>;`):
+    /// it instantiates the class's members, not a function of that name.
+    pub of_class: bool,
 }
 
 impl TemplateCall {
@@ -122,6 +129,7 @@ impl HostReader<'_> {
             name,
             range: f.byte_range(),
             params,
+            class: member_of_class_template(f, self.src),
             runs: Vec::new(),
         })
     }
@@ -164,7 +172,76 @@ impl HostReader<'_> {
             line: f.start_position().row + 1,
             file: None,
             open,
+            of_class: false,
         });
+    }
+
+    /// Records an explicit instantiation of a class template, `template class MLP<float,
+    /// 64>;` (`t` is its `MLP<float, 64>`): its members defined outside the class run with
+    /// these arguments.
+    pub fn class_instantiation(&mut self, t: Node<'_>) {
+        let (Some(name), Some(list)) = (
+            t.child_by_field_name("name"),
+            t.child_by_field_name("arguments"),
+        ) else {
+            return;
+        };
+        if self.template_calls.len() >= MAX_RECORDED_CALLS {
+            return;
+        }
+        let globals = self.globals.clone();
+        let args = named_children(list)
+            .iter()
+            .map(|a| (self.eval(*a, &globals), self.bound_text(*a, &globals)))
+            .collect();
+        let name = text(name, self.src);
+        self.template_calls.push(TemplateCall {
+            name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
+            args,
+            line: t.start_position().row + 1,
+            file: None,
+            open: false,
+            of_class: true,
+        });
+    }
+
+    /// Whether `call` names `t`: a function template by its name, or a member of a class
+    /// template that an explicit instantiation of the class names.
+    fn names(t: &HostTemplate, call: &TemplateCall) -> bool {
+        match (&t.class, call.of_class) {
+            (_, false) => call.name == t.name,
+            (Some((class, _)), true) => *class == call.name,
+            (None, true) => false,
+        }
+    }
+
+    /// What `call` binds `t`'s parameters to (see [`HostReader::bind`]); for a class's
+    /// instantiation, each parameter takes the argument at its place among the class's
+    /// arguments as the member's definition writes them (`MLP<T, W>::run`).
+    fn binding(
+        &self,
+        t: &HostTemplate,
+        call: &TemplateCall,
+    ) -> Option<(Env, Vec<(String, String)>)> {
+        if !Self::names(t, call) {
+            return None;
+        }
+        let Some((_, written)) = t.class.as_ref().filter(|_| call.of_class) else {
+            return self.bind(t, call);
+        };
+        let args: Option<Vec<(HostValue, String)>> = (t.params.iter())
+            .map(|(name, _)| {
+                let at = written.iter().position(|w| w == name)?;
+                call.args.get(at).cloned()
+            })
+            .collect();
+        self.bind(
+            t,
+            &TemplateCall {
+                args: args?,
+                ..call.clone()
+            },
+        )
     }
 
     /// An argument as written, with the run's parameters in it replaced by what they are
@@ -204,9 +281,7 @@ impl HostReader<'_> {
             let defaults = !t.params.is_empty()
                 && (t.params.iter())
                     .all(|(_, p)| matches!(p, Param::Value(Some(HostValue::Int(_)))));
-            !defaults
-                && !(self.template_calls.iter())
-                    .any(|c| c.name == t.name && self.bind(t, c).is_some())
+            !defaults && !(self.template_calls.iter()).any(|c| self.binding(t, c).is_some())
         })
     }
 
@@ -272,10 +347,7 @@ impl HostReader<'_> {
                         continue;
                     }
                     for t in 0..self.templates.len() {
-                        if call.name != self.templates[t].name {
-                            continue;
-                        }
-                        let Some((env, written)) = self.bind(&self.templates[t], &call) else {
+                        let Some((env, written)) = self.binding(&self.templates[t], &call) else {
                             continue;
                         };
                         if self.templates[t].runs.contains(&written) {
@@ -308,10 +380,7 @@ impl HostReader<'_> {
         // A template no call names, whose parameters all have defaults, runs once with them
         // (`template <int STAGES = 2> void launch(...)`, called from another file).
         for t in 0..self.templates.len() {
-            let called = self
-                .template_calls
-                .iter()
-                .any(|c| c.name == self.templates[t].name);
+            let called = (self.template_calls.iter()).any(|c| Self::names(&self.templates[t], c));
             if called || !self.templates[t].runs.is_empty() || ran >= MAX_HOST_INSTANCES {
                 continue;
             }
@@ -425,6 +494,25 @@ fn definition_at(root: Node<'_>, range: Range<usize>) -> Option<Node<'_>> {
         }
         n = n.parent()?;
     }
+}
+
+/// The class template and its arguments as written when `f` defines a member of one outside
+/// the class (`void MLP<T, W>::run(...)`: `MLP`, `[T, W]`).
+fn member_of_class_template(f: Node<'_>, src: &str) -> Option<(String, Vec<String>)> {
+    let mut d = f.child_by_field_name("declarator")?;
+    while d.kind() != "function_declarator" {
+        d = d.child_by_field_name("declarator")?;
+    }
+    let name = d.child_by_field_name("declarator")?;
+    let scope = name
+        .child_by_field_name("scope")
+        .filter(|s| name.kind() == "qualified_identifier" && s.kind() == "template_type")?;
+    let class = text(scope.child_by_field_name("name")?, src);
+    let args = named_children(scope.child_by_field_name("arguments")?)
+        .iter()
+        .map(|a| text(*a, src).trim().to_string())
+        .collect();
+    Some((class.rsplit("::").next().unwrap_or(class).to_string(), args))
 }
 
 /// The unqualified name a function definition declares.

@@ -835,6 +835,14 @@ fn record_call_arguments(l: &mut Lowering<'_>, n: Node<'_>) {
         l.out.template_calls.push((name.start_byte(), list));
         // A host function template instantiated this way runs with these arguments too.
         l.host_reader.instantiation(f);
+    } else if let Some(class) = n
+        .child_by_field_name("type")
+        .filter(|t| matches!(t.kind(), "class_specifier" | "struct_specifier"))
+        .and_then(|t| t.child_by_field_name("name"))
+        .filter(|t| t.kind() == "template_type")
+    {
+        // `template class MLP<float, 64>;`: the class's members defined outside it run.
+        l.host_reader.class_instantiation(class);
     }
 }
 

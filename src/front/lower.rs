@@ -25,6 +25,10 @@ pub struct Lowering<'p> {
     pub blank: Vec<Range<usize>>,
     /// Same-length replacements.
     pub patches: Vec<(usize, Cow<'static, str>)>,
+    /// Statements skipped whole: blanked, and no replacement inside them is written (the
+    /// lowering of their parts, before or after the skip, would leave words behind that
+    /// join the next statement: `Q__Load` + `f(x);` reads as a declaration).
+    pub wiped: Vec<Range<usize>>,
     /// Reading host code: launches and template arguments are recorded, nothing is
     /// rewritten (host code is read for what it says about kernels, not parsed).
     pub host: bool,
@@ -78,6 +82,7 @@ impl<'p> Lowering<'p> {
             out,
             blank: Vec::new(),
             patches: Vec::new(),
+            wiped: Vec::new(),
             host: false,
             host_reader: HostReader::new(src),
             namespace: String::new(),
@@ -112,7 +117,7 @@ impl<'p> Lowering<'p> {
             span: n.byte_range(),
             reason: format!("{what} is C++ that banklint does not analyze; shared-memory accesses in it are not seen"),
         });
-        self.blank_node(n);
+        self.wipe(n);
     }
 
     /// Lowers every node below `n` (device code, or host code read for its launches).
@@ -177,6 +182,12 @@ impl<'p> Lowering<'p> {
                 return true;
             }
             "ERROR" if self.type_after_attribute_macro(n) => {}
+            // `typename KT::Reduce(tmp).Sum(x)`: the grammar has no functional cast of a
+            // dependent type and leaves only the keyword as an error before an expression it
+            // read; without the keyword it is a call, as lang-c reads the rest.
+            "ERROR" if self.t(n) == "typename" && self.is_expression_start(n) => {
+                self.blank_node(n)
+            }
             // `const T *... ps`: the grammar takes only `T... ps`, and leaves the `*` of a pack
             // of pointers as an error; with the `...` gone it is plain C.
             "ERROR"
@@ -538,6 +549,33 @@ impl<'p> Lowering<'p> {
     }
 
     /// A syntax error: the smallest statement around it is reported and left out.
+    /// Whether the node right after `n` is an expression that starts with a qualified call
+    /// (`KT::Reduce(tmp)...`), as a stray `typename` before a functional cast leaves it.
+    fn is_expression_start(&self, n: Node<'_>) -> bool {
+        let Some(next) = n.next_sibling() else {
+            return false;
+        };
+        let mut e = next;
+        loop {
+            match e.kind() {
+                "call_expression" | "field_expression" | "subscript_expression" => {
+                    match e
+                        .child_by_field_name("function")
+                        .or_else(|| e.child_by_field_name("argument"))
+                    {
+                        Some(inner) => e = inner,
+                        None => return false,
+                    }
+                }
+                "qualified_identifier" => {
+                    return e.start_byte() == next.start_byte()
+                        && e.parent().is_some_and(|p| p.kind() == "call_expression");
+                }
+                _ => return false,
+            }
+        }
+    }
+
     fn error(&mut self, n: Node<'_>) {
         if self.unread_macro_word(n) {
             return;
@@ -553,7 +591,13 @@ impl<'p> Lowering<'p> {
                 format!("this statement does not parse (at `{first}`)")
             },
         });
+        self.wipe(stmt);
+    }
+
+    /// Blanks a statement skipped whole, replacements inside it included.
+    fn wipe(&mut self, stmt: Node<'_>) {
         self.blank_node(stmt);
+        self.wiped.push(stmt.byte_range());
     }
 
     /// `f<16, float>(x)` -> `f(x)`, the arguments recorded at the name;

@@ -183,7 +183,7 @@ fn cast_type(written: &str, typenames: &KnownTypes<'_>) -> Option<Node<lang_c::a
             _ => {}
         }
     }
-    let prelude = prelude_for(&text, typenames);
+    let prelude = cast_prelude(&text, typenames);
     let src = format!("{prelude}void __f(void) {{ ({text})0; }}");
     let config = Config {
         flavor: Flavor::GnuC11,
@@ -218,6 +218,48 @@ fn known_types(typenames: &[String]) -> KnownTypes<'_> {
         .copied()
         .chain(typenames.iter().map(String::as_str))
         .collect()
+}
+
+/// The typedefs a C++ cast's type needs: there every name is a type (`typename
+/// KT::Load::TempStorage &`, a library's type banklint has not read), except a name after
+/// `struct`/`union`/`enum` and the constants of array bounds.
+fn cast_prelude(text: &str, known: &KnownTypes<'_>) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    let (mut bracket, mut tagged) = (0usize, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            match c {
+                '[' => bracket += 1,
+                ']' => bracket = bracket.saturating_sub(1),
+                _ => {}
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let word = &rest[..len];
+        rest = &rest[len..];
+        let keyword = crate::front::names::is_type_keyword(word)
+            || matches!(
+                word,
+                "struct" | "union" | "enum" | "restrict" | "__restrict__"
+            );
+        let is_type = known.contains(word)
+            || (bracket == 0
+                && !tagged
+                && !keyword
+                && !word.starts_with(|c: char| c.is_ascii_digit()));
+        if is_type {
+            words.push(word);
+        }
+        tagged = matches!(word, "struct" | "union" | "enum");
+    }
+    words.sort_unstable();
+    words.dedup();
+    words.iter().map(|w| format!("typedef int {w};")).collect()
 }
 
 /// `typedef int NAME;` for each known type name the item mentions, so lang-c reads
