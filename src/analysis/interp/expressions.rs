@@ -153,7 +153,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 match (pointer, ty.size()) {
                     (true, _) => Lanes::int(8),
                     (false, Some(s)) => Lanes::int(i64::from(s)),
-                    _ => Lanes::unknown("the size of an unknown type"),
+                    // A type banklint cannot lay out (a library's `TempStorage`) still has one
+                    // size for the whole grid: a warp-uniform unknown, like a class constant.
+                    (false, None) => self.uniform(&format!("sizeof({})", ty.name())),
                 }
             }
             Expression::SizeOfVal(v) => self.size_of_expr(&v.node.0),
@@ -263,6 +265,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         if self.unit.file_shared.iter().any(|a| a.name == name) {
             return Lanes::unknown(format!("`{name}` is an array, not an integer"));
+        }
+        // A class's constant is one value for the whole grid even where banklint cannot
+        // work it out: a warp-uniform unknown, which moves an access as a whole (each shift
+        // that can matter is analyzed, see `bank::layout`).
+        if let Some(constant) = self.unevaluated_static_member(name) {
+            return self.uniform(&constant);
         }
         Lanes::unknown(format!("`{name}` is not known to banklint"))
     }
@@ -376,6 +384,26 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             if let Some(v) = self.class_constant(&target, member) {
                 return Some(v);
+            }
+        }
+        None
+    }
+
+    /// `Ktraits::kSmemSize` (written `Ktraits__kSmemSize`) when it is a class's static
+    /// constant that banklint cannot evaluate (`sizeof` a library's `TempStorage` it has not
+    /// read): its name as a C++ developer writes it, with the class it is read in.
+    fn unevaluated_static_member(&mut self, name: &str) -> Option<String> {
+        for (class, member) in crate::front::names::scope_splits(name) {
+            let target = match self.type_args.get(class) {
+                Some(bound) => bound.clone(),
+                None => self
+                    .alias_target(class)
+                    .unwrap_or_else(|| class.replace("__", "::")),
+            };
+            if let Some(crate::front::class_members::Member::Value(_)) =
+                self.class_member(&target, member)
+            {
+                return Some(format!("{target}::{member}"));
             }
         }
         None
