@@ -78,7 +78,8 @@ fn shifted(a: &WarpAccess, by: u64) -> WarpAccess {
 }
 
 /// On 2.x and 5.x+, shifting every lane by the same whole number of words only renames
-/// banks: the cost is unchanged. On 3.x the bank rows repeat every 256 bytes.
+/// banks: the cost is unchanged. On 3.x the bank rows repeat every 256 bytes. (`bank::layout`
+/// analyzes a warp-uniform unknown shift at each byte within a word only, on the strength of it.)
 #[test]
 fn uniform_shifts_do_not_change_the_cost() {
     for case in 0..CASES {

@@ -119,6 +119,18 @@ pub fn shift_matters(target: Target, elem_size: i64) -> bool {
 /// Period after which every family's bank mapping repeats (Kepler's 64-word rows).
 const BANK_PERIOD: i64 = 256;
 
+/// The shifts of a whole warp that can give different verdicts repeat with this period. For
+/// plain loads and stores on 2.x and 5.x+ a shift by whole words only renames banks, so only
+/// the byte within the word matters (for 1- and 2-byte accesses; a property test checks it).
+/// Other families and operations are taken over the full period (`cp.async` measures
+/// differently at other offsets within a row).
+fn shift_period(target: Target, op: Op) -> i64 {
+    match (target.family(), op) {
+        (Family::Fermi | Family::Maxwell, Op::Load | Op::Store) => 4,
+        _ => BANK_PERIOD,
+    }
+}
+
 pub fn evaluate(
     pattern: &Pattern,
     layout: &ArrayLayout,
@@ -143,13 +155,10 @@ pub fn evaluate(
         .zip(&strides)
         .fold(0i64, |g, (c, s)| gcd(g, c.saturating_mul(*s)));
     let shifts: Vec<i64> = if shift_gcd != 0 && shift_matters(target, layout.elem_size) {
-        let step = shift_gcd.rem_euclid(BANK_PERIOD);
-        let step = if step == 0 {
-            BANK_PERIOD
-        } else {
-            gcd(step, BANK_PERIOD)
-        };
-        (0..BANK_PERIOD / step)
+        let period = shift_period(target, op);
+        let step = shift_gcd.rem_euclid(period);
+        let step = if step == 0 { period } else { gcd(step, period) };
+        (0..period / step)
             .map(|k| k * step)
             .filter(|r| r % i64::from(width) == 0)
             .collect()
