@@ -56,7 +56,7 @@ pub(crate) fn record_bases(
         })
         .collect();
     let params = template_params_around(l, clause);
-    l.out.class_bases.push(crate::front::cuda::ClassBases {
+    l.out.class_bases.push(crate::front::prepared::ClassBases {
         class: class.replace("::", "__"),
         args: args.clone(),
         params,

@@ -6,6 +6,9 @@
 //! [`crate::front::items`] (top-level items and aggregates).
 
 use crate::front::header_cache;
+pub use crate::front::include_loader::{
+    HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest,
+};
 use crate::front::items::lower_items;
 use crate::front::lex::{Token, TokenKind, lex};
 use crate::front::lower::Lowering;
@@ -13,70 +16,12 @@ pub use crate::front::macros::Defines;
 use crate::front::macros::MacroTable;
 pub use crate::front::prepared::*;
 use crate::front::preprocess::{Included, initial_macros, run_directives};
+pub use crate::front::spare_threads::{LOWERING_THREAD, map_on_spare_threads, set_spare_threads};
 use crate::front::syntax::parse;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub fn prepare(src: &str, defines: &Defines) -> Prepared {
     prepare_with_includes(src, defines, &mut |_: &HeaderRequest| None)
-}
-
-/// An `#include` to resolve: the name as written, whether in angle brackets, and the path of
-/// the header that writes it (`None`: the file being prepared).
-#[derive(Clone, Copy, Debug)]
-pub struct HeaderRequest<'r> {
-    pub name: &'r str,
-    pub angled: bool,
-    pub from: Option<&'r str>,
-}
-
-impl HeaderRequest<'_> {
-    pub fn to_owned(&self) -> OwnedHeaderRequest {
-        OwnedHeaderRequest {
-            name: self.name.to_string(),
-            angled: self.angled,
-            from: self.from.map(str::to_string),
-        }
-    }
-}
-
-/// A [`HeaderRequest`] kept to be made again (see `header_cache`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedHeaderRequest {
-    pub name: String,
-    pub angled: bool,
-    pub from: Option<String>,
-}
-
-impl OwnedHeaderRequest {
-    pub fn as_request(&self) -> HeaderRequest<'_> {
-        HeaderRequest {
-            name: &self.name,
-            angled: self.angled,
-            from: self.from.as_deref(),
-        }
-    }
-}
-
-/// Where a loader's state stood ([`IncludeLoader::mark`]), to go back to it.
-#[derive(Clone, Debug, Default)]
-pub struct LoaderMark(pub Vec<usize>);
-
-/// Finds headers: each one's path and text. A loader may keep state (headers read so far,
-/// `#pragma once`); `mark` and `rewind` undo loads made to check a cached header that then
-/// did not match.
-pub trait IncludeLoader {
-    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)>;
-    fn mark(&self) -> LoaderMark {
-        LoaderMark::default()
-    }
-    fn rewind(&mut self, _to: LoaderMark) {}
-}
-
-impl<F: FnMut(&HeaderRequest) -> Option<(String, String)>> IncludeLoader for F {
-    fn load(&mut self, request: &HeaderRequest) -> Option<(String, String)> {
-        self(request)
-    }
 }
 
 /// Like [`prepare`], following local includes through `load`: their macros take effect at
@@ -164,7 +109,7 @@ fn preprocess_top(
     load: &mut dyn IncludeLoader,
     context: Option<&(String, Prepared)>,
 ) -> Prepared {
-    LOWER_SOON.with(|soon| soon.set(may_need_headers(src)));
+    crate::front::spare_threads::lower_soon_for(src);
     let mut macros = initial_macros(defines);
     if let Some((_, ctx)) = context {
         // The includer's macros, function-like ones too, already reflect `-D` and `-U`.
@@ -228,32 +173,7 @@ fn prepare_top(
     out
 }
 
-/// A header preprocessed where it is included (its macros are what its includer needs
-/// there), expanded, parsed and lowered the first time a file needs its declarations; shared
-/// by every file of a run that includes it under the same definitions (see `header_cache`).
-/// A file without device code needs only a header's macros: the expansion waits for the
-/// lowering, which a spare thread may do meanwhile, off the file's own.
-#[derive(Debug)]
-pub struct PendingHeader {
-    preprocessed: Prepared,
-    /// What the expansion starts from, and every macro it reads (`preprocessed` keeps only
-    /// those the header can see, see `header_cache`), until the header is lowered.
-    expansion: std::sync::Mutex<Option<(crate::front::preprocess::Expansion, MacroTable)>>,
-    /// The expansion's result, kept when something read the expanded text before the
-    /// lowering did (see `shared_roots`).
-    expanded: OnceLock<Expanded>,
-    /// The expanded text, kept by the lowering for later readers.
-    expanded_text: OnceLock<String>,
-    lowered: OnceLock<Arc<Prepared>>,
-}
-
-/// A header's expanded text, its map to the header, and the notes on expansions abandoned.
-type Expanded = (
-    String,
-    crate::front::source_map::SourceMap,
-    Vec<crate::front::preprocess::Note>,
-);
-
+// What `PendingHeader` holds is `prepared`'s; how it is expanded and lowered is here.
 impl PendingHeader {
     pub fn new(
         preprocessed: Prepared,
@@ -312,196 +232,6 @@ impl PendingHeader {
         }
         lowered
     }
-}
-
-/// Threads besides its own a file may use to lower its headers (cores the runner's file
-/// workers leave idle: all but one when one file is checked).
-static SPARE_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-pub fn set_spare_threads(n: usize) {
-    SPARE_THREADS.store(n, Ordering::Relaxed);
-}
-
-/// Names the threads that lower or parse headers, so that a panic on one stays quiet: the
-/// file's own thread does that header's work again and reports the panic as the file's
-/// internal error.
-pub const LOWERING_THREAD: &str = "banklint-lower";
-
-/// `f` of every index below `n`, in order, computed on this thread and the spare ones. An
-/// index whose work panicked on a spare thread is done again on this one, where the panic is
-/// the file's.
-pub fn map_on_spare_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let spare = SPARE_THREADS
-        .load(Ordering::Relaxed)
-        .min(n.saturating_sub(1));
-    if spare == 0 {
-        return (0..n).map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let done: std::sync::Mutex<Vec<Option<T>>> =
-        std::sync::Mutex::new((0..n).map(|_| None).collect());
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                return;
-            }
-            let Ok(value) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(i))) else {
-                return;
-            };
-            if let Ok(mut done) = done.lock() {
-                done[i] = Some(value);
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 0..spare {
-            let _ = std::thread::Builder::new()
-                .name(LOWERING_THREAD.into())
-                .stack_size(crate::limits::THREAD_STACK)
-                .spawn_scoped(scope, work);
-        }
-        work();
-    });
-    let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.into_iter()
-        .enumerate()
-        .map(|(i, value)| value.unwrap_or_else(|| f(i)))
-        .collect()
-}
-
-thread_local! {
-    /// Whether the file this thread prepares queues its headers for the spare threads as
-    /// they are preprocessed (see [`lower_soon`]).
-    static LOWER_SOON: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-}
-
-/// Whether a file's own text names device code (`__global__`, `__device__`, `__shared__`, a
-/// launch): then its headers will most likely be lowered, and lowering them while the rest
-/// is preprocessed saves time. A file without those words rarely needs them (a kernel named
-/// through a macro, `RAFT_KERNEL`, is one that does, and is lowered after preprocessing, on
-/// the spare threads still). Lowering every file's headers anyway measured 1.3x the CPU time
-/// and 1.06x the wall time on 60 raft files one at a time, the second core idle; under a
-/// harness running files side by side, that core is not idle.
-fn may_need_headers(src: &str) -> bool {
-    ["__global__", "__device__", "__shared__", "<<<"]
-        .iter()
-        .any(|word| src.contains(word))
-}
-
-type LoweringQueue = std::sync::Mutex<std::sync::mpsc::Sender<Arc<PendingHeader>>>;
-
-/// The spare threads' queue, started with the first header queued (`None`: none started).
-static QUEUE: OnceLock<Option<LoweringQueue>> = OnceLock::new();
-
-/// Queues a header, just preprocessed, for a spare thread to lower while preprocessing goes
-/// on: the file's thread would otherwise lower every header only once all are preprocessed.
-/// Each header is still lowered once (its `OnceLock`), whichever thread reaches it first, so
-/// the result is the same; without spare threads nothing is queued. Only for a file whose
-/// text names device code (see `may_need_headers`).
-pub fn lower_soon(header: &Arc<PendingHeader>) {
-    if LOWER_SOON.with(|soon| soon.get()) {
-        queue_for_lowering(header);
-    }
-}
-
-/// Hands a header to the spare threads, started with the first one queued.
-fn queue_for_lowering(header: &Arc<PendingHeader>) {
-    let spare = SPARE_THREADS.load(Ordering::Relaxed);
-    if spare == 0 {
-        return;
-    }
-    let queue = QUEUE.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel::<Arc<PendingHeader>>();
-        let rx = Arc::new(std::sync::Mutex::new(rx));
-        let mut started = 0;
-        for _ in 0..spare {
-            let rx = rx.clone();
-            let worker = move || {
-                loop {
-                    let next = match rx.lock() {
-                        Ok(r) => r.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(h) = next else { return };
-                    // A panic leaves the header unlowered; the file's thread meets it again.
-                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        h.lowered();
-                    }));
-                }
-            };
-            started += std::thread::Builder::new()
-                .name(LOWERING_THREAD.into())
-                .stack_size(crate::limits::THREAD_STACK)
-                .spawn(worker)
-                .is_ok() as usize;
-        }
-        (started > 0).then(|| std::sync::Mutex::new(tx))
-    });
-    if let Some(Ok(tx)) = queue.as_ref().map(|q| q.lock()) {
-        let _ = tx.send(header.clone());
-    }
-}
-
-/// Lowers every header `pending` reaches, nested ones first, on the spare threads and this
-/// one. Each header is lowered once (its `OnceLock`); a thread that needs a nested header
-/// another is lowering waits for it (headers include each other as a tree: no cycle).
-fn lower_side_by_side(pending: &[(String, String, Arc<PendingHeader>)]) {
-    let spare = SPARE_THREADS.load(Ordering::Relaxed);
-    if spare == 0 {
-        return;
-    }
-    fn reach(
-        h: &Arc<PendingHeader>,
-        seen: &mut Vec<*const PendingHeader>,
-        out: &mut Vec<Arc<PendingHeader>>,
-    ) {
-        if seen.contains(&Arc::as_ptr(h)) {
-            return;
-        }
-        seen.push(Arc::as_ptr(h));
-        for (_, _, nested) in &h.preprocessed.pending {
-            reach(nested, seen, out);
-        }
-        if h.lowered.get().is_none() {
-            out.push(h.clone());
-        }
-    }
-    let (mut seen, mut todo) = (Vec::new(), Vec::new());
-    for (_, _, h) in pending {
-        reach(h, &mut seen, &mut todo);
-    }
-    if todo.len() < 2 {
-        return;
-    }
-    if matches!(QUEUE.get(), Some(Some(_))) {
-        // The spare threads lower the queued headers, nested ones first (this file's too,
-        // queued now if its text did not look like device code); this one starts from the
-        // outermost, and each waits where it meets a header the other holds.
-        if !LOWER_SOON.with(|soon| soon.get()) {
-            todo.iter().for_each(queue_for_lowering);
-        }
-        for h in todo.iter().rev() {
-            h.lowered();
-        }
-        return;
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        while let Some(h) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-            h.lowered();
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 0..spare.min(todo.len() - 1) {
-            // Without a thread, this one does the work alone.
-            let _ = std::thread::Builder::new()
-                .name(LOWERING_THREAD.into())
-                .stack_size(crate::limits::THREAD_STACK)
-                .spawn_scoped(scope, work);
-        }
-        work();
-    });
 }
 
 /// Preprocesses `src` from `macros`, following headers (each preprocessed once per run for
@@ -650,7 +380,7 @@ fn lower_stage(
         out.absorb_declarations(ctx, includer);
     }
     if lower_headers {
-        lower_side_by_side(&out.pending);
+        crate::front::spare_threads::lower_side_by_side(&out.pending);
         let pending = out.pending.clone();
         for (name, path, header) in pending {
             let header = header.lowered();

@@ -24,10 +24,9 @@
 //! made or removed, not the macros it merely saw), so it does not depend on the file that
 //! first included it.
 
-use crate::front::cuda::{
-    HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest, PendingHeader,
-};
+use crate::front::include_loader::{HeaderRequest, IncludeLoader, LoaderMark, OwnedHeaderRequest};
 use crate::front::macros::{MacroDef, MacroTable};
+use crate::front::prepared::PendingHeader;
 use crate::front::prepared::Prepared;
 use crate::front::preprocess::Directives;
 use crate::limits::{MAX_CACHED_HEADER_BYTES, MAX_CACHED_VARIANTS};
@@ -311,7 +310,7 @@ pub fn prepared_header(
         directives.expansion,
         directives.macros,
     ));
-    crate::front::cuda::lower_soon(&prepared);
+    crate::front::spare_threads::lower_soon(&prepared);
     // What an entry holds is several times its text: the expanded text, tokens, items.
     let bytes = text.len() * 8;
     if let Ok(mut c) = cache().lock()

@@ -1,12 +1,10 @@
-//! Class constants in host code: `KT::THREADS` where `using KT = Traits<256, float>;` is in
-//! scope, or `Traits<256, float>::THREADS` written out, as launches give a traits class's
-//! thread count (`k<KT><<<grid, KT::THREADS, KT::SMEM>>>`). The host reader keeps a copy of
-//! the classes read so far (this file's, then its headers') and reads the member through
-//! `front::class_members`.
+//! The classes host code sees: the host reader keeps a copy of the classes read so far (this
+//! file's, then its headers'), so that launches can give a traits class's thread count
+//! (`k<KT><<<grid, KT::THREADS, KT::SMEM>>>`, read in `front::host_class_constants`); a
+//! member is read through `front::class_members`.
 
 use crate::front::class_members::{Classes, Member};
-use crate::front::cuda::Prepared;
-use crate::front::host_code::{Env, HostReader, HostValue};
+use crate::front::prepared::Prepared;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -18,7 +16,7 @@ pub struct HostClasses {
     /// How many headers the file had when `headers` was gathered.
     direct_headers: usize,
     /// The class whose method runs, if any: its constants are named bare there.
-    within: Option<String>,
+    pub(super) within: Option<String>,
     /// Members read so far, by class and member: a dispatcher's runs read the same traits
     /// class's constants at every launch. Cleared when more classes are read.
     read: std::cell::RefCell<HashMap<(String, String), Option<Member>>>,
@@ -57,7 +55,7 @@ impl HostClasses {
     }
 
     /// `member` of `class`, read once per set of classes.
-    fn member(&self, class: &str, member: &str) -> Option<Member> {
+    pub(super) fn member(&self, class: &str, member: &str) -> Option<Member> {
         let key = (class.to_string(), member.to_string());
         if let Some(found) = self.read.borrow().get(&key) {
             return found.clone();
@@ -80,57 +78,6 @@ impl HostClasses {
         Classes::new(std::iter::once(&self.own).chain(self.headers.iter().map(|h| &**h)))
     }
 }
-
-impl HostReader<'_> {
-    /// `A::m` (or `ns::A<x>::m`) as an integer, when `A` names a class banklint has read
-    /// (through a type alias or type parameter in scope, or written out) and `m` is one of
-    /// its constants with a value here; as the type it names when `m` is a member type.
-    pub(super) fn class_constant(&self, path: &str, env: &Env) -> Option<HostValue> {
-        if !path.contains("::") && self.classes.within.is_none() {
-            return None;
-        }
-        let parts = crate::front::names::split_path(path);
-        let (member, scope) = parts.split_last()?;
-        let scope = match (scope.is_empty(), &self.classes.within) {
-            (false, _) => scope.join("::"),
-            // A bare name in a method: its class's member.
-            (true, Some(class)) => class.clone(),
-            (true, None) => return None,
-        };
-        // An alias in scope names a class whose arguments may be the run's own parameters
-        // (`using KT = Traits<WARPS_M, T>;` in `launch_<4, float>`): substituted again, a few
-        // rounds at most (an alias cannot name itself).
-        let mut scope = scope;
-        for _ in 0..ALIAS_ROUNDS {
-            let next = self.bind_words(&scope, env);
-            if next == scope {
-                break;
-            }
-            scope = next;
-        }
-        let text = match self.classes.member(&scope, member)? {
-            Member::Value(text) => text,
-            // A member type (`typedef uint16_t StorageType;`) names its type, as an alias does.
-            Member::Type(t) => return Some(HostValue::Type(t)),
-        };
-        // Names the class's members leave open are the file's constants
-        // (`WARPS_M * THREADS_PER_WARP` with `constexpr int THREADS_PER_WARP = 32;`).
-        let text = crate::front::class_members::substitute(&text, &|w| match env
-            .get(w)
-            .or_else(|| self.globals.get(w))?
-        {
-            HostValue::Int(v) => Some(format!("({v})")),
-            _ => None,
-        });
-        Some(match crate::front::const_expr::constant_text(&text) {
-            Ok(v) => HostValue::Int(v),
-            Err(why) => HostValue::Unknown(format!("`{path}` is `{text}`: {why}")),
-        })
-    }
-}
-
-/// Rounds of alias substitution in a class path (an alias of an alias of a parameter).
-const ALIAS_ROUNDS: usize = 4;
 
 #[cfg(test)]
 mod tests {

@@ -7,32 +7,13 @@
 //! string. Each launch gets its block shape, template arguments and kernel arguments
 //! evaluated where it stands.
 
-pub use crate::front::host_values::HostValue;
+pub(super) use crate::front::host_values::Env;
+use crate::front::host_values::{HostTemplate, TemplateCall};
+pub use crate::front::host_values::{HostValue, LaunchValues};
 use crate::front::host_values::{arith, dim3, scalar_size, short};
 use crate::front::lex::parse_int_literal;
 use crate::front::syntax::{children, named_children, text};
-use std::collections::HashMap;
 use tree_sitter::Node;
-
-/// What a launch's configuration and arguments are where it stands.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LaunchValues {
-    /// The block argument (the second between `<<<` and `>>>`).
-    pub block: Option<HostValue>,
-    /// Each explicit template argument as the kernel gets it, when the host code says: an
-    /// integer constant's value, or the type a local alias names.
-    pub template_values: Vec<Option<String>>,
-    /// Each kernel argument.
-    pub arguments: Vec<HostValue>,
-    /// The enclosing host function template's arguments in the run that saw this launch, as
-    /// written at the call that instantiates it (`launch<64, 2>(...)`): empty outside one.
-    pub host_args: Vec<(String, String)>,
-    /// For a launch through a variable (`k<<<g, b>>>(x)` after `auto k = &kern<4>;`), the
-    /// kernels it may hold there; empty for a launch that names its kernel.
-    pub through: Vec<crate::front::host_kernel_pointers::KernelRef>,
-}
-
-pub(super) type Env = HashMap<String, HostValue>;
 
 /// Reads host code. `globals` holds the file's constants (`const int N = 32;`, enumerators).
 pub struct HostReader<'s> {
@@ -45,9 +26,9 @@ pub struct HostReader<'s> {
     pub(super) budget: usize,
     /// Host function templates, run again per instantiation once the file is read (see
     /// `front::host_templates`).
-    pub(super) templates: Vec<crate::front::host_templates::HostTemplate>,
+    pub(super) templates: Vec<HostTemplate>,
     /// Calls with explicit template arguments (`launch<64, 2>(q)`) seen so far.
-    pub(super) template_calls: Vec<crate::front::host_templates::TemplateCall>,
+    pub(super) template_calls: Vec<TemplateCall>,
     /// The host template arguments of the run in progress.
     pub(super) instance: Vec<(String, String)>,
     /// The classes read so far, for their constants (`KT::THREADS`).
@@ -324,7 +305,7 @@ impl<'s> HostReader<'s> {
                         (Some(vb), _) if *vb == va => va,
                         // A variable holding a kernel holds either side's.
                         (Some(HostValue::Kernels(kb)), HostValue::Kernels(ka)) => {
-                            HostValue::Kernels(crate::front::host_kernel_pointers::union(ka, kb))
+                            HostValue::Kernels(crate::front::host_values::kernel_union(ka, kb))
                         }
                         _ => HostValue::Unknown(format!(
                             "`{k}` depends on which side of the branch at line {line} runs"
@@ -373,7 +354,7 @@ impl<'s> HostReader<'s> {
             .is_some_and(|t| self.t(t).trim_start_matches("const ").trim() == "dim3");
         let is_launch_config = n
             .child_by_field_name("type")
-            .is_some_and(|t| crate::front::host_launch_configs::is_launch_config(self.t(t)));
+            .is_some_and(|t| crate::front::host_values::is_launch_config(self.t(t)));
         for d in named_children(n) {
             let (name_node, value) = match d.kind() {
                 "init_declarator" => (
@@ -416,11 +397,8 @@ impl<'s> HostReader<'s> {
             };
             // `auto k = &kern<4>;`, `void (*k)(float *) = kern;`: a kernel held.
             if let Some(declarator) = name_node
-                && crate::front::host_kernel_pointers::declares_function_holder(
-                    n, declarator, self.src,
-                )
-                && let Some(id) =
-                    crate::front::host_kernel_pointers::declared_identifier(declarator)
+                && crate::front::syntax::declares_function_holder(n, declarator, self.src)
+                && let Some(id) = crate::front::syntax::declared_identifier(declarator)
                 && let Some(ks) = match value {
                     Some(v) => self.kernels_named(v, env),
                     // Assigned later: `void (*k)(float *); k = &kern<4>;`.
@@ -554,7 +532,8 @@ impl<'s> HostReader<'s> {
             }
             "call_expression" => {
                 // A name whose address a function receives may be changed by it.
-                let made = crate::front::host_tensor_maps::tensor_map_call(self, e, env)
+                let made = self
+                    .tensor_map_call(e, env)
                     .and_then(|m| Some((m.target?, m.value)));
                 // A launch reads its configuration through its address and changes nothing.
                 let launch = crate::front::syntax::api_launch(e, self.src).is_some();
@@ -758,7 +737,7 @@ impl<'s> HostReader<'s> {
     }
 
     fn call(&self, n: Node<'_>, env: &Env) -> HostValue {
-        if let Some(made) = crate::front::host_tensor_maps::tensor_map_call(self, n, env)
+        if let Some(made) = self.tensor_map_call(n, env)
             && made.target.is_none()
         {
             return made.value;

@@ -4,11 +4,9 @@
 //! it (`k<<<g, b>>>(x)`, `cudaLaunchKernel((void *)k, ...)`) runs every one of them.
 
 use crate::front::host_code::{Env, HostReader, HostValue};
-pub use crate::front::host_values::KernelRef;
+use crate::front::host_values::kernel_union;
+pub use crate::front::host_values::{KernelRef, MAX_KERNELS_PER_POINTER};
 use tree_sitter::Node;
-
-/// Kernels a host variable may hold, one per distinct instantiation.
-pub const MAX_KERNELS_PER_POINTER: usize = 64;
 
 impl HostReader<'_> {
     /// The kernel a function designator names (`kern`, `ns::kern<T>`, `&kern<4>`, `(void *)k`),
@@ -25,7 +23,7 @@ impl HostReader<'_> {
                 match self.eval(n.child_by_field_name("condition")?, env).as_int() {
                     Some(0) => pick("alternative"),
                     Some(_) => pick("consequence"),
-                    None => Some(union(&pick("consequence")?, &pick("alternative")?)),
+                    None => Some(kernel_union(&pick("consequence")?, &pick("alternative")?)),
                 }
             }
             "identifier" | "qualified_identifier" | "template_function" => {
@@ -61,39 +59,4 @@ impl HostReader<'_> {
             _ => None,
         }
     }
-}
-
-/// The kernels either of two values may hold, each once, at most `MAX_KERNELS_PER_POINTER`.
-pub fn union(a: &[KernelRef], b: &[KernelRef]) -> Vec<KernelRef> {
-    let mut out = a.to_vec();
-    for k in b {
-        if out.len() < MAX_KERNELS_PER_POINTER && !out.contains(k) {
-            out.push(k.clone());
-        }
-    }
-    out
-}
-
-/// Whether a declaration declares a variable that holds a function: `auto`,
-/// `decltype(...)`, or a pointer-to-function declarator (`void (*k)(float *)`).
-pub fn declares_function_holder(decl: Node<'_>, declarator: Node<'_>, src: &str) -> bool {
-    let ty = decl
-        .child_by_field_name("type")
-        .map_or("", |t| crate::front::syntax::text(t, src));
-    ty.split_whitespace()
-        .any(|w| w == "auto" || w.starts_with("decltype"))
-        || declarator.kind() == "function_declarator"
-}
-
-/// The identifier a declarator declares, through pointers, references and a function
-/// declarator's parenthesized name (`(*k)(float *)`).
-pub fn declared_identifier(mut d: Node<'_>) -> Option<Node<'_>> {
-    for _ in 0..16 {
-        d = match d.kind() {
-            "identifier" => return Some(d),
-            "parenthesized_declarator" => d.named_child(0)?,
-            _ => d.child_by_field_name("declarator")?,
-        };
-    }
-    None
 }

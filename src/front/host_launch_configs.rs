@@ -12,15 +12,6 @@ use tree_sitter::Node;
 /// The fields of `cudaLaunchConfig_t` that hold shapes, in the order an initializer gives them.
 const SHAPE_FIELDS: [&str; 2] = ["gridDim", "blockDim"];
 
-/// Whether a declaration's type (as written) is the runtime's launch configuration.
-pub(super) fn is_launch_config(type_text: &str) -> bool {
-    let t = type_text.trim();
-    let t = t.strip_prefix("const ").unwrap_or(t).trim();
-    let t = t.strip_prefix("struct ").unwrap_or(t).trim();
-    let t = t.strip_prefix("::").unwrap_or(t);
-    matches!(t, "cudaLaunchConfig_t" | "cudaLaunchConfig_st")
-}
-
 /// The name a field of `base` is kept under (`cfg.blockDim`).
 fn field_name(base: &str, field: &str) -> String {
     format!("{}.{field}", base.trim())

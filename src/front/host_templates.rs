@@ -8,102 +8,18 @@
 //! Runs are bounded by [`MAX_HOST_INSTANCES`] per file.
 
 use crate::front::host_code::{Env, HostReader, HostValue};
+use crate::front::host_values::TemplateParamKind as Param;
+pub use crate::front::host_values::{HostTemplate, TemplateCall};
 use crate::front::syntax::{children, named_children, text};
 use crate::limits::MAX_HOST_INSTANCES;
 use std::collections::HashSet;
 use std::ops::Range;
 use tree_sitter::Node;
 
-/// A host function template: where it is, its name and its parameters.
-#[derive(Clone, Debug)]
-pub struct HostTemplate {
-    pub name: String,
-    /// The function definition's bytes (the template header excluded).
-    range: Range<usize>,
-    params: Vec<(String, Param)>,
-    /// For a member of a class template defined outside it (`template <typename T, int W>
-    /// void MLP<T, W>::run()`), the class and its arguments as the definition writes them:
-    /// an explicit instantiation of the class (`template class MLP<float, 64>;`) runs it.
-    class: Option<(String, Vec<String>)>,
-    /// Instantiations already run, by their arguments as written.
-    runs: Vec<Vec<(String, String)>>,
-}
-
-#[derive(Clone, Debug)]
-enum Param {
-    Type,
-    /// A value, with its default where one is written.
-    Value(Option<HostValue>),
-}
-
-impl HostTemplate {
-    /// The names of its parameters.
-    pub fn param_names(&self) -> impl Iterator<Item = &str> {
-        self.params.iter().map(|(n, _)| n.as_str())
-    }
-}
-
-/// A call naming explicit template arguments: `launch<64, kStage>(q, k)`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TemplateCall {
-    pub name: String,
-    /// Each argument's value where it is an integer constant at the call, and its text.
-    args: Vec<(HostValue, String)>,
-    line: usize,
-    /// The file the call is in, when it is not the one read (a call an includer makes of a
-    /// template its header defines).
-    file: Option<String>,
-    /// Made by a template read without its arguments, naming its parameters (`go<T, N>(d)`
-    /// in `template <typename T, int N> void run(...)`): it instantiates nothing yet.
-    pub open: bool,
-    /// An explicit instantiation of a class template (`template class MLP<float, 64>;`):
-    /// it instantiates the class's members, not a function of that name.
-    pub of_class: bool,
-}
-
-impl TemplateCall {
-    /// The same call, said to be made in `file`.
-    pub fn made_in(&self, file: &str) -> TemplateCall {
-        TemplateCall {
-            file: Some(self.file.clone().unwrap_or_else(|| file.to_string())),
-            ..self.clone()
-        }
-    }
-
-    /// Each argument as its value where it is a constant or a bound type, else as written.
-    pub fn argument_texts(&self) -> Vec<String> {
-        (self.args.iter())
-            .map(|(value, written)| match value {
-                HostValue::Int(v) => v.to_string(),
-                HostValue::Type(t) => t.clone(),
-                _ => written.clone(),
-            })
-            .collect()
-    }
-
-    /// Whether the call is made in the file read (not imported from an includer).
-    pub fn is_own(&self) -> bool {
-        self.file.is_none()
-    }
-
-    /// Whether the call is said to be made in `file`.
-    pub fn is_made_in(&self, file: &str) -> bool {
-        self.file.as_deref() == Some(file)
-    }
-
-    /// Where the call is, for messages: `line 12`, or `line 12 of a.cu`.
-    fn place(&self) -> String {
-        match &self.file {
-            Some(f) => format!("line {} of {f}", self.line),
-            None => format!("line {}", self.line),
-        }
-    }
-}
-
 /// For a file's host templates that launch and that nothing in it instantiates (by name),
 /// the calls the files including it make of them; given the file as prepared so far.
 pub type IncluderCalls<'c> =
-    &'c mut dyn FnMut(&crate::front::cuda::Prepared, &[String]) -> Vec<TemplateCall>;
+    &'c mut dyn FnMut(&crate::front::prepared::Prepared, &[String]) -> Vec<TemplateCall>;
 
 impl HostReader<'_> {
     /// `f` as a host template, when a `template <...>` header declares it.

@@ -19,51 +19,58 @@ pub struct TensorMapCall {
     pub value: HostValue,
 }
 
-/// The tensor map a call makes, if it makes one.
-pub fn tensor_map_call(r: &HostReader<'_>, call: Node<'_>, env: &Env) -> Option<TensorMapCall> {
-    let callee = call.child_by_field_name("function").map_or("", |f| r.t(f));
-    let args: Vec<Node<'_>> = call
-        .child_by_field_name("arguments")
-        .map(named_children)
-        .unwrap_or_default();
-    let line = call.start_position().row + 1;
-    let by_address = |a: &Node<'_>| {
-        (a.kind() == "pointer_expression" && r.t(*a).starts_with('&'))
-            .then(|| a.child_by_field_name("argument"))
-            .flatten()
-            .filter(|x| x.kind() == "identifier")
-            .map(|x| r.t(x).to_string())
-    };
-    let mode = if callee.contains("TensorMapEncodeTiled") {
-        let arg = args.get(TILED_SWIZZLE_ARGUMENT)?;
-        match r.eval(*arg, env) {
-            HostValue::Int(v) => TmaSwizzle::from_value(v)
-                .ok_or_else(|| format!("swizzle value {v} is not one banklint models")),
-            HostValue::Unknown(why) => Err(format!(
-                "its swizzle `{}` is not known here: {why}",
-                r.t(*arg)
-            )),
-            _ => Err(format!("its swizzle `{}` is not an enumerator", r.t(*arg))),
-        }
-    } else if callee.contains("TensorMapEncode") {
-        Err(format!(
-            "`{callee}` makes a tensor map whose layout banklint does not model"
-        ))
-    } else {
-        let written = args.iter().find_map(|a| {
-            let t = r.t(*a).trim();
-            t.rsplit("::")
-                .next()
-                .filter(|n| n.starts_with("CU_TENSOR_MAP_SWIZZLE_"))
-                .map(|n| (n.to_string(), TmaSwizzle::from_enumerator(n)))
-        })?;
-        match written {
-            (_, Some(mode)) => Ok(mode),
-            (name, None) => Err(format!("the swizzle mode `{name}` is not modeled")),
-        }
-    };
-    Some(TensorMapCall {
-        target: args.first().and_then(by_address),
-        value: HostValue::TensorMap(mode, line),
-    })
+impl HostReader<'_> {
+    /// The tensor map a call makes, if it makes one.
+    pub(super) fn tensor_map_call(&self, call: Node<'_>, env: &Env) -> Option<TensorMapCall> {
+        let callee = call
+            .child_by_field_name("function")
+            .map_or("", |f| self.t(f));
+        let args: Vec<Node<'_>> = call
+            .child_by_field_name("arguments")
+            .map(named_children)
+            .unwrap_or_default();
+        let line = call.start_position().row + 1;
+        let by_address = |a: &Node<'_>| {
+            (a.kind() == "pointer_expression" && self.t(*a).starts_with('&'))
+                .then(|| a.child_by_field_name("argument"))
+                .flatten()
+                .filter(|x| x.kind() == "identifier")
+                .map(|x| self.t(x).to_string())
+        };
+        let mode = if callee.contains("TensorMapEncodeTiled") {
+            let arg = args.get(TILED_SWIZZLE_ARGUMENT)?;
+            match self.eval(*arg, env) {
+                HostValue::Int(v) => TmaSwizzle::from_value(v)
+                    .ok_or_else(|| format!("swizzle value {v} is not one banklint models")),
+                HostValue::Unknown(why) => Err(format!(
+                    "its swizzle `{}` is not known here: {why}",
+                    self.t(*arg)
+                )),
+                _ => Err(format!(
+                    "its swizzle `{}` is not an enumerator",
+                    self.t(*arg)
+                )),
+            }
+        } else if callee.contains("TensorMapEncode") {
+            Err(format!(
+                "`{callee}` makes a tensor map whose layout banklint does not model"
+            ))
+        } else {
+            let written = args.iter().find_map(|a| {
+                let t = self.t(*a).trim();
+                t.rsplit("::")
+                    .next()
+                    .filter(|n| n.starts_with("CU_TENSOR_MAP_SWIZZLE_"))
+                    .map(|n| (n.to_string(), TmaSwizzle::from_enumerator(n)))
+            })?;
+            match written {
+                (_, Some(mode)) => Ok(mode),
+                (name, None) => Err(format!("the swizzle mode `{name}` is not modeled")),
+            }
+        };
+        Some(TensorMapCall {
+            target: args.first().and_then(by_address),
+            value: HostValue::TensorMap(mode, line),
+        })
+    }
 }

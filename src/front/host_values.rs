@@ -1,5 +1,7 @@
 //! Host values and arithmetic on them: C integer operators, `dim3` construction, the sizes of the
-//! scalar types host code takes `sizeof` of, and short quotes of expressions for reasons.
+//! scalar types host code takes `sizeof` of, and short quotes of expressions for reasons; and
+//! what reading host code records (a launch's values, a call with template arguments, a host
+//! function template), which the rest of the front end keeps without reading host code.
 
 /// A host value: an integer, a `dim3`, a tensor map (its swizzle or why that is not known,
 /// and the line that made it), or unknown with the reason why.
@@ -133,4 +135,134 @@ pub(super) fn short(t: &str) -> String {
     } else {
         one
     }
+}
+
+/// What a launch's configuration and arguments are where it stands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchValues {
+    /// The block argument (the second between `<<<` and `>>>`).
+    pub block: Option<HostValue>,
+    /// Each explicit template argument as the kernel gets it, when the host code says: an
+    /// integer constant's value, or the type a local alias names.
+    pub template_values: Vec<Option<String>>,
+    /// Each kernel argument.
+    pub arguments: Vec<HostValue>,
+    /// The enclosing host function template's arguments in the run that saw this launch, as
+    /// written at the call that instantiates it (`launch<64, 2>(...)`): empty outside one.
+    pub host_args: Vec<(String, String)>,
+    /// For a launch through a variable (`k<<<g, b>>>(x)` after `auto k = &kern<4>;`), the
+    /// kernels it may hold there; empty for a launch that names its kernel.
+    pub through: Vec<KernelRef>,
+}
+
+pub(super) type Env = std::collections::HashMap<String, HostValue>;
+
+/// A call naming explicit template arguments: `launch<64, kStage>(q, k)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateCall {
+    pub name: String,
+    /// Each argument's value where it is an integer constant at the call, and its text.
+    pub(super) args: Vec<(HostValue, String)>,
+    pub(super) line: usize,
+    /// The file the call is in, when it is not the one read (a call an includer makes of a
+    /// template its header defines).
+    pub(super) file: Option<String>,
+    /// Made by a template read without its arguments, naming its parameters (`go<T, N>(d)`
+    /// in `template <typename T, int N> void run(...)`): it instantiates nothing yet.
+    pub open: bool,
+    /// An explicit instantiation of a class template (`template class MLP<float, 64>;`):
+    /// it instantiates the class's members, not a function of that name.
+    pub of_class: bool,
+}
+
+impl TemplateCall {
+    /// The same call, said to be made in `file`.
+    pub fn made_in(&self, file: &str) -> TemplateCall {
+        TemplateCall {
+            file: Some(self.file.clone().unwrap_or_else(|| file.to_string())),
+            ..self.clone()
+        }
+    }
+
+    /// Each argument as its value where it is a constant or a bound type, else as written.
+    pub fn argument_texts(&self) -> Vec<String> {
+        (self.args.iter())
+            .map(|(value, written)| match value {
+                HostValue::Int(v) => v.to_string(),
+                HostValue::Type(t) => t.clone(),
+                _ => written.clone(),
+            })
+            .collect()
+    }
+
+    /// Whether the call is made in the file read (not imported from an includer).
+    pub fn is_own(&self) -> bool {
+        self.file.is_none()
+    }
+
+    /// Whether the call is said to be made in `file`.
+    pub fn is_made_in(&self, file: &str) -> bool {
+        self.file.as_deref() == Some(file)
+    }
+
+    /// Where the call is, for messages: `line 12`, or `line 12 of a.cu`.
+    pub(super) fn place(&self) -> String {
+        match &self.file {
+            Some(f) => format!("line {} of {f}", self.line),
+            None => format!("line {}", self.line),
+        }
+    }
+}
+
+/// A host function template: where it is, its name and its parameters.
+#[derive(Clone, Debug)]
+pub struct HostTemplate {
+    pub name: String,
+    /// The function definition's bytes (the template header excluded).
+    pub(super) range: std::ops::Range<usize>,
+    pub(super) params: Vec<(String, TemplateParamKind)>,
+    /// For a member of a class template defined outside it (`template <typename T, int W>
+    /// void MLP<T, W>::run()`), the class and its arguments as the definition writes them:
+    /// an explicit instantiation of the class (`template class MLP<float, 64>;`) runs it.
+    pub(super) class: Option<(String, Vec<String>)>,
+    /// Instantiations already run, by their arguments as written.
+    pub(super) runs: Vec<Vec<(String, String)>>,
+}
+
+/// A host template parameter: a type, or a value with its default where one is written.
+#[derive(Clone, Debug)]
+pub(super) enum TemplateParamKind {
+    Type,
+    /// A value, with its default where one is written.
+    Value(Option<HostValue>),
+}
+
+impl HostTemplate {
+    /// The names of its parameters.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
+        self.params.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+/// Kernels a host variable may hold, one per distinct instantiation.
+pub const MAX_KERNELS_PER_POINTER: usize = 64;
+
+/// The kernels either of two values may hold, each once, at most `MAX_KERNELS_PER_POINTER`.
+pub fn kernel_union(a: &[KernelRef], b: &[KernelRef]) -> Vec<KernelRef> {
+    let mut out = a.to_vec();
+    for k in b {
+        if out.len() < MAX_KERNELS_PER_POINTER && !out.contains(k) {
+            out.push(k.clone());
+        }
+    }
+    out
+}
+
+/// Whether a declaration's type (as written) is the runtime's launch configuration.
+pub(super) fn is_launch_config(type_text: &str) -> bool {
+    let t = type_text.trim();
+    let t = t.strip_prefix("const ").unwrap_or(t).trim();
+    let t = t.strip_prefix("struct ").unwrap_or(t).trim();
+    let t = t.strip_prefix("::").unwrap_or(t);
+    matches!(t, "cudaLaunchConfig_t" | "cudaLaunchConfig_st")
 }

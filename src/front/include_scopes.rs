@@ -5,8 +5,8 @@
 //! the class's template parameters. Found from the includer's syntax tree at each directive;
 //! the analysis names the header's functions so (see `check::header_units`).
 
-use crate::front::prepared::{TemplateHeader, TemplateParam};
 use crate::front::syntax::text;
+use crate::front::template_header::{TemplateHeader, TemplateParam};
 use std::ops::Range;
 use tree_sitter::Node;
 

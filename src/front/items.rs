@@ -228,7 +228,7 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         && c.child_by_field_name("body")
             .is_some_and(|b| !wrapper_arrays(l, b).is_empty())
     {
-        lower_class(l, c);
+        l.lower_class(c);
         return;
     }
     l.host = kind == ChunkKind::HostFunction;
@@ -254,7 +254,7 @@ fn item(l: &mut Lowering<'_>, n: Node<'_>, whole: Node<'_>) {
         span.end = semi.end_byte();
     }
     l.out.chunks.push(Chunk {
-        tokens: token_range(l, &span),
+        tokens: l.token_range(&span),
         span,
         kind,
         namespace: l.namespace.clone(),
@@ -377,171 +377,183 @@ fn is_class(n: Node<'_>) -> bool {
     )
 }
 
-/// Turns a C++ class into a C struct of the same layout: `class` is spelled `union` (same
-/// length; `class_names` says to lay it out as a struct), base lists, access specifiers and
-/// member functions are blanked; member typedefs and static members are recorded. A class
-/// whose methods declare `extern __shared__` memory (`SharedMemory<T>`) is recorded as a
-/// wrapper with its arrays, and left out.
-pub fn lower_class(l: &mut Lowering<'_>, n: Node<'_>) {
-    let src = l.src;
-    let name_node = n.child_by_field_name("name");
-    let (class, args) = match name_node {
-        Some(nm) if nm.kind() == "template_type" => {
-            let class = nm
-                .child_by_field_name("name")
-                .map_or("", |x| text(x, src))
-                .to_string();
-            let args = nm.child_by_field_name("arguments").map(|a| {
-                named_children(a)
-                    .iter()
-                    .map(|x| {
-                        text(*x, src)
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .collect::<Vec<_>>()
-            });
-            if let Some(a) = nm.child_by_field_name("arguments") {
-                l.blank_node(a);
-            }
-            (class, args)
-        }
-        Some(nm) => (text(nm, src).to_string(), None),
-        None => (String::new(), None),
-    };
-    if !class.is_empty() {
-        l.add_typename(class.replace("::", "__"));
-    }
-    // The primary template itself (not a specialization, not a class nested in one).
-    if let Some(header) = &l.class_template
-        && args.is_none()
-        && !class.is_empty()
-        && n.parent()
-            .is_some_and(|p| p.kind() == "template_declaration")
-    {
-        l.out
-            .class_templates
-            .push((class.replace("::", "__"), header.clone()));
-    }
-    if let Some(first) = n.child(0)
-        && first.kind() == "class"
-    {
-        l.blank_node(first);
-        l.patches.push((first.start_byte(), "union".into()));
-        if !class.is_empty() {
-            l.out.class_names.push(class.clone());
-        }
-    }
-    let Some(body) = n.child_by_field_name("body") else {
-        if let Some(nm) = name_node {
-            l.lower(nm);
-        }
-        return;
-    };
-    // The shared memory a method declares `extern __shared__`: a wrapper class.
-    let wrapper_arrays = wrapper_arrays(l, body);
-    if !wrapper_arrays.is_empty() {
-        for (array, at) in wrapper_arrays {
-            let line = l.out.line_of(at);
-            l.out.shared_memory_arrays.push(WrapperArray {
-                class: class.clone(),
-                args: args.clone(),
-                array,
-                file: String::new(),
-                line,
-            });
-        }
-        if !l.out.shared_memory_classes.contains(&class) {
-            l.out.shared_memory_classes.push(class);
-            l.out.shared_memory_classes.sort();
-        }
-        l.blank_node(n);
-        return;
-    }
-    for c in children(n) {
-        if c.kind() == "base_class_clause" && !class.is_empty() {
-            record_bases(l, c, &class, &args);
-        }
-        if c.kind() == "alignas_qualifier"
-            && !class.is_empty()
-            && let Some(align) = alignas_value(text(c, l.src))
-        {
-            l.out
-                .class_alignments
-                .push((class.replace("::", "__"), align));
-        }
-        if matches!(
-            c.kind(),
-            "base_class_clause" | "attribute_specifier" | "alignas_qualifier"
-        ) {
-            l.blank_node(c);
-        }
-    }
-    let holds_pointer = crate::front::methods::holds_pointer(l, body);
-    let takes_pointers = children(body).into_iter().any(|m| {
-        matches!(m.kind(), "function_definition" | "template_declaration")
-            && crate::front::methods::takes_pointer(m)
-    });
-    if holds_pointer || takes_pointers {
-        let fields = crate::front::methods::field_names(l, body);
-        l.out.class_fields.push((class.clone(), fields));
-    }
-    // Of every class: a member's type tells overloads apart (`f(g.c)`, with `g` a `globals`).
-    let objects = crate::front::methods::object_fields(l, body);
-    if !objects.is_empty() {
-        l.out.object_fields.push((class.clone(), objects));
-    }
-    for member in children(body) {
-        match member.kind() {
-            "{" | "}" => {}
-            "access_specifier" => {
-                l.blank_node(member);
-                if let Some(colon) = member.next_sibling().filter(|s| s.kind() == ":") {
-                    l.blank_node(colon);
+impl Lowering<'_> {
+    /// Turns a C++ class into a C struct of the same layout: `class` is spelled `union` (same
+    /// length; `class_names` says to lay it out as a struct), base lists, access specifiers and
+    /// member functions are blanked; member typedefs and static members are recorded. A class
+    /// whose methods declare `extern __shared__` memory (`SharedMemory<T>`) is recorded as a
+    /// wrapper with its arrays, and left out.
+    pub(crate) fn lower_class(&mut self, n: Node<'_>) {
+        let src = self.src;
+        let name_node = n.child_by_field_name("name");
+        let (class, args) = match name_node {
+            Some(nm) if nm.kind() == "template_type" => {
+                let class = nm
+                    .child_by_field_name("name")
+                    .map_or("", |x| text(x, src))
+                    .to_string();
+                let args = nm.child_by_field_name("arguments").map(|a| {
+                    named_children(a)
+                        .iter()
+                        .map(|x| {
+                            text(*x, src)
+                                .split_whitespace()
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        })
+                        .collect::<Vec<_>>()
+                });
+                if let Some(a) = nm.child_by_field_name("arguments") {
+                    self.blank_node(a);
                 }
+                (class, args)
             }
-            ":" => {}
-            "type_definition" | "alias_declaration" => {
-                record_member_typedef(l, member, &class, &args);
-                l.blank_node(member);
+            Some(nm) => (text(nm, src).to_string(), None),
+            None => (String::new(), None),
+        };
+        if !class.is_empty() {
+            self.add_typename(class.replace("::", "__"));
+        }
+        // The primary template itself (not a specialization, not a class nested in one).
+        if let Some(header) = &self.class_template
+            && args.is_none()
+            && !class.is_empty()
+            && n.parent()
+                .is_some_and(|p| p.kind() == "template_declaration")
+        {
+            self.out
+                .class_templates
+                .push((class.replace("::", "__"), header.clone()));
+        }
+        if let Some(first) = n.child(0)
+            && first.kind() == "class"
+        {
+            self.blank_node(first);
+            self.patches.push((first.start_byte(), "union".into()));
+            if !class.is_empty() {
+                self.out.class_names.push(class.clone());
             }
-            "field_declaration"
-                if member
-                    .child_by_field_name("type")
-                    .is_some_and(|t| t.kind() == "enum_specifier") =>
+        }
+        let Some(body) = n.child_by_field_name("body") else {
+            if let Some(nm) = name_node {
+                self.lower(nm);
+            }
+            return;
+        };
+        // The shared memory a method declares `extern __shared__`: a wrapper class.
+        let wrapper_arrays = wrapper_arrays(self, body);
+        if !wrapper_arrays.is_empty() {
+            for (array, at) in wrapper_arrays {
+                let line = self.out.line_of(at);
+                self.out.shared_memory_arrays.push(WrapperArray {
+                    class: class.clone(),
+                    args: args.clone(),
+                    array,
+                    file: String::new(),
+                    line,
+                });
+            }
+            if !self.out.shared_memory_classes.contains(&class) {
+                self.out.shared_memory_classes.push(class);
+                self.out.shared_memory_classes.sort();
+            }
+            self.blank_node(n);
+            return;
+        }
+        for c in children(n) {
+            if c.kind() == "base_class_clause" && !class.is_empty() {
+                record_bases(self, c, &class, &args);
+            }
+            if c.kind() == "alignas_qualifier"
+                && !class.is_empty()
+                && let Some(align) = alignas_value(text(c, self.src))
             {
-                record_member_enumerators(l, member, &class, &args);
-                l.lower(member);
+                self.out
+                    .class_alignments
+                    .push((class.replace("::", "__"), align));
             }
-            "field_declaration" if is_static(l, member) => {
-                record_static_member(l, member, &class, &args);
-                l.blank_node(member);
+            if matches!(
+                c.kind(),
+                "base_class_clause" | "attribute_specifier" | "alignas_qualifier"
+            ) {
+                self.blank_node(c);
             }
-            "field_declaration" if find_descendant(member, &["function_declarator"]).is_some() => {
-                // A method declared here and defined elsewhere.
-                l.blank_node(member);
+        }
+        let holds_pointer = crate::front::methods::holds_pointer(self, body);
+        let takes_pointers = children(body).into_iter().any(|m| {
+            matches!(m.kind(), "function_definition" | "template_declaration")
+                && crate::front::methods::takes_pointer(m)
+        });
+        if holds_pointer || takes_pointers {
+            let fields = crate::front::methods::field_names(self, body);
+            self.out.class_fields.push((class.clone(), fields));
+        }
+        // Of every class: a member's type tells overloads apart (`f(g.c)`, with `g` a `globals`).
+        let objects = crate::front::methods::object_fields(self, body);
+        if !objects.is_empty() {
+            self.out.object_fields.push((class.clone(), objects));
+        }
+        for member in children(body) {
+            match member.kind() {
+                "{" | "}" => {}
+                "access_specifier" => {
+                    self.blank_node(member);
+                    if let Some(colon) = member.next_sibling().filter(|s| s.kind() == ":") {
+                        self.blank_node(colon);
+                    }
+                }
+                ":" => {}
+                "type_definition" | "alias_declaration" => {
+                    record_member_typedef(self, member, &class, &args);
+                    self.blank_node(member);
+                }
+                "field_declaration"
+                    if member
+                        .child_by_field_name("type")
+                        .is_some_and(|t| t.kind() == "enum_specifier") =>
+                {
+                    record_member_enumerators(self, member, &class, &args);
+                    self.lower(member);
+                }
+                "field_declaration" if is_static(self, member) => {
+                    record_static_member(self, member, &class, &args);
+                    self.blank_node(member);
+                }
+                "field_declaration"
+                    if find_descendant(member, &["function_declarator"]).is_some() =>
+                {
+                    // A method declared here and defined elsewhere.
+                    self.blank_node(member);
+                }
+                "field_declaration" => self.lower(member),
+                "function_definition" | "template_declaration"
+                    if lift_method(
+                        self,
+                        member,
+                        &class,
+                        &args,
+                        holds_pointer || takes_pointers,
+                    ) => {}
+                // A host method launches kernels with the class's constants in scope.
+                "function_definition"
+                    if function_kind(self, member).0 == ChunkKind::HostFunction =>
+                {
+                    // Lowered for its launch sites only, then left out of the class's parse.
+                    let patches_before = self.patches.len();
+                    self.host = true;
+                    self.lower(member);
+                    self.host = false;
+                    self.patches.truncate(patches_before);
+                    self.host_reader.classes.sync(self.out);
+                    self.host_reader.method(member, &class, &args);
+                    self.blank_node(member);
+                }
+                "template_declaration" => {
+                    record_nested_template(self, member);
+                    self.blank_node(member);
+                }
+                _ => self.blank_node(member),
             }
-            "field_declaration" => l.lower(member),
-            "function_definition" | "template_declaration"
-                if lift_method(l, member, &class, &args, holds_pointer || takes_pointers) => {}
-            // A host method launches kernels with the class's constants in scope.
-            "function_definition" if function_kind(l, member).0 == ChunkKind::HostFunction => {
-                // Lowered for its launch sites only, then left out of the class's parse.
-                let patches_before = l.patches.len();
-                l.host = true;
-                l.lower(member);
-                l.host = false;
-                l.patches.truncate(patches_before);
-                l.host_reader.classes.sync(l.out);
-                l.host_reader.method(member, &class, &args);
-                l.blank_node(member);
-            }
-            "template_declaration" => {
-                record_nested_template(l, member);
-                l.blank_node(member);
-            }
-            _ => l.blank_node(member),
         }
     }
 }
@@ -723,7 +735,7 @@ fn lift_method(
         (true, false) => format!("{}__{}", l.namespace, class.replace("::", "__")),
     };
     l.lifted.push(Chunk {
-        tokens: token_range(l, &span),
+        tokens: l.token_range(&span),
         span,
         kind: ChunkKind::DeviceFunction { kernel: false },
         namespace,
@@ -733,15 +745,6 @@ fn lift_method(
         display_name,
     });
     true
-}
-
-/// The tokens of `l.out.tokens` that start inside `span`.
-pub(crate) fn token_range(
-    l: &Lowering<'_>,
-    span: &std::ops::Range<usize>,
-) -> std::ops::Range<usize> {
-    let tokens = &l.out.tokens;
-    tokens.partition_point(|t| t.start < span.start)..tokens.partition_point(|t| t.start < span.end)
 }
 
 /// The alignment `alignas(16)` asks for, when it is an integer literal (a power of two).

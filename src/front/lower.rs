@@ -94,6 +94,13 @@ impl<'p> Lowering<'p> {
         }
     }
 
+    /// The tokens of `out.tokens` that start inside `span`.
+    pub(crate) fn token_range(&self, span: &Range<usize>) -> Range<usize> {
+        let tokens = &self.out.tokens;
+        tokens.partition_point(|t| t.start < span.start)
+            ..tokens.partition_point(|t| t.start < span.end)
+    }
+
     pub(crate) fn t(&self, n: Node<'_>) -> &'p str {
         text(n, self.src)
     }
@@ -205,8 +212,8 @@ impl<'p> Lowering<'p> {
             "new_expression" | "delete_expression" => {
                 self.skip(enclosing_statement(n), "`new`/`delete`");
             }
-            "declaration" if crate::front::lambdas::lift_lambda(self, n) => {}
-            "declaration" if crate::front::methods::constructor_read_as_prototype(self, n) => {}
+            "declaration" if self.lift_lambda(n) => {}
+            "declaration" if self.constructor_read_as_prototype(n) => {}
             "structured_binding_declarator" => {
                 // `[a, b]` -> ` a, b `: the names stay, each declared as data.
                 for c in children(n) {
@@ -360,7 +367,7 @@ impl<'p> Lowering<'p> {
                 return true;
             }
             "class_specifier" | "struct_specifier" | "union_specifier" => {
-                crate::front::items::lower_class(self, n);
+                self.lower_class(n);
             }
             // `this->items` in a method: the field, which the analyzer binds by name.
             "field_expression"

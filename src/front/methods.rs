@@ -6,20 +6,9 @@
 //! a vector type; `Stats(void *smem)` building its reducer member).
 
 use crate::front::lower::Lowering;
+pub use crate::front::prepared::Method;
 use crate::front::syntax::{children, find_descendant, named_children, text};
 use tree_sitter::Node;
-
-/// A method or constructor lifted as a device function, by the range of its definition.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Method {
-    pub class: String,
-    /// The method's name; the class's for a constructor.
-    pub name: String,
-    pub constructor: bool,
-    pub span: std::ops::Range<usize>,
-    /// A constructor's member initializers, `: items(p), n(0)`: field and expression text.
-    pub inits: Vec<(String, String)>,
-}
 
 /// Whether a class body declares a data member that is a pointer (not a static one).
 pub fn holds_pointer(l: &Lowering<'_>, body: Node<'_>) -> bool {
@@ -171,49 +160,51 @@ pub fn prepare_constructor(
     Some(Some(inits))
 }
 
-/// `Stage<float> st(t);` in a function body, which the grammar reads as a prototype (a
-/// function `st` taking a `t`): when every "parameter" is a plain name that is no type, it
-/// is an object built by a constructor. Its arguments are blanked and recorded as those of
-/// `T x(a, b)` are.
-pub fn constructor_read_as_prototype(l: &mut Lowering<'_>, n: Node<'_>) -> bool {
-    if n.parent().is_none_or(|p| p.kind() != "compound_statement") {
-        return false;
-    }
-    let Some(d) = n
-        .child_by_field_name("declarator")
-        .filter(|d| d.kind() == "function_declarator")
-    else {
-        return false;
-    };
-    let (Some(name), Some(params)) = (
-        d.child_by_field_name("declarator"),
-        d.child_by_field_name("parameters"),
-    ) else {
-        return false;
-    };
-    let args = named_children(params);
-    let plain = |p: &Node<'_>| {
-        p.kind() == "parameter_declaration"
-            && p.child_by_field_name("declarator").is_none()
-            && p.child_by_field_name("type").is_some_and(|t| {
-                let name = text(t, l.src);
-                t.kind() == "type_identifier"
-                    && !l.out.declared_types.iter().any(|d| d == name)
-                    && crate::analysis::types::builtin(name).is_none()
-            })
-    };
-    if name.kind() != "identifier" || args.is_empty() || !args.iter().all(plain) {
-        return false;
-    }
-    let inner = text(params, l.src);
-    let inner = inner.strip_prefix('(').unwrap_or(inner);
-    let inner = inner.strip_suffix(')').unwrap_or(inner).trim().to_string();
-    l.out.constructor_args.push((name.start_byte(), inner));
-    l.blank_node(params);
-    for c in children(n) {
-        if c.id() != d.id() {
-            l.lower(c);
+impl Lowering<'_> {
+    /// `Stage<float> st(t);` in a function body, which the grammar reads as a prototype (a
+    /// function `st` taking a `t`): when every "parameter" is a plain name that is no type, it
+    /// is an object built by a constructor. Its arguments are blanked and recorded as those of
+    /// `T x(a, b)` are.
+    pub(crate) fn constructor_read_as_prototype(&mut self, n: Node<'_>) -> bool {
+        if n.parent().is_none_or(|p| p.kind() != "compound_statement") {
+            return false;
         }
+        let Some(d) = n
+            .child_by_field_name("declarator")
+            .filter(|d| d.kind() == "function_declarator")
+        else {
+            return false;
+        };
+        let (Some(name), Some(params)) = (
+            d.child_by_field_name("declarator"),
+            d.child_by_field_name("parameters"),
+        ) else {
+            return false;
+        };
+        let args = named_children(params);
+        let plain = |p: &Node<'_>| {
+            p.kind() == "parameter_declaration"
+                && p.child_by_field_name("declarator").is_none()
+                && p.child_by_field_name("type").is_some_and(|t| {
+                    let name = text(t, self.src);
+                    t.kind() == "type_identifier"
+                        && !self.out.declared_types.iter().any(|d| d == name)
+                        && !crate::front::names::BUILTIN_TYPENAMES.contains(&name)
+                })
+        };
+        if name.kind() != "identifier" || args.is_empty() || !args.iter().all(plain) {
+            return false;
+        }
+        let inner = text(params, self.src);
+        let inner = inner.strip_prefix('(').unwrap_or(inner);
+        let inner = inner.strip_suffix(')').unwrap_or(inner).trim().to_string();
+        self.out.constructor_args.push((name.start_byte(), inner));
+        self.blank_node(params);
+        for c in children(n) {
+            if c.id() != d.id() {
+                self.lower(c);
+            }
+        }
+        true
     }
-    true
 }

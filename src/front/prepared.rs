@@ -4,6 +4,7 @@
 use crate::front::lex::{Comment, Token};
 use crate::front::macros::MacroTable;
 use crate::front::source_map::SourceMap;
+pub use crate::front::template_header::{TemplateHeader, TemplateParam};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -31,7 +32,7 @@ pub struct Launch {
     /// Its block, template arguments and kernel arguments, evaluated where it stands: one
     /// per run of its host function (a host template runs per instantiation); none for a
     /// launch in device code.
-    pub values: Vec<crate::front::host_code::LaunchValues>,
+    pub values: Vec<crate::front::host_values::LaunchValues>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,56 +99,6 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Template parameters of a `template <...>` header, by the offset the header ends at.
-#[derive(Clone, Debug)]
-pub struct TemplateHeader {
-    pub span: Range<usize>,
-    /// In declaration order.
-    pub params: Vec<TemplateParam>,
-}
-
-/// One template parameter: `int BLOCK = 16` or `typename T`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TemplateParam {
-    pub name: String,
-    pub is_type: bool,
-    /// The default, as written.
-    pub default: Option<String>,
-    /// A pack (`typename... Ts`, `size_t... dims`): it takes the arguments left.
-    pub pack: bool,
-    /// The concept a constrained type parameter names (`ducks::rt::all` of
-    /// `ducks::rt::all RT`).
-    pub constraint: Option<String>,
-}
-
-impl TemplateParam {
-    /// A pack's binding: the arguments left (`float, int`), under its expansion as written
-    /// (`Ts...`), which is what the code names; `Ts` alone names no one type.
-    pub fn pack_binding(&self, rest: &[String]) -> (String, String) {
-        let rest: Vec<&str> = rest.iter().map(|a| a.trim()).collect();
-        (format!("{}...", self.name), rest.join(", "))
-    }
-}
-
-impl TemplateHeader {
-    /// Non-type parameters with their defaults.
-    pub fn values(&self) -> Vec<(String, Option<String>)> {
-        self.params
-            .iter()
-            .filter(|p| !p.is_type)
-            .map(|p| (p.name.clone(), p.default.clone()))
-            .collect()
-    }
-
-    pub fn types(&self) -> Vec<String> {
-        self.params
-            .iter()
-            .filter(|p| p.is_type)
-            .map(|p| p.name.clone())
-            .collect()
-    }
-}
-
 /// The front end's output. Offsets in it are offsets of `text` (the expanded text), except
 /// where a field says "file": `map` turns the former into the latter.
 #[derive(Debug, Default)]
@@ -192,7 +143,7 @@ pub struct Prepared {
     pub template_calls: Vec<(usize, Vec<String>)>,
     /// Host code's calls with explicit template arguments, with their values (see
     /// `front::host_templates`): what this file instantiates of a header's host templates.
-    pub host_template_calls: Vec<crate::front::host_templates::TemplateCall>,
+    pub host_template_calls: Vec<crate::front::host_values::TemplateCall>,
     /// Where `auto` stood, spelled `int` for lang-c: a variable declared `auto` and given a
     /// pointer into shared memory is that pointer.
     pub auto_types: Vec<usize>,
@@ -208,9 +159,9 @@ pub struct Prepared {
     /// one the warp shares when the whole is.
     pub structured_bindings: Vec<usize>,
     /// Named lambdas lifted as device functions (see `front::lambdas`).
-    pub lambdas: Vec<crate::front::lambdas::Lambda>,
+    pub lambdas: Vec<Lambda>,
     /// Methods and constructors of classes that keep pointers (see `front::methods`).
-    pub methods: Vec<crate::front::methods::Method>,
+    pub methods: Vec<Method>,
     /// Functions that return a reference (`T &at(int i)`, a pointer once lowered): their
     /// `return s[i];` names the element, it does not load it.
     pub reference_returns: Vec<Range<usize>>,
@@ -249,11 +200,7 @@ pub struct Prepared {
     /// the file has device code, see `device_code`).
     pub headers: Vec<(String, std::sync::Arc<Prepared>)>,
     /// Every local header followed, preprocessed, by the name written and the path read.
-    pub pending: Vec<(
-        String,
-        String,
-        std::sync::Arc<crate::front::cuda::PendingHeader>,
-    )>,
+    pub pending: Vec<(String, String, std::sync::Arc<PendingHeader>)>,
     /// Whether the file's own expanded text has code banklint analyzes by itself (a kernel,
     /// `__shared__`, a device function or variable outside class and function bodies). A file
     /// without any has nothing to analyze, and its headers are read for their macros only.
@@ -522,3 +469,48 @@ impl Prepared {
         Some(subst(&found.ty))
     }
 }
+
+/// A lambda defined in a function: the declaration's range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lambda {
+    pub span: std::ops::Range<usize>,
+}
+
+/// A method or constructor lifted as a device function, by the range of its definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Method {
+    pub class: String,
+    /// The method's name; the class's for a constructor.
+    pub name: String,
+    pub constructor: bool,
+    pub span: std::ops::Range<usize>,
+    /// A constructor's member initializers, `: items(p), n(0)`: field and expression text.
+    pub inits: Vec<(String, String)>,
+}
+
+/// A header preprocessed where it is included (its macros are what its includer needs
+/// there), expanded, parsed and lowered the first time a file needs its declarations; shared
+/// by every file of a run that includes it under the same definitions (see `header_cache`).
+/// A file without device code needs only a header's macros: the expansion waits for the
+/// lowering, which a spare thread may do meanwhile, off the file's own.
+#[derive(Debug)]
+pub struct PendingHeader {
+    pub(super) preprocessed: Prepared,
+    /// What the expansion starts from, and every macro it reads (`preprocessed` keeps only
+    /// those the header can see, see `header_cache`), until the header is lowered.
+    pub(super) expansion:
+        std::sync::Mutex<Option<(crate::front::preprocess::Expansion, MacroTable)>>,
+    /// The expansion's result, kept when something read the expanded text before the
+    /// lowering did (see `shared_roots`).
+    pub(super) expanded: std::sync::OnceLock<Expanded>,
+    /// The expanded text, kept by the lowering for later readers.
+    pub(super) expanded_text: std::sync::OnceLock<String>,
+    pub(super) lowered: std::sync::OnceLock<std::sync::Arc<Prepared>>,
+}
+
+/// A header's expanded text, its map to the header, and the notes on expansions abandoned.
+pub(super) type Expanded = (
+    String,
+    crate::front::source_map::SourceMap,
+    Vec<crate::front::preprocess::Note>,
+);

@@ -363,8 +363,8 @@ pub fn template_header(
     src: &str,
     whole: Node<'_>,
     params: Node<'_>,
-) -> crate::front::prepared::TemplateHeader {
-    let mut header = crate::front::prepared::TemplateHeader {
+) -> crate::front::template_header::TemplateHeader {
+    let mut header = crate::front::template_header::TemplateHeader {
         span: whole.start_byte()..params.end_byte(),
         params: Vec::new(),
     };
@@ -384,15 +384,41 @@ pub fn template_header(
                     .collect::<Vec<_>>()
                     .join(" ")
             });
-        header.params.push(crate::front::prepared::TemplateParam {
-            name,
-            is_type,
-            default,
-            pack: p.kind().starts_with("variadic_"),
-            constraint,
-        });
+        header
+            .params
+            .push(crate::front::template_header::TemplateParam {
+                name,
+                is_type,
+                default,
+                pack: p.kind().starts_with("variadic_"),
+                constraint,
+            });
     }
     header
+}
+
+/// Whether a declaration declares a variable that holds a function: `auto`,
+/// `decltype(...)`, or a pointer-to-function declarator (`void (*k)(float *)`).
+pub fn declares_function_holder(decl: Node<'_>, declarator: Node<'_>, src: &str) -> bool {
+    let ty = decl
+        .child_by_field_name("type")
+        .map_or("", |t| text(t, src));
+    ty.split_whitespace()
+        .any(|w| w == "auto" || w.starts_with("decltype"))
+        || declarator.kind() == "function_declarator"
+}
+
+/// The identifier a declarator declares, through pointers, references and a function
+/// declarator's parenthesized name (`(*k)(float *)`).
+pub fn declared_identifier(mut d: Node<'_>) -> Option<Node<'_>> {
+    for _ in 0..16 {
+        d = match d.kind() {
+            "identifier" => return Some(d),
+            "parenthesized_declarator" => d.named_child(0)?,
+            _ => d.child_by_field_name("declarator")?,
+        };
+    }
+    None
 }
 
 #[cfg(test)]

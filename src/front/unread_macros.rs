@@ -56,7 +56,7 @@ impl Lowering<'_> {
         // A type declared here or in a header, or a built-in one, makes it C++ after all.
         let known = self.out.declared_types.iter().any(|d| d == text)
             || crate::front::names::is_type_keyword(text)
-            || crate::analysis::types::builtin(text).is_some();
+            || crate::front::names::BUILTIN_TYPENAMES.contains(&text);
         if !matches!(word.kind(), "identifier" | "type_identifier") || known {
             return false;
         }
