@@ -50,7 +50,7 @@ pub fn prepare_in_context(
 /// Like [`prepare_in_context`], for a file to check: when its own expanded text has no device
 /// code there is nothing in it to analyze, and its headers are only preprocessed (for their
 /// macros, inactive regions and missing includes), not parsed and lowered (but for what spare
-/// threads lower meanwhile, see [`lower_soon`]). In a library whose
+/// threads lower meanwhile, see [`lower_soon`](crate::front::spare_threads::lower_soon)). In a library whose
 /// sources are mostly host code over device headers (raft, flash-attention), that is most of
 /// the time a run spends. `includer_calls` are the calls of its host templates that the files
 /// including it make (`launch_<fp32, 256>(p)` of a `launch_` it defines).
