@@ -239,6 +239,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(v) = self.template_values.get(name) {
             return v.clone();
         }
+        if let Some(same) = self.type_trait(name, span) {
+            return Lanes::int(i64::from(same));
+        }
         match name {
             "warpSize" => return Lanes::int(32),
             "true" => return Lanes::int(1),

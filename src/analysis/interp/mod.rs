@@ -46,6 +46,7 @@ mod references;
 pub mod shifts;
 mod statements;
 mod text_expressions;
+mod type_traits;
 use text_expressions::eval_constant;
 pub use text_expressions::{const_eval_text, parse_expression_text};
 pub mod tma;

@@ -1,0 +1,229 @@
+//! `std::is_same_v<A, B>` and `std::is_same<A, B>::value` (also `cuda::std::`), decided where
+//! both types are known: a type dispatch (`if constexpr (std::is_same_v<T, __half>)`) then
+//! runs only the branch its instantiation takes. Where either type is not known for certain
+//! (a class, a type parameter nothing binds, a platform-dependent typedef such as `int64_t`),
+//! the trait stays unknown and both branches are analyzed, as before.
+
+use super::Analyzer;
+use lang_c::span::Span;
+
+impl Analyzer<'_, '_> {
+    /// The value of `std::is_same` the identifier `name` (as lowered) at `span` spells, when
+    /// both of its types are known.
+    pub(super) fn type_trait(&mut self, name: &str, span: Span) -> Option<bool> {
+        let bare = name.rsplit("__").next().unwrap_or(name);
+        let (a, b) = if bare == "is_same_v" {
+            match self.arguments_written_at(name, span).as_slice() {
+                [a, b] => (a.clone(), b.clone()),
+                _ => return None,
+            }
+        } else if bare == "value" && name.contains("is_same") {
+            // `std::is_same<A, B>::value`, lowered to one name of the same length: the
+            // arguments are read from the text as written.
+            is_same_arguments(&self.source_text(span))?
+        } else {
+            return None;
+        };
+        let (a, b) = (self.bound_type_text(&a), self.bound_type_text(&b));
+        if a == b {
+            return Some(true);
+        }
+        if let (Some(a), Some(b)) = (fundamental_type(&a), fundamental_type(&b)) {
+            return Some(a == b);
+        }
+        // Two classes banklint has read with different tags (`lay::row`, `lay::col`, or a
+        // member type naming one: `typename RT::layout`) are different types. The same tag
+        // written differently (`row` in its namespace, `lay::row` outside) is not decided,
+        // nor are instances of class templates (`Tile<4>` is `Tile<2 * 2>`).
+        let (a, b) = (self.class_tag(&a, span)?, self.class_tag(&b, span)?);
+        (a != b).then_some(false)
+    }
+
+    /// `typename RT::layout` with `RT` bound to a class banklint has read: the type its
+    /// member names there.
+    fn bound_member_type(&mut self, t: &str) -> Option<String> {
+        let t = t.strip_prefix("typename ").unwrap_or(t);
+        let (class, member) = t.rsplit_once("::")?;
+        let class = self.type_args.get(class.trim())?.clone();
+        match self.class_member(&class, member.trim())? {
+            crate::front::class_members::Member::Type(ty) => Some(normalized(&ty)),
+            crate::front::class_members::Member::Value(_) => None,
+        }
+    }
+
+    /// The tag of the class a type names, when banklint has read its definition and it is
+    /// not an instance of a class template.
+    fn class_tag(&mut self, t: &str, span: Span) -> Option<String> {
+        if t.contains('<') || fundamental_type(t).is_some() {
+            return None;
+        }
+        let lowered = t.trim_start_matches("typename ").trim().replace("::", "__");
+        match self.type_of_text(&lowered, span)? {
+            crate::analysis::types::Type::Record(r) if !r.name.contains('<') => {
+                Some(r.name.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// A type as written, with the type parameters and aliases in scope replaced by what
+    /// they name, spaces normalized.
+    fn bound_type_text(&mut self, written: &str) -> String {
+        let mut t = normalized(written);
+        for _ in 0..8 {
+            let next = match self.type_args.get(&t) {
+                Some(bound) => normalized(bound),
+                None => match self.alias_target(&t) {
+                    Some(target) => normalized(&target),
+                    None => match self.bound_member_type(&t) {
+                        Some(member) => member,
+                        None => break,
+                    },
+                },
+            };
+            if next == t {
+                break;
+            }
+            t = next;
+        }
+        t
+    }
+}
+
+/// `A` and `B` of `std::is_same<A, B>::value` as written.
+fn is_same_arguments(written: &str) -> Option<(String, String)> {
+    let (_, rest) = written.split_once("is_same")?;
+    let inner = rest.trim_start().strip_prefix('<')?;
+    let inner = &inner[..inner.rfind('>')?];
+    let (mut depth, mut split) = (0usize, None);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                if split.is_some() {
+                    return None;
+                }
+                split = Some(i);
+            }
+            _ => {}
+        }
+    }
+    let at = split?;
+    Some((
+        inner[..at].trim().to_string(),
+        inner[at + 1..].trim().to_string(),
+    ))
+}
+
+fn normalized(t: &str) -> String {
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let t = t.strip_prefix("::").unwrap_or(&t);
+    t.strip_prefix("cuda::std::")
+        .or_else(|| t.strip_prefix("std::"))
+        .unwrap_or(t)
+        .to_string()
+}
+
+/// The one spelling of a type whose identity banklint knows on every platform CUDA targets:
+/// C's arithmetic types (`unsigned` is `unsigned int`; plain `char` is neither `signed char`
+/// nor `unsigned char`), the fixed-width typedefs narrower than 64 bits, CUDA's half types
+/// and vector types. `None` for anything else, whose identity it does not decide.
+fn fundamental_type(t: &str) -> Option<String> {
+    let fixed = match t {
+        "int8_t" => Some("signed char"),
+        "uint8_t" | "uchar" => Some("unsigned char"),
+        "int16_t" => Some("short"),
+        "uint16_t" | "ushort" => Some("unsigned short"),
+        "int32_t" => Some("int"),
+        "uint32_t" | "uint" => Some("unsigned int"),
+        "half" | "__half" => Some("__half"),
+        "half2" | "__half2" => Some("__half2"),
+        "nv_bfloat16" | "__nv_bfloat16" => Some("__nv_bfloat16"),
+        "nv_bfloat162" | "__nv_bfloat162" => Some("__nv_bfloat162"),
+        _ => None,
+    };
+    if let Some(f) = fixed {
+        return Some(f.to_string());
+    }
+    let vector = t.ends_with(|c: char| c.is_ascii_digit())
+        && crate::front::names::BUILTIN_TYPENAMES.contains(&t)
+        && crate::analysis::types::builtin(t).is_some();
+    if vector {
+        return Some(t.to_string());
+    }
+    let words: Vec<&str> = t.split(' ').collect();
+    let arithmetic = [
+        "signed", "unsigned", "char", "short", "int", "long", "float", "double", "bool", "void",
+    ];
+    if words.is_empty() || !words.iter().all(|w| arithmetic.contains(w)) {
+        return None;
+    }
+    let count = |w: &str| words.iter().filter(|x| **x == w).count();
+    let (signed, unsigned) = (count("signed"), count("unsigned"));
+    let longs = count("long");
+    let name = match () {
+        _ if words == ["float"] => "float",
+        _ if words == ["double"] => "double",
+        _ if count("double") == 1 && longs == 1 && words.len() == 2 => "long double",
+        _ if words == ["bool"] => "bool",
+        _ if words == ["void"] => "void",
+        _ if count("float") + count("double") + count("bool") + count("void") > 0 => return None,
+        _ if signed + unsigned > 1 || count("int") > 1 => return None,
+        _ if count("char") == 1 && words.len() == 1 + signed + unsigned => match (signed, unsigned)
+        {
+            (0, 0) => "char",
+            (1, _) => "signed char",
+            _ => "unsigned char",
+        },
+        _ if count("char") > 0 => return None,
+        _ if count("short") == 1 && longs == 0 => pick(unsigned, "short", "unsigned short"),
+        _ if count("short") > 0 => return None,
+        _ if longs == 1 => pick(unsigned, "long", "unsigned long"),
+        _ if longs == 2 => pick(unsigned, "long long", "unsigned long long"),
+        _ if longs > 2 => return None,
+        _ => pick(unsigned, "int", "unsigned int"),
+    };
+    Some(name.to_string())
+}
+
+fn pick(unsigned: usize, signed: &'static str, unsigned_name: &'static str) -> &'static str {
+    if unsigned > 0 { unsigned_name } else { signed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_types_have_one_spelling_each() {
+        let same = |a: &str, b: &str| {
+            fundamental_type(a)
+                .zip(fundamental_type(b))
+                .map(|(a, b)| a == b)
+        };
+        assert_eq!(same("unsigned", "unsigned int"), Some(true));
+        assert_eq!(same("int", "signed int"), Some(true));
+        assert_eq!(same("long int", "long"), Some(true));
+        assert_eq!(same("long long", "long"), Some(false));
+        assert_eq!(same("char", "signed char"), Some(false));
+        assert_eq!(same("uint8_t", "unsigned char"), Some(true));
+        assert_eq!(same("half", "__half"), Some(true));
+        assert_eq!(same("float", "__half"), Some(false));
+        assert_eq!(same("float4", "float"), Some(false));
+        // Platform-dependent or unknown: not decided.
+        assert_eq!(same("int64_t", "long"), None);
+        assert_eq!(same("size_t", "unsigned long"), None);
+        assert_eq!(same("MyType", "float"), None);
+        assert_eq!(same("4-byte type", "float"), None);
+    }
+
+    #[test]
+    fn the_arguments_of_is_same_value_as_written() {
+        assert_eq!(
+            is_same_arguments("std::is_same<T, Pair<int, float>>::value"),
+            Some(("T".into(), "Pair<int, float>".into()))
+        );
+        assert_eq!(is_same_arguments("std::is_same<T>::value"), None);
+    }
+}
