@@ -555,7 +555,6 @@ impl<'p> Lowering<'p> {
         }
     }
 
-    /// A syntax error: the smallest statement around it is reported and left out.
     /// Whether the node right after `n` is an expression that starts with a qualified call
     /// (`KT::Reduce(tmp)...`), as a stray `typename` before a functional cast leaves it.
     fn is_expression_start(&self, n: Node<'_>) -> bool {
@@ -583,6 +582,7 @@ impl<'p> Lowering<'p> {
         }
     }
 
+    /// A syntax error: the smallest statement around it is reported and left out.
     fn error(&mut self, n: Node<'_>) {
         if self.unread_macro_word(n) {
             return;

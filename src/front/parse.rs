@@ -257,18 +257,21 @@ fn cast_prelude(text: &str, known: &KnownTypes<'_>) -> String {
         }
         tagged = matches!(word, "struct" | "union" | "enum");
     }
-    words.sort_unstable();
-    words.dedup();
-    words.iter().map(|w| format!("typedef int {w};")).collect()
+    typedefs(words)
 }
 
 /// `typedef int NAME;` for each known type name the item mentions, so lang-c reads
 /// `float4 v;` and C++-style `Point p;` as declarations.
 fn prelude_for(text: &str, known: &KnownTypes<'_>) -> String {
-    let mut words: Vec<&str> = text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| known.contains(w))
-        .collect();
+    typedefs(
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| known.contains(w))
+            .collect(),
+    )
+}
+
+/// `typedef int NAME;` for each of `words`, once each.
+fn typedefs(mut words: Vec<&str>) -> String {
     words.sort_unstable();
     words.dedup();
     let mut prelude = String::new();

@@ -379,12 +379,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         // `Cls___pad` is member `_pad` of `Cls`, or `pad` of `Cls_`: try every `__` split,
         // the rightmost first.
         for (class, member) in crate::front::names::scope_splits(name) {
-            let target = match self.type_args.get(class) {
-                Some(bound) => bound.clone(),
-                None => self
-                    .alias_target(class)
-                    .unwrap_or_else(|| class.replace("__", "::")),
-            };
+            let target = self.class_named(class);
             if let Some(v) = self.class_constant(&target, member) {
                 return Some(v);
             }
@@ -392,17 +387,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         None
     }
 
+    /// The class a scope names (`C` of `C__DEPTH`): the type a parameter is bound to, the
+    /// target of an alias, or the name itself as C++ writes it.
+    fn class_named(&self, class: &str) -> String {
+        match self.type_args.get(class) {
+            Some(bound) => bound.clone(),
+            None => self
+                .alias_target(class)
+                .unwrap_or_else(|| class.replace("__", "::")),
+        }
+    }
+
     /// `Ktraits::kSmemSize` (written `Ktraits__kSmemSize`) when it is a class's static
     /// constant that banklint cannot evaluate (`sizeof` a library's `TempStorage` it has not
     /// read): its name as a C++ developer writes it, with the class it is read in.
     fn unevaluated_static_member(&mut self, name: &str) -> Option<String> {
         for (class, member) in crate::front::names::scope_splits(name) {
-            let target = match self.type_args.get(class) {
-                Some(bound) => bound.clone(),
-                None => self
-                    .alias_target(class)
-                    .unwrap_or_else(|| class.replace("__", "::")),
-            };
+            let target = self.class_named(class);
             if let Some(crate::front::class_members::Member::Value(_)) =
                 self.class_member(&target, member)
             {
