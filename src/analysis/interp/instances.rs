@@ -210,6 +210,9 @@ impl Analyzer<'_, '_> {
     /// A type written as text: a class template instance (`sv<float, 64>`), else what
     /// [`type_from_text`] reads.
     pub(super) fn type_of_text(&mut self, text: &str, at: Span) -> Option<Type> {
+        if let Some(picked) = self.conditional_type(text, at) {
+            return self.type_of_text(&picked, at);
+        }
         let text = &self.without_alias_templates(text.trim().trim_start_matches("const "));
         let trimmed = text.trim().trim_start_matches("const ");
         if let Some((class, args)) = instance_parts(trimmed)

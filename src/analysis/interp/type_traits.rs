@@ -24,7 +24,12 @@ impl Analyzer<'_, '_> {
         } else {
             return None;
         };
-        let (a, b) = (self.bound_type_text(&a), self.bound_type_text(&b));
+        self.same_type(&a, &b, span)
+    }
+
+    /// Whether the types `a` and `b` name are the same, where that is known for certain.
+    fn same_type(&mut self, a: &str, b: &str, span: Span) -> Option<bool> {
+        let (a, b) = (self.bound_type_text(a), self.bound_type_text(b));
         if a == b {
             return Some(true);
         }
@@ -66,6 +71,74 @@ impl Analyzer<'_, '_> {
         }
     }
 
+    /// The type `std::conditional_t<C, A, B>` (or `typename std::conditional<C, A, B>::type`)
+    /// names: `A` or `B` as written, when `C` is a constant here.
+    pub(super) fn conditional_type(&mut self, text: &str, span: Span) -> Option<String> {
+        let t = normalized(text);
+        let t = t.strip_prefix("typename ").unwrap_or(&t);
+        let args = t
+            .strip_prefix("conditional_t<")
+            .and_then(|r| r.strip_suffix('>'))
+            .or_else(|| {
+                t.strip_prefix("conditional<")?
+                    .strip_suffix("::type")?
+                    .trim_end()
+                    .strip_suffix('>')
+            })?;
+        let [cond, a, b] = top_level_arguments(args).try_into().ok()?;
+        Some(if self.condition_value(&cond, span)? {
+            a
+        } else {
+            b
+        })
+    }
+
+    /// A compile-time condition as written (`!std::is_same_v<T, float> && sizeof(T) == 2`),
+    /// when it is a constant here.
+    fn condition_value(&mut self, cond: &str, span: Span) -> Option<bool> {
+        let c = cond.trim();
+        for op in ["||", "&&"] {
+            let parts = split_top_level(c, op);
+            if parts.len() > 1 {
+                let values: Vec<Option<bool>> = parts
+                    .iter()
+                    .map(|p| self.condition_value(p, span))
+                    .collect();
+                // A known deciding operand decides, whatever the others are.
+                let decider = op == "||";
+                if values.contains(&Some(decider)) {
+                    return Some(decider);
+                }
+                return values
+                    .into_iter()
+                    .collect::<Option<Vec<bool>>>()
+                    .map(|_| !decider);
+            }
+        }
+        // `!` binds to one term: `!is_same_v<...>`, `!(...)`, `!kFlag`, not `!a == b`.
+        if let Some(inner) = c.strip_prefix('!').map(str::trim)
+            && (wrapped(inner) || is_one_term(inner))
+        {
+            return self.condition_value(inner, span).map(|v| !v);
+        }
+        if wrapped(c) {
+            return self.condition_value(&c[1..c.len() - 1], span);
+        }
+        let bare = normalized(c);
+        if let Some(rest) = bare.strip_prefix("is_same_v") {
+            let [a, b] = top_level_arguments(rest.trim().strip_prefix('<')?.strip_suffix('>')?)
+                .try_into()
+                .ok()?;
+            return self.same_type(&a, &b, span);
+        }
+        if bare.starts_with("is_same<") {
+            let (a, b) = is_same_arguments(&bare)?;
+            return self.same_type(&a, &b, span);
+        }
+        let all = vec![true; self.n];
+        self.eval_text(c, span, &all, c).as_const().map(|v| v != 0)
+    }
+
     /// A type as written, with the type parameters and aliases in scope replaced by what
     /// they name, spaces normalized.
     fn bound_type_text(&mut self, written: &str) -> String {
@@ -88,6 +161,71 @@ impl Analyzer<'_, '_> {
         }
         t
     }
+}
+
+/// The arguments of a template argument list as written (without its `<>`), split at the
+/// commas outside brackets.
+fn top_level_arguments(list: &str) -> Vec<String> {
+    split_top_level(list, ",")
+        .iter()
+        .map(|a| a.trim().to_string())
+        .collect()
+}
+
+/// `text` split at each `sep` outside `<>`, `()` and `[]`. Inside parentheses `<` and `>`
+/// are comparisons (C++ asks for them there: `conditional_t<(N > 4), A, B>`).
+fn split_top_level<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+    let (mut parens, mut angles, mut from, mut out) = (0i32, 0i32, 0usize, Vec::new());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' => parens += 1,
+            b')' | b']' => parens -= 1,
+            b'<' if parens == 0 => angles += 1,
+            b'>' if parens == 0 => angles = (angles - 1).max(0),
+            _ if parens == 0 && angles == 0 && text[i..].starts_with(sep) => {
+                out.push(&text[from..i]);
+                i += sep.len();
+                from = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(&text[from..]);
+    out
+}
+
+/// Whether `c` is one parenthesized expression, `(...)`, the first parenthesis closed last.
+fn wrapped(c: &str) -> bool {
+    if !(c.starts_with('(') && c.ends_with(')')) {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, ch) in c.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return i == c.len() - 1;
+        }
+    }
+    false
+}
+
+/// A name, qualified or not, or a trait with its arguments (`std::is_same_v<T, float>`,
+/// `std::is_same<A, B>::value`): one term an operator before it applies to whole.
+fn is_one_term(c: &str) -> bool {
+    let bare = normalized(c);
+    bare.starts_with("is_same_v<") && bare.ends_with('>')
+        || bare.starts_with("is_same<") && bare.ends_with("::value")
+        || bare
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == ':')
 }
 
 /// `A` and `B` of `std::is_same<A, B>::value` as written.
@@ -216,6 +354,20 @@ mod tests {
         assert_eq!(same("size_t", "unsigned long"), None);
         assert_eq!(same("MyType", "float"), None);
         assert_eq!(same("4-byte type", "float"), None);
+    }
+
+    #[test]
+    fn conditions_split_where_their_operators_bind() {
+        assert_eq!(
+            split_top_level("is_same_v<T, float> && sizeof(T) == 4", "&&"),
+            vec!["is_same_v<T, float> ", " sizeof(T) == 4"]
+        );
+        assert!(wrapped("(a && (b))"));
+        assert!(!wrapped("(a) && (b)"));
+        assert!(is_one_term("std::is_same_v<T, float>"));
+        assert!(!is_one_term("a == b"));
+        assert_eq!(top_level_arguments("C<1, 2>, float2, float4").len(), 3);
+        assert_eq!(top_level_arguments("(N > 4), double, float").len(), 3);
     }
 
     #[test]
