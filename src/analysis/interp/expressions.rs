@@ -460,6 +460,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         else {
             return None;
         };
+        if text.contains("is_same") {
+            // A trait (`static constexpr bool kIsComplex = std::is_same_v<weight_t,
+            // complex_t>;`), read with the class's member types.
+            return self.class_trait(class, &text).map(i64::from);
+        }
         // Names left qualified (`ns::N`) are spelled as the lowering spells them.
         let expr = parse_expression_text(self.unit, &text.replace("::", "__"))?;
         eval_constant(self.unit, &expr, 0)

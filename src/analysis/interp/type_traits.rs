@@ -44,6 +44,18 @@ impl Analyzer<'_, '_> {
         (a != b).then_some(false)
     }
 
+    /// A member type of the class whose constant is being read (`weight_t` in its trait).
+    fn scope_member_type(&mut self, t: &str) -> Option<String> {
+        let scope = self.trait_scope.clone()?;
+        if !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        match self.class_member(&scope, t)? {
+            crate::front::class_members::Member::Type(ty) => Some(normalized(&ty)),
+            crate::front::class_members::Member::Value(_) => None,
+        }
+    }
+
     /// `typename RT::layout` with `RT` bound to a class banklint has read: the type its
     /// member names there.
     fn bound_member_type(&mut self, t: &str) -> Option<String> {
@@ -69,6 +81,15 @@ impl Analyzer<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// A class's constant written as a condition over type traits, evaluated with the class's
+    /// member types in scope.
+    pub(super) fn class_trait(&mut self, class: &str, text: &str) -> Option<bool> {
+        let saved = self.trait_scope.replace(class.to_string());
+        let value = self.condition_value(text, Span::none());
+        self.trait_scope = saved;
+        value
     }
 
     /// The type `std::conditional_t<C, A, B>` (or `typename std::conditional<C, A, B>::type`)
@@ -146,7 +167,7 @@ impl Analyzer<'_, '_> {
         for _ in 0..8 {
             let next = match self.type_args.get(&t) {
                 Some(bound) => normalized(bound),
-                None => match self.alias_target(&t) {
+                None => match self.scope_member_type(&t).or_else(|| self.alias_target(&t)) {
                     Some(target) => normalized(&target),
                     None => match self.bound_member_type(&t) {
                         Some(member) => member,
