@@ -86,17 +86,24 @@ impl Analyzer<'_, '_> {
     /// A class's constant written as a condition over type traits, evaluated with the class's
     /// member types in scope.
     pub(super) fn class_trait(&mut self, class: &str, text: &str) -> Option<bool> {
-        let saved = self.trait_scope.replace(class.to_string());
+        // The text has no place in a parsed item: whatever it reports is placed at the item
+        // being run (`Span::none()` alone is no offset there).
+        let here = (self.span_override.clone())
+            .or_else(|| self.unit.items.get(self.item).map(|i| i.chunk.span.clone()))
+            .unwrap_or_default();
+        let saved_span = self.span_override.replace(here);
+        let saved_scope = self.trait_scope.replace(class.to_string());
         let value = self.condition_value(text, Span::none());
-        self.trait_scope = saved;
+        self.trait_scope = saved_scope;
+        self.span_override = saved_span;
         value
     }
 
     /// The type `std::conditional_t<C, A, B>` (or `typename std::conditional<C, A, B>::type`)
     /// names: `A` or `B` as written, when `C` is a constant here.
     pub(super) fn conditional_type(&mut self, text: &str, span: Span) -> Option<String> {
-        let t = normalized(text);
-        let t = t.strip_prefix("typename ").unwrap_or(&t);
+        let t = normalized(text.trim().strip_prefix("typename ").unwrap_or(text));
+        let t = t.as_str();
         let args = t
             .strip_prefix("conditional_t<")
             .and_then(|r| r.strip_suffix('>'))
