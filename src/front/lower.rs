@@ -12,7 +12,7 @@ use crate::front::casts::CAST_MARKER;
 use crate::front::host_code::HostReader;
 use crate::front::names::{CXX_CASTS, FUNCTIONAL_CASTS, dependent_type_name};
 use crate::front::prepared::{DependentType, Keyword, Prepared, Skipped};
-use crate::front::syntax::{children, named_children, text};
+use crate::front::syntax::{children, follows_with_qualified_call, named_children, text};
 use std::borrow::Cow;
 use std::ops::Range;
 use tree_sitter::Node;
@@ -192,7 +192,7 @@ impl<'p> Lowering<'p> {
             // `typename KT::Reduce(tmp).Sum(x)`: the grammar has no functional cast of a
             // dependent type and leaves only the keyword as an error before an expression it
             // read; without the keyword it is a call, as lang-c reads the rest.
-            "ERROR" if self.t(n) == "typename" && self.is_expression_start(n) => {
+            "ERROR" if self.t(n) == "typename" && follows_with_qualified_call(n) => {
                 self.blank_node(n)
             }
             // `const T *... ps`: the grammar takes only `T... ps`, and leaves the `*` of a pack
@@ -552,33 +552,6 @@ impl<'p> Lowering<'p> {
             && !name.is_empty()
         {
             self.out.reference_params.push((name.to_string(), index));
-        }
-    }
-
-    /// Whether the node right after `n` is an expression that starts with a qualified call
-    /// (`KT::Reduce(tmp)...`), as a stray `typename` before a functional cast leaves it.
-    fn is_expression_start(&self, n: Node<'_>) -> bool {
-        let Some(next) = n.next_sibling() else {
-            return false;
-        };
-        let mut e = next;
-        loop {
-            match e.kind() {
-                "call_expression" | "field_expression" | "subscript_expression" => {
-                    match e
-                        .child_by_field_name("function")
-                        .or_else(|| e.child_by_field_name("argument"))
-                    {
-                        Some(inner) => e = inner,
-                        None => return false,
-                    }
-                }
-                "qualified_identifier" => {
-                    return e.start_byte() == next.start_byte()
-                        && e.parent().is_some_and(|p| p.kind() == "call_expression");
-                }
-                _ => return false,
-            }
         }
     }
 

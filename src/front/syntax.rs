@@ -421,6 +421,33 @@ pub fn declared_identifier(mut d: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
+/// Whether the node right after `n` is an expression that starts with a qualified call
+/// (`KT::Reduce(tmp)...`), as a stray `typename` before a functional cast leaves it.
+pub fn follows_with_qualified_call(n: Node<'_>) -> bool {
+    let Some(next) = n.next_sibling() else {
+        return false;
+    };
+    let mut e = next;
+    loop {
+        match e.kind() {
+            "call_expression" | "field_expression" | "subscript_expression" => {
+                match e
+                    .child_by_field_name("function")
+                    .or_else(|| e.child_by_field_name("argument"))
+                {
+                    Some(inner) => e = inner,
+                    None => return false,
+                }
+            }
+            "qualified_identifier" => {
+                return e.start_byte() == next.start_byte()
+                    && e.parent().is_some_and(|p| p.kind() == "call_expression");
+            }
+            _ => return false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
