@@ -150,7 +150,13 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
                 l.class_template = outer;
             }
             "declaration" if record_variable_template(l, inner, &header) => item(l, inner, n),
-            "function_definition" | "declaration" | "type_definition" => item(l, inner, n),
+            "function_definition" => {
+                if header.params.is_empty() {
+                    record_explicit_specialization(l, inner, n);
+                }
+                item(l, inner, n)
+            }
+            "declaration" | "type_definition" => item(l, inner, n),
             "template_declaration" => template_declaration(l, inner),
             "requires_clause" => l.blank_node(inner),
             "alias_declaration" => {
@@ -164,6 +170,35 @@ fn template_declaration(l: &mut Lowering<'_>, n: Node<'_>) {
             _ => l.lower(inner),
         }
     }
+}
+
+/// `template <> __device__ void store<16>(...)`, an explicit specialization of a function
+/// template: its written arguments, by the definition's range, choose it among the
+/// definitions a call `store<16>(...)` could run (see `analysis::interp::overloads`).
+fn record_explicit_specialization(l: &mut Lowering<'_>, f: Node<'_>, whole: Node<'_>) {
+    let mut d = f.child_by_field_name("declarator");
+    while let Some(n) = d.filter(|n| n.kind() != "function_declarator") {
+        d = n.child_by_field_name("declarator");
+    }
+    let Some(args) = d
+        .and_then(|fd| fd.child_by_field_name("declarator"))
+        .filter(|name| name.kind() == "template_function")
+        .and_then(|name| name.child_by_field_name("arguments"))
+    else {
+        return;
+    };
+    let written = named_children(args)
+        .iter()
+        .map(|a| {
+            text(*a, l.src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    l.out
+        .explicit_specializations
+        .push((whole.byte_range(), written));
 }
 
 fn template_header(l: &Lowering<'_>, whole: Node<'_>, params: Node<'_>) -> TemplateHeader {

@@ -188,6 +188,10 @@ pub struct Prepared {
     /// specialization's written arguments (`<16, 4>`, `<T *>`) and its own parameters, which
     /// choose among a call's overloads (see `analysis::interp::overloads`).
     pub specialized_methods: Vec<(Range<usize>, Vec<String>, Vec<String>)>,
+    /// Explicit specializations of function templates (`template <> void store<16>(...)`),
+    /// by the definition's range, with the arguments they write: a call `store<16>(...)`
+    /// runs the one its arguments name.
+    pub explicit_specializations: Vec<(Range<usize>, Vec<String>)>,
     /// Calls through a class template, `group<4>::load<T>(...)`, by the offset of the joined
     /// name: how many of the template arguments recorded there are the class's.
     pub class_scoped_calls: Vec<(usize, usize)>,

@@ -276,6 +276,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .all(|p| args.get(p.index).is_none_or(|a| self.param_takes(f, p, a)));
         let explicit_fit = match scoped {
             Some(bound) => every_parameter_bound(unit, f, bound),
+            // An explicit specialization (`template <> void f<16>(...)`) takes the arguments
+            // of its primary template, as many as it writes; which it is, is chosen by them
+            // (`by_specialization`).
+            None if explicit_specialization(unit, f).is_some() => {
+                let at = self.span(call.callee.span).start;
+                explicit_specialization(unit, f)
+                    .is_some_and(|w| w.len() == self.template_arguments_at(at).len())
+            }
             None => self.explicit_arguments_fit(unit, f, call),
         };
         values_fit
@@ -680,13 +688,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     ) -> Option<(&'c Callee<'a, 'p>, Option<SpecializationArgs>)> {
         let at = self.span(call.callee.span).start;
         let recorded = self.template_arguments_at(at).to_vec();
+        // The arguments a specialization is chosen by: the class's, through a class, else
+        // those written at the call (`store<16>(...)`, an explicit specialization's).
         let n = if scope_args.is_empty() {
             (self.unit.prepared.class_scoped_calls.iter())
                 .find(|(o, _)| *o == at)
-                .map(|(_, n)| *n)?
+                .map_or(recorded.len(), |(_, n)| *n)
         } else {
             scope_args.len()
         };
+        if n == 0 {
+            return None;
+        }
         let given: Vec<String> = scope_args
             .iter()
             .chain(&recorded)
@@ -708,8 +721,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for c in candidates {
             let f = c.function;
             let spec = (c.unit.prepared.specialized_methods.iter())
-                .find(|(r, _, _)| r.contains(&f.span.start));
-            let Some((_, written, params)) = spec else {
+                .find(|(r, _, _)| r.contains(&f.span.start))
+                .map(|(_, written, params)| (written.as_slice(), params.as_slice()))
+                .or_else(|| explicit_specialization(c.unit, f).map(|w| (w, &[][..])));
+            let Some((written, params)) = spec else {
                 primary.push(*c);
                 continue;
             };
@@ -931,4 +946,12 @@ pub(super) fn is_lambda(unit: &Unit<'_>, f: &Function) -> bool {
         .lambdas
         .iter()
         .any(|l| l.span.contains(&f.span.start))
+}
+
+/// The arguments an explicit specialization of a function template writes (`<16>` of
+/// `template <> void store<16>(...)`), when `f` is one.
+fn explicit_specialization<'u>(unit: &'u Unit<'_>, f: &Function) -> Option<&'u [String]> {
+    (unit.prepared.explicit_specializations.iter())
+        .find(|(r, _)| r.contains(&f.span.start))
+        .map(|(_, written)| written.as_slice())
 }
