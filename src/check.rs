@@ -293,6 +293,16 @@ fn header_units(prepared: &Prepared) -> Vec<(String, Unit<'_>)> {
 /// only those saves most of lang-c's time. By name only, so overloads and methods of any
 /// class of that name are all kept; an operator is always kept (it is called without its
 /// name).
+/// Whether the identifier at `i` of a function's head is the name it is declared with: the
+/// next word is `(`. Words the lowering blanked are passed over: an explicit specialization's
+/// template arguments (`store<16>(...)`, lowered `store    (...)`).
+fn called_at(head: &[crate::front::lex::Token], i: usize, text: &str) -> bool {
+    (head[i + 1..].iter())
+        .map(|t| t.text(text))
+        .find(|w| !w.trim().is_empty())
+        == Some("(")
+}
+
 fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
     use crate::front::lex::TokenKind;
     fn headers_of<'p>(p: &'p Prepared, out: &mut Vec<&'p Prepared>) {
@@ -339,10 +349,9 @@ fn wanted_header_functions(prepared: &Prepared) -> HashSet<(usize, usize)> {
                 .unwrap_or(tokens.len());
             let head = &tokens[..body];
             let operator = head.iter().any(|t| t.text(&h.text) == "operator");
-            let mut names: Vec<&str> = head
-                .windows(2)
-                .filter(|w| w[0].kind == TokenKind::Ident && w[1].text(&h.text) == "(")
-                .map(|w| w[0].text(&h.text))
+            let mut names: Vec<&str> = (0..head.len())
+                .filter(|&i| head[i].kind == TokenKind::Ident && called_at(head, i, &h.text))
+                .map(|i| head[i].text(&h.text))
                 // A constructor's lowered name (underscores as long as its class's) would
                 // match every constructor whose class's name is as long.
                 .filter(|n| !n.bytes().all(|b| b == b'_'))
