@@ -187,15 +187,7 @@ fn record_explicit_specialization(l: &mut Lowering<'_>, f: Node<'_>, whole: Node
     else {
         return;
     };
-    let written = named_children(args)
-        .iter()
-        .map(|a| {
-            text(*a, l.src)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let written = written_arguments(l, args);
     l.out
         .explicit_specializations
         .push((whole.byte_range(), written));
@@ -852,6 +844,19 @@ fn record_typedef_alias(l: &mut Lowering<'_>, n: Node<'_>) {
     }
 }
 
+/// A template argument list's arguments as written, spaces normalized.
+fn written_arguments(l: &Lowering<'_>, args: Node<'_>) -> Vec<String> {
+    named_children(args)
+        .iter()
+        .map(|a| {
+            text(*a, l.src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 /// The template arguments written in an explicit instantiation, recorded at the name as a
 /// call's are (`template void reduce<int>(...)`).
 fn record_call_arguments(l: &mut Lowering<'_>, n: Node<'_>) {
@@ -861,15 +866,7 @@ fn record_call_arguments(l: &mut Lowering<'_>, n: Node<'_>) {
             f.child_by_field_name("arguments"),
         )
     {
-        let list = named_children(args)
-            .iter()
-            .map(|a| {
-                text(*a, l.src)
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
+        let list = written_arguments(l, args);
         l.out.template_calls.push((name.start_byte(), list));
         // A host function template instantiated this way runs with these arguments too.
         l.host_reader.instantiation(f);
