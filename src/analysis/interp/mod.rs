@@ -318,9 +318,6 @@ struct Analyzer<'a, 'p> {
     thread_idx: [Lanes; 3],
     block_dim: [Lanes; 3],
     uniform_syms: HashMap<String, Value>,
-    /// The class whose constant a type trait is read in (`kIsComplex = std::is_same_v<weight_t,
-    /// complex_t>`): its member types are the names the trait's text uses.
-    trait_scope: Option<String>,
     scopes: Vec<Scope>,
     exited: Vec<bool>,
     /// The unit and offset of the last `return` some thread took: when every thread has
@@ -651,7 +648,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             thread_idx,
             block_dim,
             uniform_syms: HashMap::new(),
-            trait_scope: None,
             scopes: vec![Scope::default()],
             exited: vec![false; n],
             last_exit: None,

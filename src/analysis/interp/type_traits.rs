@@ -24,12 +24,16 @@ impl Analyzer<'_, '_> {
         } else {
             return None;
         };
-        self.same_type(&a, &b, span)
+        self.same_type(&a, &b, span, None)
     }
 
-    /// Whether the types `a` and `b` name are the same, where that is known for certain.
-    fn same_type(&mut self, a: &str, b: &str, span: Span) -> Option<bool> {
-        let (a, b) = (self.bound_type_text(a), self.bound_type_text(b));
+    /// Whether the types `a` and `b` name are the same, where that is known for certain;
+    /// `scope`: the class whose constant the trait is, whose member types it names.
+    fn same_type(&mut self, a: &str, b: &str, span: Span, scope: Option<&str>) -> Option<bool> {
+        let (a, b) = (
+            self.bound_type_text(a, scope),
+            self.bound_type_text(b, scope),
+        );
         if a == b {
             return Some(true);
         }
@@ -45,12 +49,12 @@ impl Analyzer<'_, '_> {
     }
 
     /// A member type of the class whose constant is being read (`weight_t` in its trait).
-    fn scope_member_type(&mut self, t: &str) -> Option<String> {
-        let scope = self.trait_scope.clone()?;
+    fn scope_member_type(&mut self, t: &str, scope: Option<&str>) -> Option<String> {
+        let scope = scope?;
         if !t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return None;
         }
-        match self.class_member(&scope, t)? {
+        match self.class_member(scope, t)? {
             crate::front::class_members::Member::Type(ty) => Some(normalized(&ty)),
             crate::front::class_members::Member::Value(_) => None,
         }
@@ -92,9 +96,7 @@ impl Analyzer<'_, '_> {
             .or_else(|| self.unit.items.get(self.item).map(|i| i.chunk.span.clone()))
             .unwrap_or_default();
         let saved_span = self.span_override.replace(here);
-        let saved_scope = self.trait_scope.replace(class.to_string());
-        let value = self.condition_value(text, Span::none());
-        self.trait_scope = saved_scope;
+        let value = self.condition_value(text, Span::none(), Some(class));
         self.span_override = saved_span;
         value
     }
@@ -102,6 +104,10 @@ impl Analyzer<'_, '_> {
     /// The type `std::conditional_t<C, A, B>` (or `typename std::conditional<C, A, B>::type`)
     /// names: `A` or `B` as written, when `C` is a constant here.
     pub(super) fn conditional_type(&mut self, text: &str, span: Span) -> Option<String> {
+        // Every type text a declaration names passes here: most are not a conditional.
+        if !text.contains("conditional") {
+            return None;
+        }
         let t = normalized(text.trim().strip_prefix("typename ").unwrap_or(text));
         let t = t.as_str();
         let args = t
@@ -114,7 +120,7 @@ impl Analyzer<'_, '_> {
                     .strip_suffix('>')
             })?;
         let [cond, a, b] = top_level_arguments(args).try_into().ok()?;
-        Some(if self.condition_value(&cond, span)? {
+        Some(if self.condition_value(&cond, span, None)? {
             a
         } else {
             b
@@ -123,14 +129,14 @@ impl Analyzer<'_, '_> {
 
     /// A compile-time condition as written (`!std::is_same_v<T, float> && sizeof(T) == 2`),
     /// when it is a constant here.
-    fn condition_value(&mut self, cond: &str, span: Span) -> Option<bool> {
+    fn condition_value(&mut self, cond: &str, span: Span, scope: Option<&str>) -> Option<bool> {
         let c = cond.trim();
         for op in ["||", "&&"] {
             let parts = split_top_level(c, op);
             if parts.len() > 1 {
                 let values: Vec<Option<bool>> = parts
                     .iter()
-                    .map(|p| self.condition_value(p, span))
+                    .map(|p| self.condition_value(p, span, scope))
                     .collect();
                 // A known deciding operand decides, whatever the others are.
                 let decider = op == "||";
@@ -147,21 +153,21 @@ impl Analyzer<'_, '_> {
         if let Some(inner) = c.strip_prefix('!').map(str::trim)
             && (wrapped(inner) || is_one_term(inner))
         {
-            return self.condition_value(inner, span).map(|v| !v);
+            return self.condition_value(inner, span, scope).map(|v| !v);
         }
         if wrapped(c) {
-            return self.condition_value(&c[1..c.len() - 1], span);
+            return self.condition_value(&c[1..c.len() - 1], span, scope);
         }
         let bare = normalized(c);
         if let Some(rest) = bare.strip_prefix("is_same_v") {
             let [a, b] = top_level_arguments(rest.trim().strip_prefix('<')?.strip_suffix('>')?)
                 .try_into()
                 .ok()?;
-            return self.same_type(&a, &b, span);
+            return self.same_type(&a, &b, span, scope);
         }
         if bare.starts_with("is_same<") {
             let (a, b) = is_same_arguments(&bare)?;
-            return self.same_type(&a, &b, span);
+            return self.same_type(&a, &b, span, scope);
         }
         let all = vec![true; self.n];
         self.eval_text(c, span, &all, c).as_const().map(|v| v != 0)
@@ -169,12 +175,13 @@ impl Analyzer<'_, '_> {
 
     /// A type as written, with the type parameters and aliases in scope replaced by what
     /// they name, spaces normalized.
-    fn bound_type_text(&mut self, written: &str) -> String {
+    fn bound_type_text(&mut self, written: &str, scope: Option<&str>) -> String {
         let mut t = normalized(written);
         for _ in 0..8 {
             let next = match self.type_args.get(&t) {
                 Some(bound) => normalized(bound),
-                None => match self.scope_member_type(&t).or_else(|| self.alias_target(&t)) {
+                None => match (self.scope_member_type(&t, scope)).or_else(|| self.alias_target(&t))
+                {
                     Some(target) => normalized(&target),
                     None => match self.bound_member_type(&t) {
                         Some(member) => member,
