@@ -268,6 +268,62 @@ fn directories_are_walked_skipping_hidden_and_build_dirs() {
 }
 
 #[test]
+fn directories_include_the_headers_that_hold_device_code() {
+    // The kernel lives in a `.h` that a `.cu` includes and launches: walking the directory
+    // analyzes it in that context (block 32 from the launch): the column store is 32-way
+    // (32 rows of 128 bytes, every lane in bank 0) and the row load clean.
+    let dir = temp_dir("walk-headers");
+    write(
+        &dir,
+        "kernel.h",
+        "#pragma once\n__global__ void column(float *out) {\n  __shared__ float t[32][32];\n  t[threadIdx.x][0] = 1.0f;\n  out[0] = t[0][threadIdx.x];\n}\n",
+    );
+    write(
+        &dir,
+        "main.cu",
+        "#include \"kernel.h\"\nvoid run(float *o) { column<<<1, 32>>>(o); }\n",
+    );
+    // Host-only headers, and one that names device code only in a comment, are not checked.
+    write(
+        &dir,
+        "host.hpp",
+        "#pragma once\n// __global__ kernels live elsewhere\nint f();\n",
+    );
+    write(
+        &dir,
+        "util.h",
+        "#pragma once\nconst char *s = \"__shared__\";\n",
+    );
+    let o = banklint(&["check", &dir.display().to_string(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let files: Vec<&str> = (json["files"].as_array().expect("files").iter())
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.iter().any(|f| f.ends_with("kernel.h")), "{files:?}");
+    let accesses = json["accesses"].as_array().expect("accesses");
+    let ways: Vec<(i64, &str)> = accesses
+        .iter()
+        .filter(|a| a["file"].as_str().is_some_and(|f| f.ends_with("kernel.h")))
+        .map(|a| {
+            (
+                a["line"].as_i64().unwrap_or(0),
+                a["status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(ways.len(), 2, "{accesses:?}");
+    let by_line = |l: i64| {
+        accesses
+            .iter()
+            .find(|a| a["line"].as_i64() == Some(l))
+            .and_then(|a| a["conflict_ways"].as_i64())
+    };
+    assert_eq!(by_line(4), Some(32), "{accesses:?}");
+    assert_eq!(by_line(5), Some(1), "{accesses:?}");
+}
+
+#[test]
 fn unparseable_statement_costs_only_itself() {
     let dir = temp_dir("recover");
     let f = write(

@@ -49,8 +49,9 @@ pub enum ColorChoice {
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// Files or directories (directories are searched for .cu and .cuh files); `-` reads
-    /// standard input. None: the current directory.
+    /// Files or directories (directories are searched for .cu and .cuh files, and for the
+    /// .h, .hpp, .hh, .hxx and .inl headers that hold device code); `-` reads standard
+    /// input. None: the current directory.
     pub paths: Vec<PathBuf>,
     /// The path to report for standard input (`-`), e.g. the editor buffer's file.
     #[arg(long, value_name = "PATH")]

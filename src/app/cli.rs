@@ -59,10 +59,11 @@ fn usage_error(message: &str) -> i32 {
     2
 }
 
-/// Expands directories into their .cu/.cuh files (sorted), skipping hidden and build
-/// directories. Paths named explicitly are kept whatever their extension (and may be
-/// pipes); files found in a directory must be regular files. A directory without any CUDA
-/// file is named in `empty`.
+/// Expands directories into their .cu/.cuh files and the C++ headers among them that hold
+/// device code (see [`is_device_header`]), sorted, skipping hidden and build directories.
+/// Paths named explicitly are kept whatever their extension (and may be pipes); files found
+/// in a directory must be regular files. A directory without any CUDA file is named in
+/// `empty`.
 pub fn collect_files(
     paths: &[PathBuf],
     errors: &mut Vec<LoadError>,
@@ -80,7 +81,10 @@ pub fn collect_files(
             for entry in walker {
                 match entry {
                     // A `.cu` that is a FIFO, socket or device is refused when loaded.
-                    Ok(e) if !e.file_type().is_dir() && is_cuda(e.path()) => {
+                    Ok(e)
+                        if !e.file_type().is_dir()
+                            && (is_cuda(e.path()) || is_device_header(e.path())) =>
+                    {
                         files.push((e.into_path(), Reached::Indirectly))
                     }
                     Ok(_) => {}
@@ -117,6 +121,31 @@ fn dedup_by_canonical_path(files: Vec<(PathBuf, Reached)>) -> Vec<(PathBuf, Reac
 
 fn is_cuda(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh"))
+}
+
+/// A C++ header (`.h`, `.hpp`, `.hh`, `.hxx`, `.inl`) whose code, outside comments, string
+/// literals and directives, names device code: `__global__`, `__device__`, `__shared__`, or
+/// the thread's index (a kernel behind a macro such as `RAFT_KERNEL` still reads it). Many
+/// projects keep kernels in `.h` files; each is analyzed in the context of its includer, as
+/// when it is named. One that cannot be read is kept, so that its error is reported.
+fn is_device_header(p: &Path) -> bool {
+    if !matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("h" | "hpp" | "hh" | "hxx" | "inl")
+    ) {
+        return false;
+    }
+    let Ok(bytes) = crate::front::source::read_capped(p, Reached::Indirectly) else {
+        return true;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    crate::front::lex::tokenize(&text).iter().any(|t| {
+        t.kind == crate::front::lex::TokenKind::Ident
+            && matches!(
+                t.text(&text),
+                "__global__" | "__device__" | "__shared__" | "threadIdx" | "blockIdx"
+            )
+    })
 }
 
 fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
