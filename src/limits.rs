@@ -102,3 +102,11 @@ pub const MAX_STATIC_MEMBER_NESTING: usize = 8;
 /// Class template instances laid out inside one another's arguments (`Pair<Pair<T, int>,
 /// int>`): deeper ones, and a type argument that names itself, stay unknown.
 pub const MAX_INSTANCE_NESTING: usize = 16;
+
+/// Aliases followed while reading one CuTe type (`using A = decltype(...)` naming another
+/// alias): a cycle or a deeper chain is reported as a type banklint does not follow.
+pub const MAX_CUTE_ALIAS_DEPTH: usize = 32;
+
+/// Values one thread's CuTe tensor may hold for banklint to enumerate them at a `copy` (a
+/// thread's partition of a tile holds tens): a larger one is reported as not analyzed.
+pub const MAX_CUTE_VALUES: i64 = 4096;

@@ -1,10 +1,12 @@
 //! The analysis: [`extraction`] builds the file's model from lang-c's AST ([`types`] for
 //! layouts), and [`interp`] executes each kernel over lane vectors ([`lanes`] of [`value`]s) to give each
 //! lane's index at every `__shared__` access, under a [`shape`] (block, arguments); [`ptx`] reads
-//! inline PTX templates for their shared-memory instructions.
+//! inline PTX templates for their shared-memory instructions; [`cute`] models CuTe's layouts and
+//! tiled copies.
 
 pub mod atomics;
 pub mod class_templates;
+pub mod cute;
 pub mod extraction;
 pub mod interp;
 pub mod intrinsics;

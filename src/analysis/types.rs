@@ -280,6 +280,24 @@ pub fn scalar_from_words(words: &[&str]) -> Option<Type> {
     Some(Type::scalar(name, size, float))
 }
 
+/// CUTLASS's and CuTe's numeric types (`cutlass::half_t`, `cute::uint128_t`), spelled with
+/// their namespace as the front end joins it or bare after `using namespace cute;`: their size
+/// in bytes and whether they are floating point. Code that uses CuTe rarely has CUTLASS's
+/// headers on a machine without CUDA.
+fn cutlass_numeric(name: &str) -> Option<(u32, bool)> {
+    let bare = ["cutlass__", "cute__", "cutlass::", "cute::"]
+        .iter()
+        .find_map(|ns| name.strip_prefix(ns))
+        .unwrap_or(name);
+    Some(match bare {
+        "half_t" | "bfloat16_t" => (2, true),
+        "tfloat32_t" => (4, true),
+        "float_e4m3_t" | "float_e5m2_t" | "float_ue8m0_t" => (1, true),
+        "uint128_t" | "int128_t" => (16, false),
+        _ => return None,
+    })
+}
+
 /// The CUDA builtin types that code uses without declaring them.
 pub fn builtin(name: &str) -> Option<Type> {
     let scalar = |n: &str, size, float| Some(Type::scalar(n, size, float));
@@ -301,6 +319,10 @@ pub fn builtin(name: &str) -> Option<Type> {
         "int16_t" | "uint16_t" | "ushort" => return scalar(name, 2, false),
         "int8_t" | "uint8_t" | "uchar" => return scalar(name, 1, false),
         "half" | "__half" | "__nv_bfloat16" | "nv_bfloat16" => return scalar(name, 2, true),
+        _ if cutlass_numeric(name).is_some() => {
+            let (size, float) = cutlass_numeric(name)?;
+            return scalar(name, size, float);
+        }
         "half2" | "__half2" | "__nv_bfloat162" | "nv_bfloat162" => {
             return Some(vector(name, Type::scalar("__half", 2, true), 2, 4));
         }

@@ -195,6 +195,17 @@ impl<'p> Lowering<'p> {
             "ERROR" if self.t(n) == "typename" && follows_with_qualified_call(n) => {
                 self.blank_node(n)
             }
+            // `make_tensor(p, typename KT::SmemLayout{})`: likewise the keyword alone, before
+            // a value of the type written `T{}`.
+            "ERROR"
+                if self.t(n) == "typename"
+                    && n.next_sibling().is_some_and(|s| {
+                        s.kind() == "compound_literal_expression"
+                            && s.child(0).is_some_and(|t| t.kind() == "qualified_identifier")
+                    }) =>
+            {
+                self.blank_node(n)
+            }
             // `const T *... ps`: the grammar takes only `T... ps`, and leaves the `*` of a pack
             // of pointers as an error; with the `...` gone it is plain C.
             "ERROR"
@@ -350,9 +361,15 @@ impl<'p> Lowering<'p> {
                 // C++ `T{...}` is a value of class type: data, not an index.
                 let first = n.child(0);
                 if first.is_some_and(|f| f.kind() != "(") {
+                    let ty = (n.child_by_field_name("type").or(first))
+                        .map(|t| self.t(t).split_whitespace().collect::<Vec<_>>().join(" "))
+                        .unwrap_or_default();
                     self.blank_node(n);
                     self.patch(n.start_byte(), "0");
-                    self.out.class_values.push(n.start_byte());
+                    let at = n.start_byte();
+                    let values = &mut self.out.class_values;
+                    let k = values.partition_point(|(o, _)| *o < at);
+                    values.insert(k, (at, ty));
                 } else {
                     return true;
                 }

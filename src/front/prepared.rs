@@ -151,9 +151,11 @@ pub struct Prepared {
     /// `(a, b)` for lang-c, by the range of their elements: the value is an aggregate, not
     /// the last element, and the analyzer reads it as such.
     pub braced_lists: Vec<(usize, usize)>,
-    /// Values of class type written `T{...}`, spelled `0` for lang-c, by offset: a value no
-    /// index can use and whose lanes nothing says, not the constant the spelling reads as.
-    pub class_values: Vec<usize>,
+    /// Values of class type written `T{...}`, spelled `0` for lang-c, by offset (in offset
+    /// order), with the type as written: a value no index can use and whose lanes nothing
+    /// says, not the constant the spelling reads as; a CuTe type's value is what CuTe says
+    /// (`Shape<_8, _64>{}`, `typename KT::SmemLayout{}`).
+    pub class_values: Vec<(usize, String)>,
     /// The names a structured binding declares (`auto [a, b] = f();`, spelled `int a, b = f();`
     /// for lang-c), by offset: each is an element of an object banklint does not take apart,
     /// one the warp shares when the whole is.
@@ -312,6 +314,14 @@ pub struct DependentType {
 }
 
 impl Prepared {
+    /// The type a value of class type written `T{...}` at `at` was written with.
+    pub fn class_value_at(&self, at: usize) -> Option<&str> {
+        let k = self.class_values.partition_point(|(o, _)| *o < at);
+        (self.class_values.get(k))
+            .filter(|(o, _)| *o == at)
+            .map(|(_, t)| t.as_str())
+    }
+
     /// The `local_aliases` written inside `body` (recorded in text order).
     pub fn local_aliases_in(&self, body: &Range<usize>) -> &[(usize, String, String)] {
         let from = (self.local_aliases).partition_point(|(at, _, _)| *at < body.start);

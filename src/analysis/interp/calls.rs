@@ -11,6 +11,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Lanes {
+        if let Some(v) = self.cute_call(whole, call, mask) {
+            return v;
+        }
         let arity = call.arguments.len();
         // `src.idx(addr, c)` with `src` a tile in shared memory: a static method of its
         // class, run with the class's arguments.
@@ -679,7 +682,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 },
                 _ => None,
             });
+            // A CuTe object (a tensor, a tiled copy) handed on as itself.
+            let cute = match (shared, &pointer, &reference, arg_expr) {
+                (None, None, None, Some(a)) => self.cute_value(a, mask),
+                _ => None,
+            };
             let binding = match (group, shared, args.get(k)) {
+                _ if cute.is_some() => Binding::Cute(cute.clone().expect("checked")),
                 _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
                 _ if local.is_some() => Binding::Opaque(local),
                 (Some(g), _, _) => Binding::Group(g),

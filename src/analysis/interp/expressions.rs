@@ -25,13 +25,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     pub(super) fn eval(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        // (Text evaluated in place of a span, a macro body, has no class values of its own.)
         if !self.unit.prepared.class_values.is_empty()
+            && self.span_override.is_none()
             && matches!(e.node, Expression::Constant(_))
-            && self
-                .unit
-                .prepared
-                .class_values
-                .contains(&self.span(e.span).start)
+            && (self.unit.prepared)
+                .class_value_at(self.span(e.span).start)
+                .is_some()
         {
             // `T{...}`: a value of class type, its elements blanked for lang-c.
             let why = "a value of class type `T{...}`, which banklint does not take apart";
@@ -227,6 +227,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Binding::Group(_)) => {
                 return Lanes::unknown(format!("`{name}` is a thread group, not an integer"));
             }
+            Some(Binding::Cute(c)) => {
+                return Lanes::unknown(format!("`{name}` is {}, not an integer", c.describe()));
+            }
             Some(Binding::Reference(r)) => {
                 if !r.loaded {
                     let r = r.clone();
@@ -389,7 +392,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// The class a scope names (`C` of `C__DEPTH`): the type a parameter is bound to, the
     /// target of an alias, or the name itself as C++ writes it.
-    fn class_named(&self, class: &str) -> String {
+    pub(super) fn class_named(&self, class: &str) -> String {
         match self.type_args.get(class) {
             Some(bound) => bound.clone(),
             None => self
@@ -853,6 +856,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.reference_access(&id.node.name, lhs.span, target.clone(), Op::Load, mask);
             }
             self.reference_access(&id.node.name, lhs.span, target, Op::Store, mask);
+            return r;
+        }
+        // `t(i, j) = v;` of a CuTe tensor: a store of its element.
+        if let Expression::Call(c) = &lhs.node
+            && let Expression::Identifier(id) = &c.node.callee.node
+            && let Some(Binding::Cute(t)) = self.lookup(&id.node.name).cloned()
+        {
+            let r = self.eval(rhs, mask);
+            if op.is_some() {
+                self.cute_element(lhs, &t, &c.node, Op::Load, mask);
+            }
+            self.cute_element(lhs, &t, &c.node, Op::Store, mask);
             return r;
         }
         if let Some(field) = self.reference_member(lhs) {

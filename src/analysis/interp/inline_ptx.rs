@@ -16,7 +16,7 @@ pub(super) fn is_shared_window_call(c: &CallExpression) -> bool {
 }
 
 /// A byte-addressed scalar of `bytes` bytes: what one lane of a PTX instruction moves.
-fn lane_type(bytes: u32) -> Type {
+pub(super) fn lane_type(bytes: u32) -> Type {
     let name = match bytes {
         1 => "b8",
         2 => "b16",

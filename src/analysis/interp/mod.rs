@@ -27,6 +27,8 @@ mod atomics;
 mod branches;
 mod call_results;
 mod calls;
+mod cute_accesses;
+mod cute_values;
 mod entry;
 mod escapes;
 mod overloads;
@@ -225,6 +227,8 @@ enum Binding {
     /// `void swap(T &a, T &b)`): compiled code loads it at the first read and keeps it in a
     /// register, and stores it at each assignment.
     Reference(Reference),
+    /// A CuTe object: a layout, a tiled copy, a tensor (see `cute_values`).
+    Cute(cute_values::Cute),
 }
 
 /// A device function a call reaches: its unit and definition, and for a header's (or the

@@ -249,6 +249,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             };
             let at = self.span(init.node.declarator.span);
+            if let Some(object) =
+                self.cute_declared(&d.node.specifiers, expression_initializer(init), mask)
+            {
+                self.bind(&name, Binding::Cute(object));
+                continue;
+            }
             // An object a call banklint does not follow may write through (`args a{n}`).
             if !matches!(base, Type::Scalar { .. } | Type::Pointer(_)) {
                 let initializer = expression_initializer(init);

@@ -1,0 +1,461 @@
+//! What CuTe objects do in device code: `cute::copy` issues its atom's instructions over the
+//! threads' partitions (each a warp-wide access of shared memory, priced like any other), a
+//! tensor's element is a load or a store, and `size<I>(t)`, `get<I>(c)` are numbers.
+
+use super::cute_values::{Cute, Engine, Tensor, cute_name};
+use super::recording::{AccessTarget, IndexText};
+use super::*;
+use crate::analysis::cute::copy::{CopyAtom, CopyOp, issue};
+use crate::analysis::cute::tuple::{IntTuple, idx2crd};
+use crate::analysis::cute::values::{Value as Static, size_of};
+
+/// Per thread, the offsets (in elements) of a shared tensor's values, or why not known.
+type ThreadOffsets = Vec<Result<Vec<i64>, Rc<str>>>;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// A call CuTe's model answers: `copy`, a tensor's element, `size`, `get`, a method of a
+    /// CuTe object. `None`: not one.
+    pub(super) fn cute_call(
+        &mut self,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        match &call.callee.node {
+            Expression::Member(m) => {
+                if let Expression::Identifier(id) = &m.node.expression.node
+                    && matches!(self.lookup(&id.node.name), Some(Binding::Cute(_)))
+                {
+                    return Some(Lanes::unknown("a CuTe object"));
+                }
+                None
+            }
+            Expression::Identifier(id) => {
+                let name = id.node.name.clone();
+                if let Some(Binding::Cute(c)) = self.lookup(&name).cloned() {
+                    return Some(self.cute_element(whole, &c, call, Op::Load, mask));
+                }
+                let short = cute_name(&name);
+                let user = short == name && self.callee(&name, call.arguments.len()).is_some();
+                if user {
+                    return None;
+                }
+                match short {
+                    "copy" | "copy_aligned" if call.arguments.len() >= 2 => {
+                        let values: Vec<Option<Cute>> = (call.arguments.iter())
+                            .map(|a| self.cute_value(a, mask))
+                            .collect();
+                        let (atom, src, dst) = match values.as_slice() {
+                            [Some(a), Some(s), Some(d)] => (Some(a.clone()), s.clone(), d.clone()),
+                            [Some(s), Some(d)] => (None, s.clone(), d.clone()),
+                            _ => return None,
+                        };
+                        self.cute_copy(whole, atom.as_ref(), &src, &dst, mask);
+                        Some(Lanes::unknown("the result of `copy`"))
+                    }
+                    "clear" | "fill" => {
+                        let t = call
+                            .arguments
+                            .first()
+                            .and_then(|a| self.cute_value(a, mask))?;
+                        self.cute_fill(whole, &t, mask);
+                        Some(Lanes::unknown("the result of `clear`"))
+                    }
+                    "size" | "rank" | "cosize" | "get" | "depth" | "shape" => {
+                        self.cute_number(call, short, mask)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `size(t)`, `size<I>(t)`, `rank(t)`, `get<I>(c)` of a CuTe object or an identity
+    /// tensor's coordinate.
+    fn cute_number(&mut self, call: &CallExpression, name: &str, mask: &[bool]) -> Option<Lanes> {
+        let arg = call.arguments.first()?;
+        let at = self.span(call.callee.span).start;
+        let index: Option<usize> = self
+            .template_arguments_at(at)
+            .first()
+            .and_then(|a| a.trim().parse().ok());
+        if name == "get" {
+            return self.identity_coordinate(arg, index?, mask);
+        }
+        let object = self.cute_value(arg, mask)?;
+        let value = match &object {
+            Cute::Static(v) => v.clone(),
+            Cute::Tensor(t) => match t.layouts.shape() {
+                Ok(s) => Static::Layout(crate::analysis::cute::layout::Layout::column_major(s)),
+                Err(why) => return Some(Lanes::unknown(why.to_string())),
+            },
+            Cute::Slice { copy, .. } => Static::TiledCopy(copy.clone()),
+            other => return Some(Lanes::unknown(format!("`{name}` of {}", other.describe()))),
+        };
+        let shape = match &value {
+            Static::Layout(l) => Some(l.shape.clone()),
+            Static::Tuple(_) | Static::Int(_) => value.int_tuple().ok(),
+            _ => None,
+        };
+        let result = match (name, index, &shape) {
+            ("size", None, _) => size_of(&value).ok(),
+            ("size", Some(i), Some(s)) => s.mode(i).map(IntTuple::product),
+            ("rank", None, Some(s)) => Some(s.rank() as i64),
+            ("rank", Some(i), Some(s)) => s.mode(i).map(|m| m.rank() as i64),
+            _ => None,
+        };
+        Some(match result {
+            Some(v) => Lanes::int(v),
+            None => Lanes::unknown(format!("`{name}` of a CuTe value banklint does not model")),
+        })
+    }
+
+    /// `get<I>(c(0, m, 0))` with `c` an identity tensor (or a thread's partition of one): the
+    /// coordinate's mode `I`, thread by thread.
+    fn identity_coordinate(
+        &mut self,
+        e: &Node<Expression>,
+        index: usize,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        let Expression::Call(c) = &e.node else {
+            return None;
+        };
+        let Expression::Identifier(id) = &c.node.callee.node else {
+            return None;
+        };
+        let Some(Binding::Cute(Cute::Tensor(t))) = self.lookup(&id.node.name).cloned() else {
+            return None;
+        };
+        let Engine::Identity(shape) = &t.engine else {
+            return None;
+        };
+        let coordinates = self.coordinates(&c.node, mask);
+        let values = (0..self.n)
+            .map(|k| {
+                let coordinate = coordinates.get(k).cloned().flatten();
+                let offset = coordinate.and_then(|c| t.layouts.of(k).ok()?.eval(&c));
+                match offset.map(|o| idx2crd(o, shape)) {
+                    Some(c) => match c.mode(index).map(|m| m.as_int()) {
+                        Some(Some(v)) => Value::int(v),
+                        _ => Value::unknown("a coordinate mode banklint does not flatten"),
+                    },
+                    None => {
+                        Value::unknown("an identity tensor's coordinate banklint does not know")
+                    }
+                }
+            })
+            .collect();
+        Some(Lanes::from_values(values))
+    }
+
+    /// Each thread's coordinate for an element access `t(i, j)` (`None` where not known).
+    fn coordinates(&mut self, call: &CallExpression, mask: &[bool]) -> Vec<Option<IntTuple>> {
+        let values: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
+        (0..self.n)
+            .map(|k| {
+                let ints: Option<Vec<i64>> = values.iter().map(|v| v.const_at(k)).collect();
+                let ints = ints?;
+                Some(if ints.len() == 1 {
+                    IntTuple::Int(ints[0])
+                } else {
+                    IntTuple::ints(&ints)
+                })
+            })
+            .collect()
+    }
+
+    /// `t(i, j)` of a tensor as a value (`op` load) or the target of an assignment (`op`
+    /// store): an access of one element when `t` is in shared memory.
+    pub(super) fn cute_element(
+        &mut self,
+        whole: &Node<Expression>,
+        c: &Cute,
+        call: &CallExpression,
+        op: Op,
+        mask: &[bool],
+    ) -> Lanes {
+        let Cute::Tensor(t) = c else {
+            return Lanes::unknown("a CuTe object");
+        };
+        let underscore = call.arguments.iter().any(|a| {
+            matches!(&a.node, Expression::Identifier(id) if matches!(id.node.name.as_str(), "_" | "cute___"))
+        });
+        if underscore {
+            return Lanes::unknown("a slice of a CuTe tensor");
+        }
+        let coordinates = self.coordinates(call, mask);
+        let Engine::Shared(p) = &t.engine else {
+            return self.element_data();
+        };
+        let offsets: ThreadOffsets = (0..self.n)
+            .map(|k| {
+                let layout = t.layouts.of(k)?;
+                let c = coordinates[k].as_ref().ok_or_else(|| {
+                    Rc::from("the element's coordinate is not known in this thread")
+                })?;
+                let o = layout
+                    .eval(c)
+                    .ok_or_else(|| Rc::from("a coordinate the tensor's layout does not map"))?;
+                Ok(vec![o])
+            })
+            .collect();
+        let elem = p.elem.size().unwrap_or(0);
+        let text = self.source_text(whole.span);
+        self.cute_record(whole.span, p, &offsets, 0, elem, op, text, mask);
+        self.element_data()
+    }
+
+    /// `clear(t)`, `fill(t, v)` of a shared tensor: a store of each element, as written.
+    fn cute_fill(&mut self, whole: &Node<Expression>, t: &Cute, mask: &[bool]) {
+        let Cute::Tensor(t) = t else {
+            return;
+        };
+        let Engine::Shared(p) = &t.engine else {
+            return;
+        };
+        let offsets = self.thread_offsets(t);
+        let size = offsets
+            .iter()
+            .find_map(|o| o.as_ref().ok().map(Vec::len))
+            .unwrap_or(0);
+        let elem = p.elem.size().unwrap_or(0);
+        let text = self.source_text(whole.span);
+        for i in 0..size {
+            self.cute_record(
+                whole.span,
+                p,
+                &offsets,
+                i,
+                elem,
+                Op::Store,
+                text.clone(),
+                mask,
+            );
+        }
+    }
+
+    /// Each thread's element offsets of a tensor, in its 1-D order.
+    fn thread_offsets(&self, t: &Tensor) -> ThreadOffsets {
+        (0..self.n)
+            .map(|k| {
+                let l = t.layouts.of(k)?;
+                let n = l.size();
+                if n > crate::limits::MAX_CUTE_VALUES {
+                    return Err(Rc::from(format!(
+                        "a thread's {n} values are more than banklint enumerates"
+                    )));
+                }
+                (0..n)
+                    .map(|i| {
+                        l.at(i)
+                            .ok_or_else(|| Rc::from("a value the layout does not map"))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `copy(atom, src, dst)` (or `copy(src, dst)`): the atom's instructions over the
+    /// threads' values, each an access of every shared side.
+    fn cute_copy(
+        &mut self,
+        whole: &Node<Expression>,
+        atom: Option<&Cute>,
+        src: &Cute,
+        dst: &Cute,
+        mask: &[bool],
+    ) {
+        let shared = |c: &Cute| match c {
+            Cute::Tensor(t) => matches!(t.engine, Engine::Shared(_)),
+            _ => false,
+        };
+        if !shared(src) && !shared(dst) {
+            return;
+        }
+        let atom: Result<CopyAtom, Rc<str>> = match atom {
+            Some(Cute::Static(Static::TiledCopy(t))) => Ok(t.atom),
+            Some(Cute::Static(Static::Atom(a))) => Ok(*a),
+            Some(Cute::Unmodeled(why)) => Err(why.clone()),
+            Some(other) => Err(Rc::from(format!(
+                "`copy` with {} as its atom",
+                other.describe()
+            ))),
+            // `copy(src, dst)` of static layouts: auto-vectorizing, 128 bits at most.
+            None => Ok(CopyAtom {
+                op: CopyOp::AutoVectorizing { max_bits: 128 },
+                value_bits: 0,
+            }),
+        };
+        let sides: Vec<(&Tensor, bool)> = [(src, false), (dst, true)]
+            .into_iter()
+            .filter_map(|(c, is_dst)| match c {
+                Cute::Tensor(t) => Some((&**t, is_dst)),
+                _ => None,
+            })
+            .collect();
+        let text = self.source_text(whole.span);
+        // Each shared side's offsets, and the register sides' (compact) for vectorizing.
+        let mut known: Vec<Vec<Vec<i64>>> = Vec::new();
+        let mut shared_sides: Vec<(SharedPointer, ThreadOffsets, bool)> = Vec::new();
+        let mut problem: Option<Rc<str>> = atom.as_ref().err().cloned();
+        let mut size = None;
+        for (t, is_dst) in &sides {
+            match &t.engine {
+                Engine::Shared(p) => {
+                    let offsets = self.thread_offsets(t);
+                    for (k, o) in offsets.iter().enumerate() {
+                        match o {
+                            Ok(o) => {
+                                size.get_or_insert(o.len() as i64);
+                            }
+                            Err(why) if mask.get(k).copied().unwrap_or(false) => {
+                                problem.get_or_insert(why.clone());
+                            }
+                            Err(_) => {}
+                        }
+                    }
+                    let lanes: Vec<Vec<i64>> = (0..self.n)
+                        .filter(|&k| mask[k])
+                        .filter_map(|k| offsets[k].as_ref().ok().cloned())
+                        .collect();
+                    known.push(lanes);
+                    shared_sides.push((p.clone(), offsets, *is_dst));
+                }
+                Engine::Register => {
+                    if let Ok(shape) = t.layouts.shape() {
+                        let n = shape.product();
+                        known.push(vec![(0..n).collect()]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let size = size.unwrap_or(0);
+        let mut atom = atom.unwrap_or(CopyAtom {
+            op: CopyOp::Universal { bits: 8 },
+            value_bits: 8,
+        });
+        let elem = shared_sides
+            .first()
+            .and_then(|(p, _, _)| p.elem.size())
+            .unwrap_or(0);
+        if atom.value_bits == 0 {
+            atom.value_bits = elem * 8;
+        }
+        let issued = match &problem {
+            Some(_) => None,
+            None => match issue(&atom, size, &known) {
+                Ok(i) => Some(i),
+                Err(why) => {
+                    problem = Some(Rc::from(why));
+                    None
+                }
+            },
+        };
+        let global_side = sides
+            .iter()
+            .any(|(t, _)| matches!(t.engine, Engine::Global));
+        if matches!(atom.op, CopyOp::AutoVectorizing { .. }) && global_side {
+            self.assumptions.push(
+                "the global-memory side of this CuTe copy was taken to keep its values as contiguous as the shared side (its strides are run-time values banklint does not read)".to_string(),
+            );
+        }
+        for (p, offsets, is_dst) in shared_sides {
+            let op = match (is_dst, atom.op) {
+                (true, CopyOp::CpAsync { bypass_l1, .. }) => Op::CpAsync { bypass_l1 },
+                (true, _) => Op::Store,
+                (false, _) => Op::Load,
+            };
+            match (&issued, &problem) {
+                (Some(i), None) => {
+                    let width = (i.values as u32) * elem;
+                    for &start in &i.starts {
+                        self.cute_record(
+                            whole.span,
+                            &p,
+                            &offsets,
+                            start as usize,
+                            width,
+                            op,
+                            text.clone(),
+                            mask,
+                        );
+                    }
+                }
+                _ => {
+                    let why = problem
+                        .clone()
+                        .unwrap_or_else(|| Rc::from("a copy banklint does not model"));
+                    let unknown: ThreadOffsets = vec![Err(why); self.n];
+                    self.cute_record(
+                        whole.span,
+                        &p,
+                        &unknown,
+                        0,
+                        elem.max(1),
+                        op,
+                        text.clone(),
+                        mask,
+                    );
+                }
+            }
+        }
+        if matches!(atom.op, CopyOp::AutoVectorizing { .. }) && global_side {
+            self.assumptions.pop();
+        }
+    }
+
+    /// One warp-wide access of `width` bytes per thread at value `index` of each thread's
+    /// offsets (in elements of `p`'s pointee) from `p`.
+    #[allow(clippy::too_many_arguments)]
+    fn cute_record(
+        &mut self,
+        at: Span,
+        p: &SharedPointer,
+        offsets: &ThreadOffsets,
+        index: usize,
+        width: u32,
+        op: Op,
+        text: String,
+        mask: &[bool],
+    ) {
+        let elem = i64::from(p.elem.size().unwrap_or(0));
+        let mut unknown: Option<Rc<str>> = None;
+        let bytes: Vec<Value> = (0..self.n)
+            .map(|k| match &offsets[k] {
+                Ok(o) => match o.get(index) {
+                    Some(v) if elem > 0 => Value::int(v * elem),
+                    _ => Value::unknown(p.elem.size_problem()),
+                },
+                Err(why) => {
+                    if mask[k] {
+                        unknown.get_or_insert(why.clone());
+                    }
+                    Value::unknown(why.to_string())
+                }
+            })
+            .collect();
+        let bytes = Lanes::from_values(bytes);
+        let moved = self
+            .retype(p.clone(), Type::scalar("char", 1, false))
+            .and_then(|q| self.advance(q, &bytes))
+            .and_then(|q| self.retype(q, super::inline_ptx::lane_type(width.max(1))));
+        let Some(q) = moved else {
+            return;
+        };
+        let (array, indices, texts, elem) = self.place_parts(q, IndexText::Written(text), mask);
+        let target = AccessTarget {
+            array,
+            indices,
+            texts,
+            elem,
+            members: Vec::new(),
+        };
+        self.record_target(at, &target, op, mask);
+        if let Some(why) = unknown {
+            self.mark_site_unknown(at, op, array, why.to_string());
+        }
+    }
+}
