@@ -8,9 +8,8 @@
 //! blanked and reported as skipped code with the construct named. Launches are recorded
 //! wherever they are.
 
-use crate::front::casts::CAST_MARKER;
 use crate::front::host_code::HostReader;
-use crate::front::names::{CXX_CASTS, FUNCTIONAL_CASTS, dependent_type_name};
+use crate::front::names::{FUNCTIONAL_CASTS, dependent_type_name};
 use crate::front::prepared::{DependentType, Keyword, Prepared, Skipped};
 use crate::front::syntax::{children, follows_with_qualified_call, named_children, text};
 use std::borrow::Cow;
@@ -597,73 +596,6 @@ impl<'p> Lowering<'p> {
         self.wiped.push(stmt.byte_range());
     }
 
-    /// `f<16, float>(x)` -> `f(x)`, the arguments recorded at the name;
-    /// `static_cast<T>(x)` -> `(T)(x)`.
-    fn template_function(&mut self, n: Node<'_>) {
-        let (Some(name), Some(args)) = (
-            n.child_by_field_name("name"),
-            n.child_by_field_name("arguments"),
-        ) else {
-            return;
-        };
-        let cast = CXX_CASTS.contains(&self.t(name));
-        if cast && n.parent().is_some_and(|p| p.kind() == "call_expression") {
-            // `static_cast<T>(x)` -> `__cast(x)` (a call binds like the C++ cast; its C
-            // spelling would not), the type recorded for after parsing (see `casts`).
-            let ty = named_children(args)
-                .first()
-                .map(|t| self.t(*t).split_whitespace().collect::<Vec<_>>().join(" "))
-                .unwrap_or_default();
-            self.blank_node(n);
-            self.patch(n.start_byte(), CAST_MARKER);
-            self.out.casts.push((n.start_byte(), ty));
-            return;
-        }
-        self.lower(name);
-        self.record_arguments(name.start_byte(), args);
-        // `wt::fill<BM>(s)` reads as `wt__fill(s)`: the call starts at a qualifier. Which
-        // one depends on what was blanked (a leading `::`), so each records the arguments.
-        let mut outer = n.parent();
-        while let Some(q) = outer.filter(|q| q.kind() == "qualified_identifier") {
-            self.record_arguments(q.start_byte(), args);
-            outer = q.parent();
-        }
-        self.blank_node(args);
-    }
-
-    /// `x.template get<2>()`.
-    fn template_method(&mut self, n: Node<'_>) {
-        if let (Some(name), Some(args)) = (
-            n.child_by_field_name("name"),
-            n.child_by_field_name("arguments"),
-        ) {
-            self.record_arguments(name.start_byte(), args);
-            self.blank_node(args);
-        }
-    }
-
-    /// `Tensor<T, 2, true>` in a type: `Tensor`, a type name, its arguments recorded.
-    fn template_type(&mut self, n: Node<'_>) {
-        let (Some(name), Some(args)) = (
-            n.child_by_field_name("name"),
-            n.child_by_field_name("arguments"),
-        ) else {
-            return;
-        };
-        self.record_arguments(name.start_byte(), args);
-        self.blank_node(args);
-        let name = self.t(name).to_string();
-        self.add_typename(name);
-    }
-
-    pub(crate) fn record_arguments(&mut self, at: usize, args: Node<'_>) {
-        let list: Vec<String> = named_children(args)
-            .iter()
-            .map(|a| self.t(*a).split_whitespace().collect::<Vec<_>>().join(" "))
-            .collect();
-        self.out.template_calls.push((at, list));
-    }
-
     /// `typename vec4<T>::Type` -> one identifier of the same length, resolved once `T` is
     /// bound; other dependent types become an identifier the analyzer does not know.
     fn dependent_type(&mut self, n: Node<'_>) {
@@ -700,7 +632,7 @@ impl<'p> Lowering<'p> {
         }
     }
 
-    fn blank(&mut self, r: Range<usize>) {
+    pub(crate) fn blank(&mut self, r: Range<usize>) {
         if !r.is_empty() {
             self.blank.push(r);
         }

@@ -421,6 +421,51 @@ pub fn declared_identifier(mut d: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
+/// Whether a variable named `name` is declared before `n` in a scope that encloses it: a
+/// declaration in an enclosing block before it, a `for` statement's initializer, or a
+/// parameter of the enclosing function.
+pub fn declares_variable_before(n: Node<'_>, name: &str, src: &str) -> bool {
+    let declares = |d: Node<'_>| {
+        d.kind() == "declaration"
+            && children(d).iter().any(|c| {
+                let c = if c.kind() == "init_declarator" {
+                    c.child_by_field_name("declarator").unwrap_or(*c)
+                } else {
+                    *c
+                };
+                declared_identifier(c).is_some_and(|i| text(i, src) == name)
+            })
+    };
+    let mut cur = n;
+    while let Some(parent) = cur.parent() {
+        match parent.kind() {
+            "function_definition" => {
+                let params = parent
+                    .child_by_field_name("declarator")
+                    .and_then(|d| find_descendant(d, &["parameter_list"]));
+                return params.is_some_and(|list| {
+                    named_children(list).iter().any(|p| {
+                        p.child_by_field_name("declarator")
+                            .and_then(declared_identifier)
+                            .is_some_and(|i| text(i, src) == name)
+                    })
+                });
+            }
+            _ => {
+                if children(parent)
+                    .iter()
+                    .take_while(|c| c.end_byte() <= cur.start_byte())
+                    .any(|c| declares(*c))
+                {
+                    return true;
+                }
+            }
+        }
+        cur = parent;
+    }
+    false
+}
+
 /// Whether the node right after `n` is an expression that starts with a qualified call
 /// (`KT::Reduce(tmp)...`), as a stray `typename` before a functional cast leaves it.
 pub fn follows_with_qualified_call(n: Node<'_>) -> bool {

@@ -3,6 +3,7 @@
 //! thread's layout, and thread slices of tiled copies. What they do at `cute::copy` and at a
 //! tensor's element is `cute_accesses`'.
 
+use super::cute_layouts::Layouts;
 use super::*;
 use crate::analysis::cute::copy::TiledCopy;
 use crate::analysis::cute::layout::Layout;
@@ -44,49 +45,18 @@ pub(super) enum Engine {
 pub(super) struct Tensor {
     pub engine: Engine,
     pub layouts: Layouts,
+    /// Modes of a slice left free because the coordinate written for them is one value for
+    /// the warp that banklint does not know (`D(_, m, k)` with `m` a loop's symbolic trip):
+    /// what uses the tensor covers each of their values, and says so (these texts).
+    pub enumerated: Vec<String>,
 }
 
-/// One layout for every thread, or each thread's own (a thread's partition).
-#[derive(Clone)]
-pub(super) enum Layouts {
-    Same(Result<Layout, Rc<str>>),
-    Each(Rc<Vec<Result<Layout, Rc<str>>>>),
-}
-
-impl Layouts {
-    pub fn of(&self, thread: usize) -> Result<&Layout, Rc<str>> {
-        match self {
-            Layouts::Same(l) => l.as_ref().map_err(Rc::clone),
-            Layouts::Each(ls) => match ls.get(thread) {
-                Some(l) => l.as_ref().map_err(Rc::clone),
-                None => Err(Rc::from("a thread past those banklint runs")),
-            },
-        }
-    }
-
-    /// A layout every thread shares (its shape is every thread's).
-    pub fn shape(&self) -> Result<IntTuple, Rc<str>> {
-        self.of(0).map(|l| l.shape.clone())
-    }
-
-    /// Each thread's layout through `f`.
-    pub fn map(&self, n: usize, f: &dyn Fn(&Layout, usize) -> Result<Layout, String>) -> Layouts {
-        match self {
-            Layouts::Same(Ok(l)) if n > 0 => {
-                // The same for all only when `f` does not look at the thread.
-                let each: Vec<_> = (0..n).map(|t| f(l, t).map_err(Rc::from)).collect();
-                Layouts::Each(Rc::new(each))
-            }
-            Layouts::Same(e) => Layouts::Same(e.clone()),
-            Layouts::Each(ls) => Layouts::Each(Rc::new(
-                ls.iter()
-                    .enumerate()
-                    .map(|(t, l)| match l {
-                        Ok(l) => f(l, t).map_err(Rc::from),
-                        Err(e) => Err(e.clone()),
-                    })
-                    .collect(),
-            )),
+impl Tensor {
+    pub(super) fn new(engine: Engine, layouts: Layouts) -> Tensor {
+        Tensor {
+            engine,
+            layouts,
+            enumerated: Vec::new(),
         }
     }
 }
@@ -203,6 +173,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     return self.cute_slice(&c, call, mask);
                 }
                 let short = cute_name(&name);
+                // `shape(t)`: a tensor's extents, a static shape where all are known.
+                if short == "shape"
+                    && let Some(Cute::Tensor(t)) = call
+                        .arguments
+                        .first()
+                        .and_then(|a| self.cute_value(a, mask))
+                {
+                    return Some(match t.layouts.shape() {
+                        Ok(s) => Cute::Static(static_of(&s)),
+                        Err(why) => Cute::Unmodeled(why),
+                    });
+                }
                 let is_cute =
                     TENSOR_FUNCTIONS.contains(&short) || STATIC_FUNCTIONS.contains(&short);
                 if !is_cute || (short == name && self.callee(&name, call.arguments.len()).is_some())
@@ -250,20 +232,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     ))),
                 }
             }
-            (Cute::Slice { .. }, "retile_S" | "retile_D") => Cute::Tensor(Rc::new(Tensor {
-                engine: Engine::Register,
-                layouts: Layouts::Same(Err(Rc::from("a retiled register fragment"))),
-            })),
+            (Cute::Slice { .. }, "retile_S" | "retile_D") => Cute::Tensor(Rc::new(Tensor::new(
+                Engine::Register,
+                Layouts::Same(Err(Rc::from("a retiled register fragment"))),
+            ))),
             (Cute::Tensor(t), "data") => Cute::Pointer(t.engine.clone()),
-            (Cute::Tensor(t), "layout") => match &t.layouts {
-                Layouts::Same(Ok(l)) => Cute::Static(Static::Layout(l.clone())),
-                _ => Cute::Unmodeled(Rc::from("the layout of a thread's partition")),
+            (Cute::Tensor(t), "layout") => match t.layouts.shared_layout() {
+                Some(l) => Cute::Static(Static::Layout(l.clone())),
+                None => Cute::Unmodeled(Rc::from("the layout of a thread's partition")),
             },
             (Cute::Tensor(t), "shape") => match t.layouts.shape() {
                 Ok(s) => Cute::Static(static_of(&s)),
                 Err(e) => Cute::Unmodeled(e),
             },
             (Cute::Pointer(engine), "get") => Cute::Pointer(engine),
+            // A partition by a tiled copy banklint does not model, of a tensor in shared
+            // memory: still that memory, its accesses reported with why they are not known.
+            (Cute::Unmodeled(why), "partition_S" | "partition_D") => {
+                match call
+                    .arguments
+                    .first()
+                    .and_then(|a| self.cute_value(a, mask))
+                {
+                    Some(Cute::Tensor(t)) if matches!(t.engine, Engine::Shared(_)) => Cute::Tensor(
+                        Rc::new(Tensor::new(t.engine.clone(), Layouts::Same(Err(why)))),
+                    ),
+                    _ => Cute::Unmodeled(why),
+                }
+            }
             (Cute::Unmodeled(why), _) => Cute::Unmodeled(why),
             (other, method) => Cute::Unmodeled(Rc::from(format!(
                 "the method `{method}` of {} is not modeled",
@@ -274,22 +270,23 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// A thread's values of `t` under a tiled copy, for every thread run.
     fn partitioned(&self, copy: &TiledCopy, threads: &[Option<i64>], t: &Tensor) -> Tensor {
-        let layouts = t.layouts.map(self.n, &|l, k| {
-            let thread = threads.get(k).copied().flatten().ok_or(
-                "the thread index given to `get_thread_slice` is not known in this thread",
-            )?;
-            copy.partition(l, thread)
-        });
         Tensor {
             engine: t.engine.clone(),
-            layouts,
+            layouts: t.layouts.partitioned(copy, threads),
+            enumerated: t.enumerated.clone(),
         }
     }
 
     /// `t(_, m, k)`: the modes given a coordinate fixed at it (thread by thread), the others
-    /// the result's. `None` when no argument is `_` (an element, not a tensor).
+    /// the result's. A coordinate that is one value for the warp that banklint does not know
+    /// (a trip of a loop run symbolically) leaves its mode free, so that what uses the slice
+    /// covers each value it can take (see `Tensor::enumerated`). `None` when no argument is
+    /// `_` (an element, not a tensor).
     fn cute_slice(&mut self, c: &Cute, call: &CallExpression, mask: &[bool]) -> Option<Cute> {
-        let underscore = |e: &Node<Expression>| matches!(&e.node, Expression::Identifier(id) if matches!(id.node.name.as_str(), "_" | "cute___"));
+        let underscore = |e: &Node<Expression>| {
+            matches!(&e.node, Expression::Identifier(id)
+                if matches!(id.node.name.as_str(), "_" | "cute___"))
+        };
         if !call.arguments.iter().any(underscore) {
             return None;
         }
@@ -298,27 +295,40 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 "a slice of a CuTe object that is not a tensor",
             )));
         };
-        let coordinates: Vec<Option<Lanes>> = (call.arguments.iter())
-            .map(|a| (!underscore(a)).then(|| self.eval(a, mask)))
-            .collect();
-        let layouts = t.layouts.map(self.n, &|l, k| {
-            let fixed = coordinates
-                .iter()
-                .map(|c| match c {
-                    None => Ok(None),
-                    Some(v) => v
-                        .const_at(k)
-                        .map(|i| Some(IntTuple::Int(i)))
-                        .ok_or_else(|| {
-                            "a slice at a coordinate banklint does not know".to_string()
-                        }),
-                })
-                .collect::<Result<Vec<_>, String>>()?;
-            Ok(l.slice(fixed))
-        });
+        let mut enumerated = t.enumerated.clone();
+        let mut coordinates: Vec<Option<Lanes>> = Vec::with_capacity(call.arguments.len());
+        for (k, a) in call.arguments.iter().enumerate() {
+            if underscore(a) {
+                coordinates.push(None);
+                continue;
+            }
+            let v = self.eval(a, mask);
+            if v.is_known_uniform() && v.as_const().is_none() {
+                let size = t
+                    .layouts
+                    .shape()
+                    .ok()
+                    .and_then(|s| s.mode(k).map(IntTuple::product));
+                let written = self.source_text(a.span);
+                let whole = self.source_text(call.callee.span);
+                enumerated.push(match size {
+                    Some(n) => format!(
+                        "the coordinate `{written}` of `{whole}(...)` is one value for the warp that banklint does not know: each of its {n} values was analyzed"
+                    ),
+                    None => format!(
+                        "the coordinate `{written}` of `{whole}(...)` is one value for the warp that banklint does not know: each of its values was analyzed"
+                    ),
+                });
+                coordinates.push(None);
+                continue;
+            }
+            coordinates.push(Some(v));
+        }
+        let layouts = t.layouts.sliced(self.n, &coordinates);
         Some(Cute::Tensor(Rc::new(Tensor {
             engine: t.engine.clone(),
             layouts,
+            enumerated,
         })))
     }
 
@@ -374,10 +384,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 "the tiled copy `{name}` makes from a `TiledMMA`'s layouts is not modeled yet (banklint models `make_tiled_copy` of a thread and a value layout)"
             ))),
             "partition_fragment_A" | "partition_fragment_B" | "partition_fragment_C" => {
-                Cute::Tensor(Rc::new(Tensor {
-                    engine: Engine::Register,
-                    layouts: Layouts::Same(Err(Rc::from("an MMA's register fragment"))),
-                }))
+                Cute::Tensor(Rc::new(Tensor::new(
+                    Engine::Register,
+                    Layouts::Same(Err(Rc::from("an MMA's register fragment"))),
+                )))
             }
             other => Cute::Unmodeled(Rc::from(format!("CuTe's `{other}` is not modeled"))),
         }
@@ -405,10 +415,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         };
         let tensor = |engine, layout: Result<Layout, String>| {
-            Cute::Tensor(Rc::new(Tensor {
+            Cute::Tensor(Rc::new(Tensor::new(
                 engine,
-                layouts: Layouts::Same(layout.map_err(Rc::from)),
-            }))
+                Layouts::Same(layout.map_err(Rc::from)),
+            )))
         };
         match name {
             "make_identity_tensor" => {
@@ -441,6 +451,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     .is_empty();
                 let first = args.first().map(|a| self.cute_value(a, mask));
                 match first {
+                    // Global memory: only the extents matter (and may be run-time values).
+                    Some(Some(Cute::Pointer(Engine::Global))) if !explicit => {
+                        let extents = self.extents_of(args.get(1), mask);
+                        Cute::Tensor(Rc::new(Tensor::new(Engine::Global, extents)))
+                    }
                     Some(Some(Cute::Pointer(engine))) if !explicit => {
                         tensor(engine, layout_of(self, &args[1..]))
                     }
@@ -458,8 +473,38 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// `local_tile(t, tiler, coord)`: of a global tensor, its tile's shape (its offsets are
-    /// no access banklint prices); of a shared one, not modeled yet.
+    /// The extents of a global tensor's shape as written: a CuTe shape, or `make_shape(a,
+    /// b, ...)` of values some of which are run-time ones.
+    fn extents_of(&mut self, shape: Option<&Node<Expression>>, mask: &[bool]) -> Layouts {
+        let Some(shape) = shape else {
+            return Layouts::unknown("a tensor without a shape");
+        };
+        if let Ok(v) = self.cute_static(shape, mask)
+            && let Ok(s) = v.int_tuple()
+        {
+            return Layouts::Extents(s.modes().iter().map(|m| Some(m.product())).collect());
+        }
+        if let Expression::Call(c) = &shape.node
+            && let Expression::Identifier(id) = &c.node.callee.node
+            && cute_name(&id.node.name) == "make_shape"
+        {
+            let extents: Vec<Option<i64>> = (c.node.arguments.iter())
+                .map(|a| match self.cute_static(a, mask) {
+                    Ok(v) => v.int_tuple().ok().map(|t| t.product()),
+                    Err(_) => None,
+                })
+                .collect();
+            return Layouts::Extents(extents.into());
+        }
+        Layouts::unknown(format!(
+            "the shape `{}` of a tensor in global memory",
+            self.source_text(shape.span)
+        ))
+    }
+
+    /// `local_tile(t, tiler, coord)`: the tile's extents, then a mode for each `_` of the
+    /// coordinate (and each mode of `t` past it). Of a global tensor, only those extents
+    /// matter; of a shared one, its place is not modeled yet.
     fn local_tile(&mut self, call: &CallExpression, mask: &[bool]) -> Cute {
         let Some(Cute::Tensor(t)) = call
             .arguments
@@ -469,9 +514,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Cute::Unmodeled(Rc::from("`local_tile` of a tensor banklint does not model"));
         };
         if !matches!(t.engine, Engine::Global) {
-            return Cute::Unmodeled(Rc::from(
-                "`local_tile` of a tensor in shared memory is not modeled yet",
-            ));
+            return Cute::Tensor(Rc::new(Tensor::new(
+                t.engine.clone(),
+                Layouts::unknown("`local_tile` of a tensor in shared memory is not modeled yet"),
+            )));
         }
         let tile = call
             .arguments
@@ -479,10 +525,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .map(|a| self.cute_static(a, mask))
             .unwrap_or_else(|| Err("`local_tile` without a tiler".to_string()))
             .and_then(|v| v.int_tuple());
-        Cute::Tensor(Rc::new(Tensor {
-            engine: Engine::Global,
-            layouts: Layouts::Same(tile.map(Layout::column_major).map_err(Rc::from)),
-        }))
+        let tile: Vec<i64> = match tile {
+            Ok(t) => t.modes().iter().map(IntTuple::product).collect(),
+            Err(e) => {
+                return Cute::Tensor(Rc::new(Tensor::new(Engine::Global, Layouts::unknown(e))));
+            }
+        };
+        let source = t.layouts.extents().unwrap_or_default();
+        // The coordinate's `_` entries keep their rest mode.
+        let free: Vec<bool> = match call.arguments.get(2).map(|c| &c.node) {
+            Some(Expression::Call(c)) => (c.node.arguments.iter())
+                .map(|a| matches!(&a.node, Expression::Identifier(id) if matches!(id.node.name.as_str(), "_" | "cute___")))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut extents: Vec<Option<i64>> = tile.iter().map(|&x| Some(x)).collect();
+        let rank = source.len().max(tile.len());
+        for k in 0..rank {
+            let keep = free
+                .get(k)
+                .copied()
+                .unwrap_or(k >= free.len() && !free.is_empty());
+            if keep {
+                let size = source.get(k).copied().flatten();
+                let t = tile.get(k).copied().unwrap_or(1).max(1);
+                extents.push(size.map(|s| (s + t - 1) / t));
+            }
+        }
+        Cute::Tensor(Rc::new(Tensor::new(
+            Engine::Global,
+            Layouts::Extents(extents.into()),
+        )))
     }
 
     /// A static CuTe value an argument is: a class value (`Shape<_8, _64>{}`), a variable
@@ -496,9 +569,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(Cute::Static(v)) => return Ok(v),
             Some(Cute::Unmodeled(why)) => return Err(why.to_string()),
             Some(Cute::Tensor(t)) => {
-                return match &t.layouts {
-                    Layouts::Same(Ok(l)) => Ok(Static::Layout(l.clone())),
-                    _ => Err("a tensor where CuTe takes a layout".to_string()),
+                return match t.layouts.shared_layout() {
+                    Some(l) => Ok(Static::Layout(l.clone())),
+                    None => Err("a tensor where CuTe takes a layout".to_string()),
                 };
             }
             Some(_) => return Err("a CuTe object where CuTe takes a layout".to_string()),
@@ -516,7 +589,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// The CuTe value of a type as written at `at` (`typename KT::SmemLayout`, `Shape<_8,
     /// Int<N>>`), or `None` when the type is not CuTe's.
     pub(super) fn cute_type(&mut self, written: &str, at: Span) -> Option<Cute> {
-        let text = self.cute_type_text(written);
+        // An alias of an alias (`using C = typename KT::Copy;`): followed to the type.
+        let mut text = self.cute_type_text(written, Some(at));
+        for _ in 0..crate::limits::MAX_CUTE_ALIAS_DEPTH {
+            match text.as_deref() {
+                Some(t) if !looks_like_cute(t) => match self.cute_type_text(t, Some(at)) {
+                    Some(next) if next != t => text = Some(next),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
         let looks_cute = text.as_deref().is_some_and(looks_like_cute);
         let text = text.unwrap_or_else(|| written.to_string());
         if !looks_cute && !looks_like_cute(&text) {
@@ -532,7 +615,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// What a type name written in the run stands for, as text: a member type of the class a
     /// bound parameter names (`KT::SmemLayout`, spelled `KT__SmemLayout` too), a bound type
     /// parameter, an alias. `None`: nothing to resolve.
-    pub(super) fn cute_type_text(&mut self, written: &str) -> Option<String> {
+    pub(super) fn cute_type_text(&mut self, written: &str, at: Option<Span>) -> Option<String> {
         let written = written.trim().trim_start_matches("typename ").trim();
         let spelled = written.replace("::", "__");
         for (class, member) in crate::front::names::scope_splits(&spelled) {
@@ -545,6 +628,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         if let Some(t) = self.type_args.get(written) {
             return Some(t.clone());
+        }
+        // An alias the running function writes before `at` (one its run did not bind, as
+        // its text needed nothing of the run), or a file's.
+        if let Some(at) = at {
+            let before = self.span(at).start;
+            let p = self.unit.prepared;
+            let function = (self.unit.functions.iter()).find(|f| f.span.contains(&before));
+            if let Some(f) = function
+                && let Some((_, _, text)) = (p.local_aliases.iter())
+                    .rfind(|(o, n, _)| *o < before && f.span.contains(o) && n == written)
+            {
+                return Some(text.clone());
+            }
+        }
+        let local = self
+            .preparations()
+            .any(|p| p.local_aliases.iter().any(|(_, n, _)| n == written));
+        if local {
+            return None;
         }
         self.alias_target(written)
     }
@@ -630,6 +732,46 @@ fn looks_like_cute(text: &str) -> bool {
             && head.len() > 1)
 }
 
+impl RunScope<'_, '_, '_> {
+    /// `text` with each `sizeof(T)` of a type whose size is known replaced by that size: a
+    /// traits class's expanded constants name library types (`sizeof(cute::uint128_t) /
+    /// sizeof(cutlass::half_t)`) that the text's own parse cannot tell from values.
+    fn sizes_written_out(&mut self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(k) = rest.find("sizeof(") {
+            let before_ok = rest[..k]
+                .chars()
+                .last()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+            let inner_start = k + "sizeof(".len();
+            let close = rest[inner_start..].find(')').map(|c| inner_start + c);
+            let (Some(close), true) = (close, before_ok) else {
+                out.push_str(&rest[..inner_start]);
+                rest = &rest[inner_start..];
+                continue;
+            };
+            let inner = rest[inner_start..close]
+                .trim()
+                .trim_start_matches("typename ");
+            let size = crate::analysis::cute::values::known_type_bits(inner)
+                .map(|b| i64::from(b / 8))
+                .or_else(|| {
+                    let t = self.a.type_of_text(inner, self.at)?;
+                    t.size().map(i64::from)
+                });
+            out.push_str(&rest[..k]);
+            match size {
+                Some(n) => out.push_str(&format!("({n})")),
+                None => out.push_str(&rest[k..=close]),
+            }
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
 /// Names in a CuTe type, resolved where the run stands: integer expressions by the run's
 /// values (a traits class's constants), aliases and value types by its bindings.
 struct RunScope<'x, 'a, 'p> {
@@ -639,12 +781,13 @@ struct RunScope<'x, 'a, 'p> {
 
 impl Scope for RunScope<'_, '_, '_> {
     fn constant(&mut self, text: &str) -> Option<i64> {
+        let text = self.sizes_written_out(text);
         let mask = vec![true; self.a.n];
-        self.a.eval_text(text, self.at, &mask, text).as_const()
+        self.a.eval_text(&text, self.at, &mask, &text).as_const()
     }
 
     fn alias(&mut self, name: &str) -> Option<String> {
-        self.a.cute_type_text(name)
+        self.a.cute_type_text(name, Some(self.at))
     }
 
     fn value_bits(&mut self, name: &str) -> Option<u32> {

@@ -28,6 +28,7 @@ mod branches;
 mod call_results;
 mod calls;
 mod cute_accesses;
+mod cute_layouts;
 mod cute_values;
 mod entry;
 mod escapes;
