@@ -324,6 +324,29 @@ fn directories_include_the_headers_that_hold_device_code() {
 }
 
 #[test]
+fn launch_bounds_make_a_kernel_whatever_macro_stands_before_its_name() {
+    // A header's kernel behind an attribute macro banklint has not read (CUB's
+    // `_CCCL_KERNEL_ATTRIBUTES`): only a kernel takes `__launch_bounds__`, so it is analyzed as
+    // one (before: a device function no kernel calls, its array never reached). One warp: lane
+    // l stores at row l of 128-byte rows, every lane in bank 0.
+    let dir = temp_dir("launch-bounds");
+    let path = write(
+        &dir,
+        "bounded.cuh",
+        "#pragma once\ntemplate <typename P>\n__launch_bounds__(128) LIB_KERNEL_ATTRIBUTES void bounded(float *out) {\n  __shared__ float t[32][32];\n  t[threadIdx.x % 32][0] = 1.0f;\n  out[threadIdx.x] = t[0][threadIdx.x % 32];\n}\n",
+    );
+    let o = banklint(&["check", &path, "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let accesses = json["accesses"].as_array().expect("accesses");
+    let store = accesses
+        .iter()
+        .find(|a| a["line"].as_i64() == Some(5))
+        .unwrap_or_else(|| panic!("the store is analyzed: {json}"));
+    assert_eq!(store["conflict_ways"].as_i64(), Some(32), "{store}");
+    assert_eq!(store["kernel"].as_str(), Some("bounded"), "{store}");
+}
+
+#[test]
 fn unparseable_statement_costs_only_itself() {
     let dir = temp_dir("recover");
     let f = write(

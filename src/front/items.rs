@@ -339,13 +339,15 @@ fn function_kind(l: &Lowering<'_>, f: Node<'_>) -> (ChunkKind, bool) {
     } else if device || constexpr {
         (ChunkKind::DeviceFunction { kernel: false }, !device)
     } else if declares_shared() {
-        // `__global__` the grammar did not see where it stands (after a word it misread).
+        // `__global__` the grammar did not see where it stands (after a word it misread), or
+        // `__launch_bounds__`, which only a kernel takes (`__launch_bounds__(256)
+        // CUB_DETAIL_KERNEL_ATTRIBUTES void k(...)` with the macro's header not read).
         let head = f
             .child_by_field_name("body")
             .map_or("", |b| &l.src[f.start_byte()..b.start_byte()]);
         let kernel = head
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == "__global__");
+            .any(|w| matches!(w, "__global__" | "__launch_bounds__"));
         (ChunkKind::DeviceFunction { kernel }, false)
     } else {
         (ChunkKind::HostFunction, false)
