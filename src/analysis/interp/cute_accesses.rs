@@ -95,12 +95,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             || Lanes::unknown(format!("`{name}` of a CuTe value banklint does not model"));
         if let Cute::Tensor(t) = &object {
             let l = &t.layouts;
+            // The alternatives' mode (warps of an unknown block) is banklint's, not the code's.
+            let hidden = usize::from(t.alternatives > 1);
             let result = match (name, index) {
-                ("size", None) => l
-                    .extents()
-                    .and_then(|e| e.into_iter().product::<Option<i64>>()),
+                ("size", None) => l.extents().and_then(|e| {
+                    let keep = e.len().saturating_sub(hidden);
+                    e.into_iter().take(keep).product::<Option<i64>>()
+                }),
                 ("size", Some(i)) => l.extent(i),
-                ("rank", None) => l.rank().map(|r| r as i64),
+                ("rank", None) => l.rank().map(|r| (r - hidden.min(r)) as i64),
                 ("rank", Some(i)) => l
                     .shape()
                     .ok()
@@ -149,6 +152,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Engine::Identity(shape) = &t.engine else {
             return None;
         };
+        if t.alternatives > 1 {
+            // Each warp's coordinates differ, and one value per thread is asked for.
+            return Some(Lanes::unknown(
+                "an identity tensor's coordinate in a block whose shape banklint does not know",
+            ));
+        }
         let coordinates = self.coordinates(&c.node, mask);
         let values = (0..self.n)
             .map(|k| {
@@ -207,17 +216,45 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Engine::Shared(p) = &t.engine else {
             return self.element_data();
         };
+        // In each alternative (each warp, where the block is not known): the coordinate in
+        // the last mode's slot the alternatives take.
+        let alternatives = t.alternatives.max(1);
+        let per = t
+            .layouts
+            .shape()
+            .map_or(0, |s| s.product() / alternatives as i64);
         let offsets: ThreadOffsets = (0..self.n)
             .map(|k| {
                 let c = coordinates[k].as_ref().ok_or_else(|| {
                     Rc::from("the element's coordinate is not known in this thread")
                 })?;
-                Ok(vec![t.layouts.offset_of(k, c)?])
+                (0..alternatives)
+                    .map(|a| {
+                        let c = match c {
+                            _ if alternatives == 1 => c.clone(),
+                            IntTuple::Int(i) => IntTuple::Int(i + a as i64 * per),
+                            IntTuple::Tuple(items) => {
+                                let mut items = items.clone();
+                                items.push(IntTuple::Int(a as i64));
+                                IntTuple::Tuple(items)
+                            }
+                        };
+                        t.layouts.offset_of(k, &c)
+                    })
+                    .collect()
             })
             .collect();
         let elem = p.elem.size().unwrap_or(0);
         let text = self.source_text(whole.span);
-        self.cute_record(whole.span, p, &offsets, 0, elem, op, text, mask);
+        let said = self.assumptions.len();
+        self.assumptions.extend(t.enumerated.iter().cloned());
+        let enumerated = !t.enumerated.is_empty();
+        self.symbolic_loops += usize::from(enumerated);
+        for a in 0..alternatives {
+            self.cute_record(whole.span, p, &offsets, a, elem, op, text.clone(), mask);
+        }
+        self.assumptions.truncate(said);
+        self.symbolic_loops -= usize::from(enumerated);
         self.element_data()
     }
 

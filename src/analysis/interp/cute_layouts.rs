@@ -123,8 +123,10 @@ impl Layouts {
         }
     }
 
-    /// Each thread's values under a tiled copy, `threads[k]` thread `k`'s index into it.
-    pub fn partitioned(&self, copy: &TiledCopy, threads: &[Option<i64>]) -> Layouts {
+    /// Each thread's values under a tiled copy: `threads[a][k]` is thread `k`'s index into it
+    /// in alternative `a` (one alternative where the block is known; one per warp of the tiled
+    /// copy where it is not). Alternatives follow one another as a last mode of the result.
+    pub fn partitioned(&self, copy: &TiledCopy, threads: &[Vec<Option<i64>>]) -> Layouts {
         let base = match self {
             Layouts::Same(Ok(l)) => l,
             Layouts::Same(Err(e)) => return Layouts::Same(Err(e.clone())),
@@ -135,28 +137,42 @@ impl Layouts {
                     let tile = copy.tiler.get(i).copied().unwrap_or(1).max(1);
                     out.push(x.map(|x| (x + tile - 1) / tile));
                 }
+                if threads.len() > 1 {
+                    out.push(Some(threads.len() as i64));
+                }
                 return Layouts::Extents(out.into());
             }
             Layouts::Table { .. } => {
                 return Layouts::unknown("a partition of a thread's partition is not modeled");
             }
         };
+        let lanes = threads.first().map_or(0, Vec::len);
         let mut shape = None;
-        let offsets: Vec<Offsets> = threads
-            .iter()
-            .map(|t| {
-                let t = t.ok_or_else(|| {
-                    Rc::from(
-                        "the thread index given to `get_thread_slice` is not known in this thread",
-                    )
-                })?;
-                let p = copy.partition(base, t).map_err(Rc::from)?;
-                let o = all_offsets(&p)?;
-                shape.get_or_insert(p.shape);
-                Ok(o)
+        let offsets: Vec<Offsets> = (0..lanes)
+            .map(|k| {
+                let mut all: Vec<i64> = Vec::new();
+                for alternative in threads {
+                    let t = alternative.get(k).copied().flatten().ok_or_else(|| {
+                        Rc::from(
+                            "the thread index given to `get_thread_slice` is not known in this thread",
+                        )
+                    })?;
+                    let p = copy.partition(base, t).map_err(Rc::from)?;
+                    all.extend_from_slice(&all_offsets(&p)?);
+                    shape.get_or_insert(p.shape);
+                }
+                Ok(all.into())
             })
             .collect();
         match shape {
+            Some(shape) if threads.len() > 1 => {
+                let mut modes = shape.modes();
+                modes.push(IntTuple::Int(threads.len() as i64));
+                Layouts::Table {
+                    shape: IntTuple::Tuple(modes),
+                    offsets: Rc::new(offsets),
+                }
+            }
             Some(shape) => Layouts::Table {
                 shape,
                 offsets: Rc::new(offsets),

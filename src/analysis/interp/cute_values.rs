@@ -22,7 +22,9 @@ pub(super) enum Cute {
     /// `tiled_copy.get_thread_slice(t)`: each thread's index into the tiled copy.
     Slice {
         copy: Rc<TiledCopy>,
-        threads: Rc<Vec<Option<i64>>>,
+        /// Each thread's index into the tiled copy, per alternative: one where the block is
+        /// known; where it is not (one symbolic warp), one per warp the tiled copy has.
+        threads: Rc<Vec<Vec<Option<i64>>>>,
     },
     /// A CuTe object banklint does not model, with why: what uses it says so.
     Unmodeled(Rc<str>),
@@ -49,6 +51,9 @@ pub(super) struct Tensor {
     /// the warp that banklint does not know (`D(_, m, k)` with `m` a loop's symbolic trip):
     /// what uses the tensor covers each of their values, and says so (these texts).
     pub enumerated: Vec<String>,
+    /// Alternatives the last mode of the layouts stands for (the warps a partition covers when
+    /// the block is not known), 1 where there are none: an element is read in each.
+    pub alternatives: usize,
 }
 
 impl Tensor {
@@ -57,6 +62,7 @@ impl Tensor {
             engine,
             layouts,
             enumerated: Vec::new(),
+            alternatives: 1,
         }
     }
 }
@@ -211,7 +217,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     return Cute::Unmodeled(Rc::from("a thread slice without its thread"));
                 };
                 let t = self.eval(arg, mask);
-                let threads = (0..self.n).map(|k| t.const_at(k)).collect();
+                let threads = self.thread_alternatives(&t, &copy);
                 Cute::Slice {
                     copy,
                     threads: Rc::new(threads),
@@ -269,12 +275,45 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// A thread's values of `t` under a tiled copy, for every thread run.
-    fn partitioned(&self, copy: &TiledCopy, threads: &[Option<i64>], t: &Tensor) -> Tensor {
+    fn partitioned(&self, copy: &TiledCopy, threads: &[Vec<Option<i64>>], t: &Tensor) -> Tensor {
+        let mut enumerated = t.enumerated.clone();
+        if threads.len() > 1 {
+            enumerated.push(format!(
+                "the block shape is not known (one warp stands for all): each of the {} warps of the tiled copy was analyzed",
+                threads.len()
+            ));
+        }
         Tensor {
             engine: t.engine.clone(),
             layouts: t.layouts.partitioned(copy, threads),
-            enumerated: t.enumerated.clone(),
+            enumerated,
+            alternatives: t.alternatives * threads.len().max(1),
         }
+    }
+
+    /// Each lane's thread index into a tiled copy, per alternative: the lanes' own where they
+    /// are constants; where the block is not known and the index is the lane plus 32 times
+    /// the warp's unknown position (`threadIdx.x`), one alternative per warp of the tiled copy.
+    fn thread_alternatives(&self, t: &Lanes, copy: &TiledCopy) -> Vec<Vec<Option<i64>>> {
+        let own: Vec<Option<i64>> = (0..self.n).map(|k| t.const_at(k)).collect();
+        if own.iter().all(Option::is_some) {
+            return vec![own];
+        }
+        let warps = copy.threads / 32;
+        let by_warp = (0..self.n).all(|k| {
+            t.affine_at(k)
+                .is_some_and(|(_, terms)| matches!(terms, [(_, 32)]))
+        });
+        if !by_warp || warps < 1 || copy.threads % 32 != 0 {
+            return vec![own];
+        }
+        (0..warps)
+            .map(|w| {
+                (0..self.n)
+                    .map(|k| t.affine_at(k).map(|(c, _)| c + 32 * w))
+                    .collect()
+            })
+            .collect()
     }
 
     /// `t(_, m, k)`: the modes given a coordinate fixed at it (thread by thread), the others
@@ -329,6 +368,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             engine: t.engine.clone(),
             layouts,
             enumerated,
+            alternatives: t.alternatives,
         })))
     }
 
