@@ -18,6 +18,17 @@ pub enum CopyOp {
     AutoVectorizing { max_bits: u32 },
     /// `SM80_CP_ASYNC_CACHEALWAYS<T>` (`cp.async.ca`) and `..._CACHEGLOBAL<T>` (`.cg`).
     CpAsync { bits: u32, bypass_l1: bool },
+    /// `SM75_U32x{1,2,4}_LDSM_N` and `SM75_U16x{2,4,8}_LDSM_T` (`ldmatrix .x{count}[.trans]`):
+    /// a warp loads `count` 8 x 8 matrices of 16-bit values, each lane giving the address of
+    /// one 16-byte row; `SM90_U32x{1,2,4}_STSM_N` / `SM90_U16x{2,4,8}_STSM_T` store them.
+    Matrix { count: u8, trans: bool, store: bool },
+}
+
+/// Which side of a copy a partition is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Source,
+    Destination,
 }
 
 impl CopyOp {
@@ -32,6 +43,15 @@ impl CopyOp {
                 "`cp.async.{}` of {} bytes",
                 if *bypass_l1 { "cg" } else { "ca" },
                 bits / 8
+            ),
+            CopyOp::Matrix {
+                count,
+                trans,
+                store,
+            } => format!(
+                "`{}.x{count}{}`",
+                if *store { "stmatrix" } else { "ldmatrix" },
+                if *trans { ".trans" } else { "" }
             ),
         }
     }
@@ -51,6 +71,10 @@ impl CopyAtom {
         let bits = match self.op {
             CopyOp::AutoVectorizing { .. } => return Ok(1),
             CopyOp::Universal { bits } | CopyOp::CpAsync { bits, .. } => bits,
+            CopyOp::Matrix { count, .. } => {
+                self.sixteen_bit()?;
+                return Ok(2 * i64::from(count));
+            }
         };
         if self.value_bits == 0 || bits % self.value_bits != 0 {
             return Err(format!(
@@ -60,6 +84,77 @@ impl CopyAtom {
             ));
         }
         Ok(i64::from(bits / self.value_bits))
+    }
+}
+
+impl CopyAtom {
+    fn sixteen_bit(&self) -> Result<(), String> {
+        if self.value_bits == 16 {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} of {}-bit values is not modeled (16-bit values are)",
+                self.op.describe(),
+                self.value_bits
+            ))
+        }
+    }
+
+    /// The threads one atom takes: a warp for a matrix copy, else one.
+    pub fn threads(&self) -> i64 {
+        match self.op {
+            CopyOp::Matrix { .. } => 32,
+            _ => 1,
+        }
+    }
+
+    /// Values per thread on `side` of one atom. A matrix copy's shared side is one 16-byte
+    /// row (8 values), its register side 2 per matrix.
+    pub fn side_values(&self, side: Side) -> Result<i64, String> {
+        match self.op {
+            CopyOp::Matrix { store, .. } => {
+                let shared = if store {
+                    side == Side::Destination
+                } else {
+                    side == Side::Source
+                };
+                if shared { Ok(8) } else { self.values() }
+            }
+            _ => self.values(),
+        }
+    }
+
+    /// For thread `t`'s value `j` on `side` of one atom, the (thread, value) of the atom's
+    /// reference (its register side) that moves the same element, as `thread + threads *
+    /// value`. A matrix copy's element (matrix `i`, row `r`, column `c`) is value `j` of row
+    /// lane `8 i + r` (lanes past the last matrix repeat the first ones) and sits, in the
+    /// registers, in lane `4 r + c / 2`, value `c % 2` of register `i`; transposed, in lane
+    /// `4 c + r / 2`, value `r % 2`.
+    pub fn reference(&self, side: Side, t: i64, j: i64) -> i64 {
+        let CopyOp::Matrix {
+            count,
+            trans,
+            store,
+        } = self.op
+        else {
+            return j;
+        };
+        let shared = if store {
+            side == Side::Destination
+        } else {
+            side == Side::Source
+        };
+        if !shared {
+            return t + 32 * j;
+        }
+        let matrix = (t / 8) % i64::from(count);
+        let (r, c) = (t % 8, j);
+        let (lane, half) = if trans {
+            (4 * c + r / 2, r % 2)
+        } else {
+            (4 * r + c / 2, c % 2)
+        };
+        lane + 32 * (half + 2 * matrix)
     }
 }
 
@@ -122,11 +217,47 @@ impl TiledCopy {
         })
     }
 
+    /// A tiled copy over a tile of `tiler` whose thread `t`'s value `v` is element `cells[t][v]`
+    /// (per mode): `make_tiled_copy_A/B/C` of a tiled MMA.
+    pub fn from_cells(
+        atom: CopyAtom,
+        tiler: Vec<i64>,
+        cells: &[Vec<(i64, i64)>],
+    ) -> Result<TiledCopy, String> {
+        let threads = cells.len() as i64;
+        let values = cells.first().map_or(0, Vec::len) as i64;
+        let size = threads.saturating_mul(values);
+        if size > MAX_TILE || size <= 0 {
+            return Err(format!("a copy tile of {size} elements is not enumerated"));
+        }
+        let mut points = vec![Vec::new(); size as usize];
+        for (t, row) in cells.iter().enumerate() {
+            for (v, &(r, c)) in row.iter().enumerate() {
+                points[t + threads as usize * v] = vec![r, c];
+            }
+        }
+        let (atom_threads, atom_values) = (atom.threads(), atom.values()?);
+        if threads % atom_threads != 0 || values % atom_values != 0 {
+            return Err(format!(
+                "{} threads of {values} values are not a whole number of {}'s",
+                threads,
+                atom.op.describe()
+            ));
+        }
+        Ok(TiledCopy {
+            atom,
+            tiler,
+            threads,
+            values,
+            points: Rc::new(points),
+        })
+    }
+
     /// The values of thread `thread` in `tensor` (`partition_S`/`partition_D` of the slice
     /// `get_thread_slice(thread)`): mode 0 is (atom values, atoms), then one mode per tile
     /// count of each mode of `tensor`. A thread outside the tiled copy's threads is not
     /// modeled (CuTe extrapolates its layout past the last thread).
-    pub fn partition(&self, tensor: &Layout, thread: i64) -> Result<Layout, String> {
+    pub fn partition(&self, tensor: &Layout, thread: i64, side: Side) -> Result<Layout, String> {
         let rank = tensor.rank();
         if rank < self.tiler.len() {
             return Err(format!(
@@ -140,9 +271,23 @@ impl TiledCopy {
                 self.threads
             ));
         }
-        let t = thread;
-        let points: Vec<Vec<i64>> = (0..self.values)
-            .map(|v| self.points[(t + self.threads * v) as usize].clone())
+        // An atom of several threads (a warp's matrix copy) takes its threads and reference
+        // values together: thread `t` is lane `t % n` of its atom, and its value `v` on this
+        // side is value `v % s` of one atom, the `v / s`-th of the atoms it takes part in.
+        let atom_threads = self.atom.threads();
+        let ref_values = self.atom.values()?;
+        let side_values = self.atom.side_values(side)?;
+        let atoms = self.values / ref_values;
+        let (lane, rest_thread) = (thread % atom_threads, thread / atom_threads);
+        let points: Vec<Vec<i64>> = (0..side_values * atoms)
+            .map(|v| {
+                let (j, rest_value) = (v % side_values, v / side_values);
+                let r = self.atom.reference(side, lane, j);
+                let (ref_thread, ref_value) = (r % atom_threads, r / atom_threads);
+                let t = ref_thread + atom_threads * rest_thread;
+                let value = ref_value + ref_values * rest_value;
+                self.points[(t + self.threads * value) as usize].clone()
+            })
             .collect();
         let mut rest = Vec::with_capacity(rank);
         for i in 0..rank {
@@ -150,12 +295,11 @@ impl TiledCopy {
             let tile = self.tiler.get(i).copied().unwrap_or(1);
             rest.push((size + tile - 1) / tile);
         }
-        let atom_values = self.atom.values()?;
         Ok(Layout::gathered(
             tensor.clone(),
             self.tiler.clone(),
             Rc::new(points),
-            (atom_values, self.values / atom_values),
+            (side_values, atoms),
             rest,
         ))
     }
@@ -232,7 +376,11 @@ pub fn issue(atom: &CopyAtom, size: i64, sides: &[Vec<Vec<i64>>]) -> Result<Issu
             n
         }
         _ => {
-            let n = atom.values()?;
+            // A matrix copy moves one 16-byte row of each lane's shared side per instruction.
+            let n = match atom.op {
+                CopyOp::Matrix { .. } => 8,
+                _ => atom.values()?,
+            };
             if size % n != 0 {
                 return Err(format!(
                     "{size} values per thread are not a whole number of {}'s {n}",

@@ -1,18 +1,20 @@
 //! A model of CuTe (CUTLASS's tensor library), whose headers a laptop without CUDA rarely
 //! has: its integer tuples ([`tuple`]), its layouts as functions with CuTe's shapes
-//! ([`layout`]), its tiled copies and their per-thread partitions ([`copy`]), the values CuTe's
+//! ([`layout`]), its tiled copies and their per-thread partitions ([`copy`]), its MMA atoms and
+//! tiled MMAs ([`mma`]), the values CuTe's
 //! functions make of them ([`values`]), and the reading of CuTe's types as written ([`text`]). Written from CuTe's documented semantics;
 //! the analyzer runs it for each lane (see `interp::cute_values`).
 
 pub mod copy;
 pub mod layout;
+pub mod mma;
 pub mod text;
 pub mod tuple;
 pub mod values;
 
 #[cfg(test)]
 mod tests {
-    use super::copy::{CopyAtom, CopyOp, TiledCopy, issue};
+    use super::copy::{CopyAtom, CopyOp, Side, TiledCopy, issue};
     use super::layout::{Layout, Swizzle};
     use super::tuple::IntTuple;
 
@@ -134,7 +136,7 @@ mod tests {
             )
         };
         for t in [0, 1, 7, 8, 9, 63, 127] {
-            let p = tc.partition(&smem, t).expect("partition");
+            let p = tc.partition(&smem, t, Side::Source).expect("partition");
             assert_eq!(p.shape.to_string(), "((8,1),2,2)");
             let (row, col) = (t / 8, 8 * (t % 8));
             let mut want = Vec::new();
@@ -148,8 +150,11 @@ mod tests {
             assert_eq!(offsets(&p), want, "thread {t}");
         }
         // Thread 63 of CuTe's own run lands at 1248 (row 7, columns 56..: chunk 3 ^ 3 of 248).
-        assert_eq!(tc.partition(&smem, 63).expect("p").at(0), Some(1248));
-        assert!(tc.partition(&smem, 128).is_err());
+        assert_eq!(
+            tc.partition(&smem, 63, Side::Source).expect("p").at(0),
+            Some(1248)
+        );
+        assert!(tc.partition(&smem, 128, Side::Source).is_err());
     }
 
     #[test]
@@ -167,7 +172,7 @@ mod tests {
         .expect("tiled copy");
         let tensor = Layout::column_major(IntTuple::ints(&[128, 8]));
         for t in [0, 1, 31, 32, 100] {
-            let p = tc.partition(&tensor, t).expect("partition");
+            let p = tc.partition(&tensor, t, Side::Source).expect("partition");
             assert_eq!(p.shape.to_string(), "((4,1),1,2)");
             let base = 4 * (t % 32) + 128 * (t / 32);
             let want: Vec<i64> = (0..2)

@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn what_is_not_modeled_says_so() {
         let mut scope = traits();
-        let e = read("Copy_Atom<SM75_U32x4_LDSM_N, Element>", &mut scope).expect_err("not modeled");
+        let e = read("Copy_Atom<SM90_TMA_LOAD, Element>", &mut scope).expect_err("not modeled");
         assert!(e.contains("not modeled"), "{e}");
         let e = read("Layout<Shape<_8, Int<kUnknown>>>", &mut scope).expect_err("unknown");
         assert!(e.contains("kUnknown"), "{e}");

@@ -5,6 +5,7 @@
 
 use super::copy::{CopyAtom, CopyOp, TiledCopy};
 use super::layout::{Layout, Swizzle};
+use super::mma::{MmaAtom, Operand, TiledMma};
 use super::tuple::IntTuple;
 use std::rc::Rc;
 
@@ -24,6 +25,12 @@ pub enum Value {
     TiledCopy(Rc<TiledCopy>),
     /// A value type, by its width in bits (`cute::uint128_t`, `half_t`, `Element`).
     Type(u32),
+    /// An MMA operation (`SM80_16x8x16_F32F16F16F32_TN`, `MMA_Atom<...>`).
+    MmaOp(Rc<MmaAtom>),
+    /// `TiledMMA<...>` / `make_tiled_mma(...)`.
+    Mma(Rc<TiledMma>),
+    /// `_` in a tile: no permutation of that mode.
+    Underscore,
 }
 
 impl Value {
@@ -38,6 +45,9 @@ impl Value {
             Value::Atom(_) => "a copy atom",
             Value::TiledCopy(_) => "a tiled copy",
             Value::Type(_) => "a value type",
+            Value::MmaOp(_) => "an MMA operation",
+            Value::Mma(_) => "a tiled MMA",
+            Value::Underscore => "`_`",
         }
     }
 
@@ -129,6 +139,7 @@ pub fn copy_op(name: &str, args: &[Value]) -> Option<Result<CopyOp, String>> {
                 ))
             }
         }),
+        n if matrix_op(n).is_some() => Ok(matrix_op(n).expect("checked")),
         n if n.starts_with("SM75_U32x")
             || n.starts_with("SM75_U16x")
             || n.starts_with("SM90_U32x")
@@ -138,11 +149,82 @@ pub fn copy_op(name: &str, args: &[Value]) -> Option<Result<CopyOp, String>> {
             || n.starts_with("SM90_BULK") =>
         {
             Err(format!(
-                "the copy atom `{n}` (matrix or bulk copies) is not modeled yet; banklint models CuTe's `UniversalCopy`, auto-vectorizing and `cp.async` atoms"
+                "the copy atom `{n}` is not modeled yet; banklint models CuTe's `UniversalCopy`, auto-vectorizing, `cp.async`, `ldmatrix` and `stmatrix` atoms"
             ))
         }
         _ => return None,
     })
+}
+
+/// `SM75_U32x4_LDSM_N` (`ldmatrix.x4`), `SM75_U16x8_LDSM_T` (`.x4.trans`: eight 16-bit
+/// values per lane in four matrices), `SM90_U32x2_STSM_N` and the like.
+fn matrix_op(name: &str) -> Option<CopyOp> {
+    let (store, rest) = match (name.strip_prefix("SM75_"), name.strip_prefix("SM90_")) {
+        (Some(r), _) if r.ends_with("_LDSM_N") || r.ends_with("_LDSM_T") => (false, r),
+        (_, Some(r)) if r.ends_with("_STSM_N") || r.ends_with("_STSM_T") => (true, r),
+        _ => return None,
+    };
+    let trans = rest.ends_with("_T");
+    let lanes = rest.split('_').next()?;
+    let count: u8 = match lanes {
+        "U32x1" | "U16x2" => 1,
+        "U32x2" | "U16x4" => 2,
+        "U32x4" | "U16x8" => 4,
+        _ => return None,
+    };
+    // `U32x{n}` names the plain form, `U16x{2n}` the transposed one.
+    if lanes.starts_with("U32") == trans {
+        return None;
+    }
+    Some(CopyOp::Matrix {
+        count,
+        trans,
+        store,
+    })
+}
+
+/// The permutation a `Tile<...>` mode of a tiled MMA gives: an extent is the identity over it,
+/// a layout permutes, `_` leaves the atoms' own extent.
+fn permutation(v: Option<&Value>) -> Result<Option<Layout>, String> {
+    match v {
+        None | Some(Value::Underscore) => Ok(None),
+        Some(Value::Int(n)) => Ok(Some(Layout::column_major(IntTuple::Int(*n)))),
+        Some(v) => v.layout().map(Some),
+    }
+}
+
+fn tiled_mma(args: &[Value]) -> Result<Value, String> {
+    let atom = match args.first() {
+        Some(Value::MmaOp(a)) => (**a).clone(),
+        Some(Value::Mma(m)) if args.len() == 1 => return Ok(Value::Mma(m.clone())),
+        Some(other) => return Err(format!("{} as a tiled MMA's atom", other.kind())),
+        None => return Err("a tiled MMA without its atom".to_string()),
+    };
+    let warps = match args.get(1) {
+        Some(v) => v.layout()?,
+        None => Layout::column_major(IntTuple::ints(&[1, 1, 1])),
+    };
+    let tile = match args.get(2) {
+        Some(Value::Tuple(t)) => t.clone(),
+        Some(other) => return Err(format!("{} as a tiled MMA's permutation", other.kind())),
+        None => Vec::new(),
+    };
+    let permutation = [
+        permutation(tile.first())?,
+        permutation(tile.get(1))?,
+        permutation(tile.get(2))?,
+    ];
+    TiledMma::new(atom, warps, permutation).map(|m| Value::Mma(Rc::new(m)))
+}
+
+/// `make_tiled_copy_A/B/C(atom, tiled_mma)`: the atom over the MMA's threads and values of
+/// that operand.
+fn tiled_copy_of_mma(operand: Operand, args: &[Value]) -> Result<Value, String> {
+    let (Some(Value::Atom(atom)), Some(Value::Mma(mma))) = (args.first(), args.get(1)) else {
+        return Err("`make_tiled_copy_A/B/C` without a copy atom and a tiled MMA".to_string());
+    };
+    let ((rows, cols), _, cells) = mma.operand_tv(operand)?;
+    TiledCopy::from_cells(*atom, vec![rows, cols], &cells).map(|t| Value::TiledCopy(Rc::new(t)))
 }
 
 fn int_arg(args: &[Value], k: usize, what: &str) -> Result<i64, String> {
@@ -160,7 +242,21 @@ pub fn apply(name: &str, args: &[Value]) -> Option<Result<Value, String>> {
     if let Some(op) = copy_op(name, args) {
         return Some(op.map(Value::Op));
     }
+    if let Some(atom) = MmaAtom::named(name) {
+        return Some(Ok(Value::MmaOp(Rc::new(atom))));
+    }
     Some(match name {
+        "_" => Ok(Value::Underscore),
+        "MMA_Atom" | "MMA_Traits" => match args.first() {
+            Some(v @ Value::MmaOp(_)) => Ok(v.clone()),
+            _ => Err(format!(
+                "`{name}` of an MMA operation banklint does not model"
+            )),
+        },
+        "TiledMMA" | "make_tiled_mma" => tiled_mma(args),
+        "make_tiled_copy_A" => tiled_copy_of_mma(Operand::A, args),
+        "make_tiled_copy_B" => tiled_copy_of_mma(Operand::B, args),
+        "make_tiled_copy_C" => tiled_copy_of_mma(Operand::C, args),
         "Int" | "C" | "constant" => {
             int_arg(args, args.len().saturating_sub(1), "an integer").map(Value::Int)
         }
@@ -246,6 +342,7 @@ pub fn size_of(v: &Value) -> Result<i64, String> {
         Value::Tuple(_) => Ok(v.int_tuple()?.product()),
         Value::Layout(l) => Ok(l.size()),
         Value::TiledCopy(t) => Ok(t.threads),
+        Value::Mma(m) => Ok(m.threads()),
         other => Err(format!("`size` of {}", other.kind())),
     }
 }

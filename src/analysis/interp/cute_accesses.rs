@@ -179,7 +179,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// Each thread's coordinate for an element access `t(i, j)` (`None` where not known).
     fn coordinates(&mut self, call: &CallExpression, mask: &[bool]) -> Vec<Option<IntTuple>> {
-        let values: Vec<Lanes> = call.arguments.iter().map(|a| self.eval(a, mask)).collect();
+        let values: Vec<Lanes> = (call.arguments.iter())
+            .map(|a| match self.cute_value(a, mask) {
+                // `_0{}`, `Int<2>{}`: CuTe's integers.
+                Some(Cute::Static(Static::Int(i))) => Lanes::int(i),
+                _ => self.eval(a, mask),
+            })
+            .collect();
         (0..self.n)
             .map(|k| {
                 let ints: Option<Vec<i64>> = values.iter().map(|v| v.const_at(k)).collect();
@@ -355,6 +361,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             })
             .collect();
         let text = self.source_text(whole.span);
+        let matrix = matches!(
+            atom,
+            Ok(CopyAtom {
+                op: CopyOp::Matrix { .. },
+                ..
+            })
+        );
         // Each shared side's offsets, and the register sides' (compact) for vectorizing.
         let mut known: Vec<Vec<Vec<i64>>> = Vec::new();
         let mut shared_sides: Vec<(SharedPointer, ThreadOffsets, bool)> = Vec::new();
@@ -382,6 +395,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     known.push(lanes);
                     shared_sides.push((p.clone(), offsets, *is_dst));
                 }
+                // A matrix copy's register side is the instruction's own business.
+                Engine::Register if matrix => {}
                 Engine::Register => {
                     if let Ok(shape) = t.layouts.shape() {
                         let n = shape.product();
@@ -435,6 +450,22 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         for (p, offsets, is_dst) in shared_sides {
             let op = match (is_dst, atom.op) {
                 (true, CopyOp::CpAsync { bypass_l1, .. }) => Op::CpAsync { bypass_l1 },
+                (
+                    false,
+                    CopyOp::Matrix {
+                        count,
+                        trans,
+                        store: false,
+                    },
+                ) => Op::Ldmatrix { count, trans },
+                (
+                    true,
+                    CopyOp::Matrix {
+                        count,
+                        trans,
+                        store: true,
+                    },
+                ) => Op::Stmatrix { count, trans },
                 (true, _) => Op::Store,
                 (false, _) => Op::Load,
             };

@@ -6,7 +6,7 @@
 //! depends on, and whose extents may be run-time values).
 
 use super::Lanes;
-use crate::analysis::cute::copy::TiledCopy;
+use crate::analysis::cute::copy::{Side, TiledCopy};
 use crate::analysis::cute::layout::Layout;
 use crate::analysis::cute::tuple::{IntTuple, crd2flat, idx2crd};
 use crate::limits::MAX_CUTE_VALUES;
@@ -126,7 +126,12 @@ impl Layouts {
     /// Each thread's values under a tiled copy: `threads[a][k]` is thread `k`'s index into it
     /// in alternative `a` (one alternative where the block is known; one per warp of the tiled
     /// copy where it is not). Alternatives follow one another as a last mode of the result.
-    pub fn partitioned(&self, copy: &TiledCopy, threads: &[Vec<Option<i64>>]) -> Layouts {
+    pub fn partitioned(
+        &self,
+        copy: &TiledCopy,
+        threads: &[Vec<Option<i64>>],
+        side: Side,
+    ) -> Layouts {
         let base = match self {
             Layouts::Same(Ok(l)) => l,
             Layouts::Same(Err(e)) => return Layouts::Same(Err(e.clone())),
@@ -157,7 +162,7 @@ impl Layouts {
                             "the thread index given to `get_thread_slice` is not known in this thread",
                         )
                     })?;
-                    let p = copy.partition(base, t).map_err(Rc::from)?;
+                    let p = copy.partition(base, t, side).map_err(Rc::from)?;
                     all.extend_from_slice(&all_offsets(&p)?);
                     shape.get_or_insert(p.shape);
                 }

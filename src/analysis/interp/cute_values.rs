@@ -5,7 +5,7 @@
 
 use super::cute_layouts::Layouts;
 use super::*;
-use crate::analysis::cute::copy::TiledCopy;
+use crate::analysis::cute::copy::{Side, TiledCopy};
 use crate::analysis::cute::layout::Layout;
 use crate::analysis::cute::text::{self as cute_text, Scope};
 use crate::analysis::cute::tuple::IntTuple;
@@ -26,6 +26,8 @@ pub(super) enum Cute {
         /// known; where it is not (one symbolic warp), one per warp the tiled copy has.
         threads: Rc<Vec<Vec<Option<i64>>>>,
     },
+    /// `tiled_mma.get_thread_slice(t)`: what it partitions are register fragments.
+    MmaSlice(Rc<crate::analysis::cute::mma::TiledMma>),
     /// A CuTe object banklint does not model, with why: what uses it says so.
     Unmodeled(Rc<str>),
 }
@@ -82,9 +84,6 @@ const TENSOR_FUNCTIONS: &[&str] = &[
     "partition_fragment_A",
     "partition_fragment_B",
     "partition_fragment_C",
-    "make_tiled_copy_A",
-    "make_tiled_copy_B",
-    "make_tiled_copy_C",
     "make_tiled_copy_S",
     "make_tiled_copy_D",
     "make_tiled_copy_C_atom",
@@ -109,6 +108,10 @@ const STATIC_FUNCTIONS: &[&str] = &[
     "composition",
     "tile_to_shape",
     "make_tiled_copy",
+    "make_tiled_copy_A",
+    "make_tiled_copy_B",
+    "make_tiled_copy_C",
+    "make_tiled_mma",
 ];
 
 /// The name CuTe's function is called by, `cute::` (spelled `cute__`) dropped.
@@ -227,9 +230,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let Some(arg) = call.arguments.first() else {
                     return Cute::Unmodeled(Rc::from("a partition of nothing"));
                 };
+                let side = if method == "partition_S" {
+                    Side::Source
+                } else {
+                    Side::Destination
+                };
                 match self.cute_value(arg, mask) {
                     Some(Cute::Tensor(t)) => {
-                        Cute::Tensor(Rc::new(self.partitioned(&copy, &threads, &t)))
+                        Cute::Tensor(Rc::new(self.partitioned(&copy, &threads, &t, side)))
                     }
                     Some(Cute::Unmodeled(why)) => Cute::Unmodeled(why),
                     _ => Cute::Unmodeled(Rc::from(format!(
@@ -252,6 +260,44 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Err(e) => Cute::Unmodeled(e),
             },
             (Cute::Pointer(engine), "get") => Cute::Pointer(engine),
+            // An MMA's thread slice partitions into its register fragments.
+            (Cute::Static(Static::Mma(m)), "get_thread_slice" | "get_slice") => Cute::MmaSlice(m),
+            (
+                Cute::MmaSlice(m),
+                "partition_fragment_A" | "partition_fragment_B" | "partition_fragment_C",
+            ) => {
+                use crate::analysis::cute::mma::Operand;
+                let operand = match method {
+                    "partition_fragment_A" => Operand::A,
+                    "partition_fragment_B" => Operand::B,
+                    _ => Operand::C,
+                };
+                let extents = call
+                    .arguments
+                    .first()
+                    .and_then(|a| match self.cute_value(a, mask) {
+                        Some(Cute::Tensor(t)) => {
+                            let e = t.layouts.extents()?;
+                            Some((e.first().copied().flatten()?, e.get(1).copied().flatten()?))
+                        }
+                        _ => None,
+                    });
+                let layouts = match extents {
+                    Some(e) => Layouts::Extents(
+                        m.fragment_extents(operand, e)
+                            .iter()
+                            .map(|&x| Some(x))
+                            .collect(),
+                    ),
+                    None => Layouts::unknown(
+                        "an MMA's register fragment of a tensor banklint does not know",
+                    ),
+                };
+                Cute::Tensor(Rc::new(Tensor::new(Engine::Register, layouts)))
+            }
+            (Cute::MmaSlice(_), method) => Cute::Unmodeled(Rc::from(format!(
+                "a tiled MMA's `{method}` (its thread's share of a tensor) is not modeled"
+            ))),
             // A partition by a tiled copy banklint does not model, of a tensor in shared
             // memory: still that memory, its accesses reported with why they are not known.
             (Cute::Unmodeled(why), "partition_S" | "partition_D") => {
@@ -275,7 +321,13 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// A thread's values of `t` under a tiled copy, for every thread run.
-    fn partitioned(&self, copy: &TiledCopy, threads: &[Vec<Option<i64>>], t: &Tensor) -> Tensor {
+    fn partitioned(
+        &self,
+        copy: &TiledCopy,
+        threads: &[Vec<Option<i64>>],
+        t: &Tensor,
+        side: Side,
+    ) -> Tensor {
         let mut enumerated = t.enumerated.clone();
         if threads.len() > 1 {
             enumerated.push(format!(
@@ -285,7 +337,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         Tensor {
             engine: t.engine.clone(),
-            layouts: t.layouts.partitioned(copy, threads),
+            layouts: t.layouts.partitioned(copy, threads, side),
             enumerated,
             alternatives: t.alternatives * threads.len().max(1),
         }
@@ -341,7 +393,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 coordinates.push(None);
                 continue;
             }
-            let v = self.eval(a, mask);
+            // `_0{}`, `Int<2>{}`: CuTe's integers.
+            let v = match self.cute_value(a, mask) {
+                Some(Cute::Static(Static::Int(i))) => Lanes::int(i),
+                _ => self.eval(a, mask),
+            };
             if v.is_known_uniform() && v.as_const().is_none() {
                 let size = t
                     .layouts
@@ -415,14 +471,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     Err(why) => Cute::Unmodeled(Rc::from(why)),
                 }
             }
-            "make_tiled_copy_A"
-            | "make_tiled_copy_B"
-            | "make_tiled_copy_C"
-            | "make_tiled_copy_S"
-            | "make_tiled_copy_D"
-            | "make_tiled_copy_C_atom" => Cute::Unmodeled(Rc::from(format!(
-                "the tiled copy `{name}` makes from a `TiledMMA`'s layouts is not modeled yet (banklint models `make_tiled_copy` of a thread and a value layout)"
-            ))),
+            "make_tiled_copy_S" | "make_tiled_copy_D" | "make_tiled_copy_C_atom" => {
+                Cute::Unmodeled(Rc::from(format!("CuTe's `{name}` is not modeled yet")))
+            }
             "partition_fragment_A" | "partition_fragment_B" | "partition_fragment_C" => {
                 Cute::Tensor(Rc::new(Tensor::new(
                     Engine::Register,
@@ -720,6 +771,7 @@ impl Cute {
             Cute::Pointer(_) => "a CuTe pointer",
             Cute::Tensor(_) => "a CuTe tensor",
             Cute::Slice { .. } => "a tiled copy's thread slice",
+            Cute::MmaSlice(_) => "a tiled MMA's thread slice",
             Cute::Unmodeled(_) => "a CuTe object banklint does not model",
         }
     }
@@ -766,7 +818,15 @@ fn looks_like_cute(text: &str) -> bool {
             | "make_layout"
             | "make_shape"
             | "make_tiled_copy"
-    ) || head.starts_with("SM80_CP_ASYNC")
+            | "make_tiled_copy_A"
+            | "make_tiled_copy_B"
+            | "make_tiled_copy_C"
+            | "TiledMMA"
+            | "MMA_Atom"
+            | "make_tiled_mma"
+    ) || head.starts_with("SM80_")
+        || head.starts_with("SM75_")
+        || head.starts_with("SM90_")
         || (head.starts_with('_')
             && head[1..].chars().all(|c| c.is_ascii_digit())
             && head.len() > 1)
@@ -821,6 +881,10 @@ struct RunScope<'x, 'a, 'p> {
 
 impl Scope for RunScope<'_, '_, '_> {
     fn constant(&mut self, text: &str) -> Option<i64> {
+        // A type trait (`std::is_same_v<T, cutlass::half_t>`): decided as traits are.
+        if text.contains("is_same") {
+            return self.a.condition_value(text, self.at, None).map(i64::from);
+        }
         let text = self.sizes_written_out(text);
         let mask = vec![true; self.a.n];
         self.a.eval_text(&text, self.at, &mask, &text).as_const()

@@ -129,7 +129,12 @@ impl Analyzer<'_, '_> {
 
     /// A compile-time condition as written (`!std::is_same_v<T, float> && sizeof(T) == 2`),
     /// when it is a constant here.
-    fn condition_value(&mut self, cond: &str, span: Span, scope: Option<&str>) -> Option<bool> {
+    pub(super) fn condition_value(
+        &mut self,
+        cond: &str,
+        span: Span,
+        scope: Option<&str>,
+    ) -> Option<bool> {
         let c = cond.trim();
         for op in ["||", "&&"] {
             let parts = split_top_level(c, op);
@@ -314,6 +319,17 @@ fn fundamental_type(t: &str) -> Option<String> {
         "half2" | "__half2" => Some("__half2"),
         "nv_bfloat16" | "__nv_bfloat16" => Some("__nv_bfloat16"),
         "nv_bfloat162" | "__nv_bfloat162" => Some("__nv_bfloat162"),
+        // CUTLASS's numeric types are classes of their own (`cutlass::half_t` wraps `__half`
+        // and is not it), spelled with or without their namespace (`using namespace cute;`).
+        "cutlass::half_t" | "cute::half_t" | "half_t" => Some("cutlass::half_t"),
+        "cutlass::bfloat16_t" | "cute::bfloat16_t" | "bfloat16_t" => Some("cutlass::bfloat16_t"),
+        "cutlass::tfloat32_t" | "cute::tfloat32_t" | "tfloat32_t" => Some("cutlass::tfloat32_t"),
+        "cutlass::float_e4m3_t" | "cute::float_e4m3_t" | "float_e4m3_t" => {
+            Some("cutlass::float_e4m3_t")
+        }
+        "cutlass::float_e5m2_t" | "cute::float_e5m2_t" | "float_e5m2_t" => {
+            Some("cutlass::float_e5m2_t")
+        }
         _ => None,
     };
     if let Some(f) = fixed {
@@ -383,6 +399,9 @@ mod tests {
         assert_eq!(same("uint8_t", "unsigned char"), Some(true));
         assert_eq!(same("half", "__half"), Some(true));
         assert_eq!(same("float", "__half"), Some(false));
+        assert_eq!(same("cutlass::half_t", "half_t"), Some(true));
+        assert_eq!(same("cutlass::bfloat16_t", "cutlass::half_t"), Some(false));
+        assert_eq!(same("cutlass::half_t", "__half"), Some(false));
         assert_eq!(same("float4", "float"), Some(false));
         // Platform-dependent or unknown: not decided.
         assert_eq!(same("int64_t", "long"), None);
