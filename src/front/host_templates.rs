@@ -245,52 +245,52 @@ impl HostReader<'_> {
 
     /// Runs each host template once per instantiation its calls give (calls found in those
     /// runs included), then keeps, for each launch that an instantiation saw, only the
-    /// launch values of instantiations. Calls are taken in the order they were made, those
-    /// that bind every parameter first: runs are bounded, and a call naming a template's
-    /// own open parameters (read without its arguments) tells less than one an
+    /// launch values of instantiations. Runs are bounded, so calls are taken depth first:
+    /// the calls a run makes are taken before the next call of the level above, so that a
+    /// chain of dispatchers (`run_mha<T>` calls `run_kernel<Traits<T>>`, which launches)
+    /// reaches its launches before the budget goes to the next chain's first step. Among
+    /// the calls of one level, those that bind every parameter go first: a call naming a
+    /// template's own open parameters (read without its arguments) tells less than one an
     /// instantiation makes.
     pub fn finish(&mut self, root: Node<'_>) {
         let mut ran = 0usize;
-        // The next call to take, of the closed ones and of the open ones.
-        let mut next = [0usize; 2];
-        'again: loop {
-            let mut progressed = false;
-            for open in [false, true] {
-                while next[usize::from(open)] < self.template_calls.len() {
-                    let call = self.template_calls[next[usize::from(open)]].clone();
-                    next[usize::from(open)] += 1;
-                    if call.open != open {
-                        continue;
-                    }
-                    for t in 0..self.templates.len() {
-                        let Some((env, written)) = self.binding(&self.templates[t], &call) else {
-                            continue;
-                        };
-                        if self.templates[t].runs.contains(&written) {
-                            continue;
-                        }
-                        if ran >= MAX_HOST_INSTANCES || self.budget == 0 {
-                            break 'again;
-                        }
-                        ran += 1;
-                        progressed = true;
-                        self.templates[t].runs.push(written.clone());
-                        let range = self.templates[t].range.clone();
-                        let Some(f) = definition_at(root, range) else {
-                            continue;
-                        };
-                        self.instance = written;
-                        self.run_function(f, env);
-                        self.instance.clear();
-                    }
-                    // A run of an open call may have made closed calls: they go first.
-                    if open && progressed {
-                        continue 'again;
-                    }
+        // Call indices still to take, the next on top.
+        let mut pending: Vec<usize> = Vec::new();
+        let push_level = |pending: &mut Vec<usize>, calls: &[TemplateCall], level: Range<usize>| {
+            // Open calls under closed ones, each group in call order from the top.
+            let (closed, open): (Vec<usize>, Vec<usize>) = level.partition(|&c| !calls[c].open);
+            pending.extend(open.into_iter().rev());
+            pending.extend(closed.into_iter().rev());
+        };
+        push_level(
+            &mut pending,
+            &self.template_calls,
+            0..self.template_calls.len(),
+        );
+        'calls: while let Some(c) = pending.pop() {
+            let call = self.template_calls[c].clone();
+            for t in 0..self.templates.len() {
+                let Some((env, written)) = self.binding(&self.templates[t], &call) else {
+                    continue;
+                };
+                if self.templates[t].runs.contains(&written) {
+                    continue;
                 }
-            }
-            if !progressed {
-                break;
+                if ran >= MAX_HOST_INSTANCES || self.budget == 0 {
+                    break 'calls;
+                }
+                ran += 1;
+                self.templates[t].runs.push(written.clone());
+                let range = self.templates[t].range.clone();
+                let Some(f) = definition_at(root, range) else {
+                    continue;
+                };
+                let before = self.template_calls.len();
+                self.instance = written;
+                self.run_function(f, env);
+                self.instance.clear();
+                let made = before..self.template_calls.len();
+                push_level(&mut pending, &self.template_calls, made);
             }
         }
         // A template no call names, whose parameters all have defaults, runs once with them
@@ -694,5 +694,27 @@ mod tests {
              void run(float *d) { grow<0>(d); }\n",
         );
         assert_eq!(got.len(), MAX_HOST_INSTANCES);
+    }
+
+    #[test]
+    fn chains_of_dispatchers_reach_their_launches_within_the_bound() {
+        // 40 entry points, each a chain of three templates that launches at its end: taken
+        // level by level, the runs would go to the first two levels (80 > 64) and no launch
+        // would see its block; taken chain by chain, each chain run reaches its launch.
+        let calls: String = (1..=40).map(|n| format!("top<{n}>(d); ")).collect();
+        let src = format!(
+            "template <int A> void last(float *d) {{ k<A><<<1, 32 * A>>>(d); }}\n\
+             template <int B> void middle(float *d) {{ last<B>(d); }}\n\
+             template <int C> void top(float *d) {{ middle<C>(d); }}\n\
+             void run(float *d) {{ {calls}}}\n"
+        );
+        let got = blocks(&src);
+        let known: Vec<[i64; 3]> = got.iter().filter_map(|(b, _)| b.clone().ok()).collect();
+        assert_eq!(known.len(), MAX_HOST_INSTANCES / 3);
+        assert_eq!(known[0], [32, 1, 1]);
+        assert_eq!(
+            known[known.len() - 1],
+            [32 * (MAX_HOST_INSTANCES as i64 / 3), 1, 1]
+        );
     }
 }

@@ -250,6 +250,18 @@ impl Layout {
         }
     }
 
+    /// The layout under an outermost swizzle (and its offset), or `self` unswizzled.
+    pub fn without_swizzle(&self) -> Layout {
+        match &*self.map {
+            Map::Composed {
+                outer: Outer::Swizzle(_),
+                inner,
+                ..
+            } => inner.clone(),
+            _ => self.clone(),
+        }
+    }
+
     /// `composition(self, b)`: `self` taken at `b`'s offsets, with `b`'s shape. A swizzled
     /// layout keeps its swizzle outermost and composes its inner layout, as CuTe does.
     pub fn compose(&self, b: &Layout) -> Layout {

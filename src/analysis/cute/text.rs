@@ -247,38 +247,82 @@ impl<'t> Term<'t> {
     }
 }
 
-/// The index of the bracket closing the one at `open` (`<` `(` `{` `[`), brackets of every
-/// kind nested inside.
-fn close_of(text: &str, open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for (k, c) in text.char_indices().skip(open) {
+/// The brackets of `text` that nest, each with the depth it leaves (an opener's depth counts
+/// it). A `<` or `>` inside parentheses that cannot be a template's is a comparison
+/// (`Int<((kN) >= 64 ? 64 : 32)>`): `<=` and `>=` always, `<` written between spaces, and a
+/// `>` whose innermost open bracket is not a `<`.
+fn nesting(text: &str) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut open: Vec<u8> = Vec::new();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < bytes.len() {
+        let c = bytes[k];
+        let next = bytes.get(k + 1).copied();
+        let spaced = |at: usize| {
+            at > 0
+                && bytes[at - 1].is_ascii_whitespace()
+                && bytes.get(at + 1).is_some_and(u8::is_ascii_whitespace)
+        };
         match c {
-            '<' | '(' | '{' | '[' => depth += 1,
-            '>' | ')' | '}' | ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
+            b'<' | b'>' if next == Some(b'=') => k += 1,
+            b'<' if next == Some(b'<') || (open.last() == Some(&b'(') && spaced(k)) => k += 1,
+            b'<' | b'(' | b'{' | b'[' => {
+                open.push(c);
+                out.push((k, open.len()));
+            }
+            b'>' if open.last() == Some(&b'<') => {
+                open.pop();
+                out.push((k, open.len()));
+            }
+            b')' | b'}' | b']' => {
+                let opener = match c {
+                    b')' => b'(',
+                    b'}' => b'{',
+                    _ => b'[',
+                };
+                // Any `<` still open inside was a comparison.
+                while let Some(o) = open.pop() {
+                    if o == opener {
+                        break;
+                    }
                 }
+                out.push((k, open.len()));
             }
             _ => {}
         }
+        k += 1;
     }
-    None
+    out
+}
+
+/// The index of the bracket closing the one at `open` (`<` `(` `{` `[`), brackets of every
+/// kind nested inside.
+fn close_of(text: &str, open: usize) -> Option<usize> {
+    let marks = nesting(text);
+    let at = marks.iter().position(|&(k, _)| k == open)?;
+    let inside = marks[at].1;
+    marks[at + 1..]
+        .iter()
+        .find(|&&(_, depth)| depth < inside)
+        .map(|&(k, _)| k)
 }
 
 /// Arguments split at the commas outside brackets.
 fn split_arguments(text: &str) -> Vec<&str> {
+    let marks = nesting(text);
     let mut parts = Vec::new();
-    let (mut depth, mut from) = (0i32, 0);
+    let mut from = 0;
+    let mut m = 0;
+    let mut depth = 0;
     for (k, c) in text.char_indices() {
-        match c {
-            '<' | '(' | '{' | '[' => depth += 1,
-            '>' | ')' | '}' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(text[from..k].trim());
-                from = k + 1;
-            }
-            _ => {}
+        while m < marks.len() && marks[m].0 <= k {
+            depth = marks[m].1;
+            m += 1;
+        }
+        if c == ',' && depth == 0 {
+            parts.push(text[from..k].trim());
+            from = k + 1;
         }
     }
     let last = text[from..].trim();
@@ -373,6 +417,32 @@ mod tests {
         assert_eq!(t.threads, 128);
         assert_eq!(t.values, 8);
         assert_eq!(t.tiler, vec![16, 64]);
+    }
+
+    #[test]
+    fn comparisons_in_integer_arguments_are_not_brackets() {
+        let mut scope = traits();
+        // What the run's evaluation gives these expressions.
+        scope.constants.insert("(64)", 64);
+        scope.constants.insert("((128) >= 64 ? 64 : 32)", 64);
+        let v = read(
+            "Layout<Shape<Int<(64)>, Int<((128) >= 64 ? 64 : 32)>>, Stride<Int<((128) >= 64 ? 64 : 32)>, _1>>",
+            &mut scope,
+        )
+        .expect("reads");
+        let Value::Layout(l) = v else {
+            panic!("a layout: {v:?}")
+        };
+        assert_eq!(
+            l.shape,
+            crate::analysis::cute::tuple::IntTuple::ints(&[64, 64])
+        );
+        assert_eq!(l.at(65), Some(65));
+        assert_eq!(
+            split_arguments("Int<(a < b ? 1 : 2)>, _1"),
+            vec!["Int<(a < b ? 1 : 2)>", "_1"]
+        );
+        assert_eq!(close_of("Int<(x<y)>", 3), Some(9));
     }
 
     #[test]

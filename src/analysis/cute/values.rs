@@ -275,6 +275,12 @@ pub fn apply(name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         })(),
         "Layout" | "make_layout" => make_layout(args),
         "composition" => composition(args),
+        // The layout under a swizzle (CuTe's `layout_b()` of a composed layout); a plain
+        // layout is its own.
+        "get_nonswizzle_portion" => match args {
+            [v] => v.layout().map(|l| Value::Layout(l.without_swizzle())),
+            _ => Err("`get_nonswizzle_portion` of other than one layout".to_string()),
+        },
         "tile_to_shape" => (|| {
             let block = args.first().ok_or("`tile_to_shape` without a block")?;
             let shape = args.get(1).ok_or("`tile_to_shape` without a shape")?;

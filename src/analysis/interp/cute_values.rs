@@ -107,6 +107,7 @@ const STATIC_FUNCTIONS: &[&str] = &[
     "make_step",
     "composition",
     "tile_to_shape",
+    "get_nonswizzle_portion",
     "make_tiled_copy",
     "make_tiled_copy_A",
     "make_tiled_copy_B",
@@ -157,6 +158,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 }))
             }
             Expression::Call(call) => self.cute_call_value(e, &call.node, mask),
+            // `Traits::kFlag ? sV.data() + size(sV) : sK.data()`: a constant condition picks
+            // its branch; any other leaves the object unknown, said so.
+            Expression::Conditional(c) => {
+                let cond = self.eval(&c.node.condition, mask).as_const();
+                match cond {
+                    Some(0) => self.cute_value(&c.node.else_expression, mask),
+                    Some(_) => self.cute_value(&c.node.then_expression, mask),
+                    None => {
+                        let then = self.cute_value(&c.node.then_expression, mask);
+                        let other = self.cute_value(&c.node.else_expression, mask);
+                        let why = format!(
+                            "a place chosen by `{}`, a condition banklint cannot decide",
+                            self.source_text(c.node.condition.span)
+                        );
+                        match (then, other) {
+                            // Two places in one array: still that array's, at a place unknown.
+                            (
+                                Some(Cute::Pointer(Engine::Shared(a))),
+                                Some(Cute::Pointer(Engine::Shared(b))),
+                            ) if a.array == b.array => {
+                                Some(Cute::Pointer(Engine::Shared(super::SharedPointer {
+                                    place: super::Place::Bytes(Lanes::unknown(&why)),
+                                    ..a
+                                })))
+                            }
+                            (None, None) => None,
+                            _ => Some(Cute::Unmodeled(Rc::from(why))),
+                        }
+                    }
+                }
+            }
             _ => None,
         }
     }
@@ -815,6 +847,7 @@ fn looks_like_cute(text: &str) -> bool {
             | "GenColMajor"
             | "composition"
             | "tile_to_shape"
+            | "get_nonswizzle_portion"
             | "make_layout"
             | "make_shape"
             | "make_tiled_copy"
@@ -854,12 +887,19 @@ impl RunScope<'_, '_, '_> {
             let inner = rest[inner_start..close]
                 .trim()
                 .trim_start_matches("typename ");
-            let size = crate::analysis::cute::values::known_type_bits(inner)
-                .map(|b| i64::from(b / 8))
-                .or_else(|| {
-                    let t = self.a.type_of_text(inner, self.at)?;
-                    t.size().map(i64::from)
-                });
+            let size = self.size_of_type_text(inner).or_else(|| {
+                // A member type of a class template's instance (`typename
+                // Traits<128, cutlass::bfloat16_t>::Element`), as the class defines it.
+                let (class, member) = inner.rsplit_once("::")?;
+                let class = class.trim();
+                if !class.ends_with('>') {
+                    return None;
+                }
+                match self.a.class_member(class, member.trim())? {
+                    crate::front::class_members::Member::Type(t) => self.size_of_type_text(&t),
+                    crate::front::class_members::Member::Value(_) => None,
+                }
+            });
             out.push_str(&rest[..k]);
             match size {
                 Some(n) => out.push_str(&format!("({n})")),
@@ -869,6 +909,16 @@ impl RunScope<'_, '_, '_> {
         }
         out.push_str(rest);
         out
+    }
+
+    /// The bytes of a type written as text, a CuTe or CUTLASS numeric type included.
+    fn size_of_type_text(&mut self, text: &str) -> Option<i64> {
+        let text = text.trim().trim_start_matches("typename ");
+        if let Some(bits) = crate::analysis::cute::values::known_type_bits(text) {
+            return Some(i64::from(bits / 8));
+        }
+        let t = self.a.type_of_text(text, self.at)?;
+        t.size().map(i64::from)
     }
 }
 
