@@ -44,6 +44,11 @@ pub const MAX_HOST_STATEMENTS: usize = 200_000;
 /// (`launch<64, 2>(q)`; see `front::host_templates`).
 pub const MAX_HOST_INSTANCES: usize = 64;
 
+/// Bytes of a template argument as a host template's run writes it, its parameters bound: a
+/// call whose argument is longer is not taken (arguments that grow at each run of a template
+/// calling its own name).
+pub const MAX_TEMPLATE_ARGUMENT_TEXT: usize = 4096;
+
 /// Calls of a header's host templates taken from the files that include it (one file per
 /// configuration in a library: `launch_<fp32, 256>(p)`); each runs the template once, within
 /// [`MAX_HOST_INSTANCES`].

@@ -11,7 +11,7 @@ use crate::front::host_code::{Env, HostReader, HostValue};
 use crate::front::host_values::TemplateParamKind as Param;
 pub use crate::front::host_values::{HostTemplate, TemplateCall};
 use crate::front::syntax::{children, named_children, text};
-use crate::limits::MAX_HOST_INSTANCES;
+use crate::limits::{MAX_HOST_INSTANCES, MAX_TEMPLATE_ARGUMENT_TEXT};
 use std::collections::HashSet;
 use std::ops::Range;
 use tree_sitter::Node;
@@ -78,10 +78,18 @@ impl HostReader<'_> {
             && text(list, self.src)
                 .split(word)
                 .any(|w| self.open_params.iter().any(|p| p == w));
-        let args = named_children(list)
+        let args: Vec<(HostValue, String)> = named_children(list)
             .iter()
             .map(|a| (self.eval(*a, env), self.bound_text(*a, env)))
             .collect();
+        // A template that calls one of its name with its own arguments inside others'
+        // (`f<A, B, C>` calling `f<X<A, B>, A, B>`) grows them at each run.
+        if args
+            .iter()
+            .any(|(_, t)| t.len() > MAX_TEMPLATE_ARGUMENT_TEXT)
+        {
+            return;
+        }
         self.template_calls.push(TemplateCall {
             name: name.rsplit("::").next().unwrap_or(name).trim().to_string(),
             args,
@@ -694,6 +702,30 @@ mod tests {
              void run(float *d) { grow<0>(d); }\n",
         );
         assert_eq!(got.len(), MAX_HOST_INSTANCES);
+    }
+
+    #[test]
+    fn arguments_that_grow_at_each_run_stop_at_their_length_bound() {
+        // Each run doubles its arguments' text: without a bound on their length the runs
+        // would stop only at the count of runs, after writing 2^64 bytes.
+        let got = blocks(
+            "template <typename A, typename B> void grow(float *d) {\n\
+               k<1><<<1, 32>>>(d); grow<P<A, B>, P<B, A>>(d);\n\
+             }\n\
+             void run(float *d) { grow<int, int>(d); }\n",
+        );
+        assert!(
+            got.len() > 4 && got.len() < MAX_HOST_INSTANCES,
+            "{}",
+            got.len()
+        );
+        for (_, bound) in &got {
+            assert!(
+                bound
+                    .iter()
+                    .all(|(_, t)| t.len() <= MAX_TEMPLATE_ARGUMENT_TEXT)
+            );
+        }
     }
 
     #[test]
