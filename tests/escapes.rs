@@ -640,3 +640,40 @@ fn an_address_from_an_unread_function_says_what_was_assumed() {
     let load = accesses.iter().find(|a| a["line"] == 5).expect("the load");
     assert!(load.get("assumptions").is_none(), "{json}");
 }
+
+/// CUDA's functions that take values (`make_float2`, `__shfl_xor_sync`, `__expf`,
+/// `__float2half_rn`) are given the elements loaded, not the elements themselves: the loads
+/// are analyzed and no note says accesses were lost. An element handed to a function of the
+/// user's that banklint has no definition of may bind a reference, and is still noted.
+#[test]
+fn elements_given_to_cuda_value_functions_are_loads_without_a_note() {
+    let dir = temp_dir("escapes-value-functions");
+    let src = "#include <cuda_fp16.h>\n\
+__device__ void put(float &x);\n\
+__global__ void k(float2 *out, __half *h)\n\
+{\n\
+    __shared__ float s[64];\n\
+    int i = threadIdx.x;\n\
+    s[i] = 0.0f;\n\
+    out[i] = make_float2(s[2 * i], s[2 * i + 1]);\n\
+    float v = __shfl_xor_sync(0xffffffffu, s[i], 1) + __expf(s[i + 32]);\n\
+    h[i] = __float2half_rn(s[i] + v);\n\
+    put(s[i]);\n\
+}\n";
+    let json = check_one(&dir, src);
+    let notes = labels_of(&json, "skipped-code");
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].0, 11);
+    assert!(notes[0].1.contains("`put` is given"), "{notes:?}");
+    // `put`'s element is read at the call as well, as an undefined callee's arguments are.
+    assert_eq!(access_lines(&json), vec![7, 8, 8, 9, 9, 10, 11], "{json}");
+    // Stride 2 over 4-byte words: lanes i and i + 16 share a bank at different words.
+    for a in json["accesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["line"] == 8)
+    {
+        assert_eq!(a["conflict_ways"], 2, "{a}");
+    }
+}

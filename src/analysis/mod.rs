@@ -2,7 +2,7 @@
 //! layouts), and [`interp`] executes each kernel over lane vectors ([`lanes`] of [`value`]s) to give each
 //! lane's index at every `__shared__` access, under a [`shape`] (block, arguments); [`ptx`] reads
 //! inline PTX templates for their shared-memory instructions; [`cute`] models CuTe's layouts and
-//! tiled copies.
+//! tiled copies; [`value_functions`] names CUDA's functions that take only values.
 
 pub mod atomics;
 pub mod class_templates;
@@ -15,3 +15,4 @@ pub mod ptx;
 pub mod shape;
 pub mod types;
 pub mod value;
+pub mod value_functions;

@@ -316,6 +316,17 @@ fn slice_indices(
     fixed: &[Option<i64>],
 ) -> Result<Vec<usize>, Rc<str>> {
     let rank = shape.rank();
+    // CuTe does not check a coordinate; past its mode it would name another mode's value.
+    for (k, c) in fixed.iter().enumerate() {
+        let extent = shape.mode(k).map(IntTuple::product);
+        if let (Some(c), Some(e)) = (c, extent)
+            && !(0..e).contains(c)
+        {
+            return Err(Rc::from(format!(
+                "the slice's coordinate {c} along mode {k} is outside the mode's extent {e}"
+            )));
+        }
+    }
     let free_count = (0..rank)
         .filter(|&k| fixed.get(k).is_none_or(Option::is_none))
         .count();

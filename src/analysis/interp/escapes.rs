@@ -191,7 +191,10 @@ impl Analyzer<'_, '_> {
         whole: &Node<Expression>,
         call: &CallExpression,
     ) {
-        if inline_ptx::is_shared_window_call(call) {
+        // `make_float2(s[i], s[i + 32])` is given the loaded values.
+        if inline_ptx::is_shared_window_call(call)
+            || crate::analysis::value_functions::takes_only_values(name)
+        {
             return;
         }
         let array = call.arguments.iter().find_map(|a| {
