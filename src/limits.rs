@@ -93,6 +93,11 @@ pub const MAX_RUNS_PER_FILE: usize = 128;
 /// side (each one doubles the runs of its function; further ones are joined).
 pub const MAX_DECISIONS: usize = 3;
 
+/// The longest cycle of values followed through a loop whose trip count is unknown (`stage
+/// = (stage + 1) % STAGES`): each of its values is analyzed after the loop, one run each, when
+/// the trips analyzed show the cycle repeat; a longer one, or none, is joined as unknown.
+pub const MAX_TRIP_PERIOD: usize = 8;
+
 /// Device-function calls inlined one inside another.
 pub const MAX_CALL_DEPTH: usize = 8;
 

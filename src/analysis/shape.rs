@@ -70,29 +70,62 @@ pub struct BlockShape {
 }
 
 /// One side of a branch on a warp-uniform unknown, taken for a whole analysis; or, for a
-/// loop whose trip count is unknown and after which a value alternates between two, whether
-/// it ran an even (`taken`) or odd number of trips.
+/// loop whose trip count is unknown and after which values cycle through `choices` states
+/// (two for double buffering, `STAGES` for a ring of stages), the trip count's residue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Decision {
     /// Where the branch or loop is, in the expanded text (identifies it on every execution).
     pub at: usize,
     pub line: usize,
-    /// The branch's condition as written; empty for a loop's trip parity.
+    /// The branch's condition as written; empty for a loop's trip count.
     pub condition: String,
-    pub taken: bool,
+    /// A branch: 0 is the true side, 1 the false one. A loop: the trip count modulo `choices`.
+    pub choice: u32,
+    /// 2 for a branch; a loop's cycle length.
+    pub choices: u32,
 }
 
 impl Decision {
-    /// `` `n > 0` (line 12) true ``, or `the loop at line 170 ran an odd number of trips`.
+    /// A branch's side, decided true first.
+    pub fn branch(at: usize, line: usize, condition: String) -> Decision {
+        Decision {
+            at,
+            line,
+            condition,
+            choice: 0,
+            choices: 2,
+        }
+    }
+
+    /// A branch decided true (`choice` 0).
+    pub fn taken(&self) -> bool {
+        self.choice == 0
+    }
+
+    /// The trips of a loop, as a word: `even`, `odd`, or `3k + 1`.
+    pub fn trips(&self) -> String {
+        match (self.choices, self.choice) {
+            (2, 0) => "even".to_string(),
+            (2, _) => "odd".to_string(),
+            (p, 0) => format!("{p}k"),
+            (p, r) => format!("{p}k + {r}"),
+        }
+    }
+
+    /// `` `n > 0` (line 12) true ``, `the loop at line 170 ran an odd number of trips`, or
+    /// `the loop at line 170 ran 3k + 1 trips`.
     pub fn describe(&self) -> String {
         if self.condition.is_empty() {
-            let parity = if self.taken { "even" } else { "odd" };
-            return format!(
-                "the loop at line {} ran an {parity} number of trips",
-                self.line
-            );
+            return match self.choices {
+                2 => format!(
+                    "the loop at line {} ran an {} number of trips",
+                    self.line,
+                    self.trips()
+                ),
+                _ => format!("the loop at line {} ran {} trips", self.line, self.trips()),
+            };
         }
-        let side = if self.taken { "true" } else { "false" };
+        let side = if self.taken() { "true" } else { "false" };
         format!("`{}` (line {}) {side}", self.condition, self.line)
     }
 }

@@ -162,7 +162,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     fn exec_uniform_if(&mut self, i: &IfStatement, mask: &[bool]) {
         let at = self.span(i.condition.span).start;
         if let Some(d) = self.path.iter().find(|d| d.at == at) {
-            if d.taken {
+            if d.taken() {
                 self.exec(&i.then_statement, mask);
             } else if let Some(e) = &i.else_statement {
                 self.exec(e, mask);
@@ -191,12 +191,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             && self.decision_points.len() < MAX_DECISIONS
             && !self.decision_points.iter().any(|d| d.at == at))
         .then(|| {
-            self.decision_points.push(Decision {
+            self.decision_points.push(Decision::branch(
                 at,
                 line,
-                condition: self.source_text(i.condition.span),
-                taken: true,
-            });
+                self.source_text(i.condition.span),
+            ));
             self.decision_points.len() - 1
         });
         let before = self.scopes.clone();

@@ -2,6 +2,7 @@
 //! else run with their induction variables made symbolic.
 
 use super::*;
+use crate::limits::MAX_TRIP_PERIOD;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
     pub(super) fn exec_loop(
@@ -147,7 +148,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
             // With an unknown bound there are no totals to count: once a trip shows no new
             // warp pattern, later trips only repeat the ones seen.
-            if assumed_bound && trips > 1 && self.pattern_count() == patterns_before {
+            if assumed_bound
+                && trips > 1
+                && self.pattern_count() == patterns_before
+                && !ring_unsettled(&seen_values)
+            {
                 break true;
             }
         };
@@ -176,10 +181,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// After a loop whose trip count is unknown: a lane keeps a value the body assigns only
     /// if it had that value before the loop and after every trip analyzed; else it depends
-    /// on how many trips run (`computed` set in the last trip, read after the loop). A value
-    /// that alternates between two (`stage = 1 - stage`, `buf ^= 1`: double buffering) is the
-    /// first after an even number of trips and the second after an odd one: the analysis
-    /// runs once for each (see `Decision`), and the code after the loop sees each.
+    /// on how many trips run (`computed` set in the last trip, read after the loop). Values
+    /// that cycle (`stage = 1 - stage`, `buf ^= 1`: double buffering; `stage = (stage + 1) %
+    /// 3`: a ring of stages) are, after k trips, what they were after k modulo the cycle's
+    /// length: the analysis runs once for each residue (see `Decision`), and the code after
+    /// the loop sees each.
     fn join_carried(
         &mut self,
         names: &[String],
@@ -188,33 +194,44 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         at: usize,
     ) {
         let n = self.n;
-        let parity = self.path.iter().find(|d| d.at == at).map(|d| d.taken);
-        let mut alternating = false;
-        for (k, name) in names.iter().enumerate() {
-            let versions: Vec<&Lanes> = seen.iter().filter_map(|v| v[k].as_ref()).collect();
-            let Some(last) = seen.last().and_then(|v| v[k].clone()) else {
-                continue;
-            };
-            let same_everywhere = versions.iter().all(|v| v.same_in(&last, n));
-            if versions.len() < seen.len() || same_everywhere {
-                continue;
-            }
-            if versions.len() >= 3
-                && versions
-                    .iter()
-                    .enumerate()
-                    .all(|(i, v)| v.same_in(versions[i % 2], n))
+        let decided = self
+            .path
+            .iter()
+            .find(|d| d.at == at)
+            .map(|d| d.choice as usize);
+        // The values the body changes, as they stood before the loop and after each trip.
+        let changing: Vec<(usize, Vec<Lanes>)> = (names.iter().enumerate())
+            .filter_map(|(k, _)| {
+                let versions: Vec<Lanes> = seen.iter().filter_map(|v| v[k].clone()).collect();
+                let last = versions.last()?;
+                (versions.len() == seen.len() && !versions.iter().all(|v| v.same_in(last, n)))
+                    .then_some((k, versions))
+            })
+            .collect();
+        // The loop's cycle: the least common multiple of the cycles of the values that have
+        // one (the others depend on the trip count whatever it is).
+        let cycles: Vec<Option<usize>> = (changing.iter())
+            .map(|(_, versions)| trip_period(versions, n))
+            .collect();
+        let period = (changing.iter().zip(&cycles))
+            .filter_map(|((_, versions), c)| c.map(|c| (c, versions.len())))
+            .try_fold(1, |cycle, (own, seen)| {
+                let both = cycle * own / gcd(cycle, own);
+                (both <= MAX_TRIP_PERIOD && seen > both).then_some(both)
+            })
+            .filter(|&p| p > 1);
+        for ((k, versions), cycle) in changing.iter().zip(&cycles) {
+            let name = &names[*k];
+            if let (Some(p), Some(r), Some(_)) = (period, decided, cycle)
+                && r < p
             {
-                alternating = true;
-                if let Some(even) = parity {
-                    let after = versions[usize::from(!even)].clone();
-                    self.set_var(name, &after, &vec![true; n]);
-                    continue;
-                }
+                self.set_var(name, &versions[r], &vec![true; n]);
+                continue;
             }
             let reason: Rc<str> = Rc::from(format!(
                 "`{name}` depends on how many trips the loop at line {line} runs"
             ));
+            let last = &versions[versions.len() - 1];
             let joined: Vec<Value> = (0..n)
                 .map(|t| {
                     let v = last.get(t);
@@ -228,7 +245,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             let all = vec![true; n];
             self.set_var(name, &Lanes::Each(Rc::new(joined)), &all);
         }
-        if alternating
+        if let Some(p) = period
             && self.path.is_empty()
             && self.decision_points.len() < MAX_DECISIONS
             && !self.decision_points.iter().any(|d| d.at == at)
@@ -237,7 +254,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 at,
                 line,
                 condition: String::new(),
-                taken: true,
+                choice: 0,
+                choices: p as u32,
             });
         }
     }
@@ -378,6 +396,43 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             }
         }
     }
+}
+
+/// The shortest cycle the values after 0, 1, 2, ... trips repeat in, seen repeating at least
+/// once (a value after `p` trips that is the one before the loop); `None` if there is none of
+/// [`MAX_TRIP_PERIOD`] trips or fewer.
+fn trip_period(versions: &[Lanes], n: usize) -> Option<usize> {
+    (1..=MAX_TRIP_PERIOD.min(versions.len().saturating_sub(1)))
+        .find(|&p| (versions.iter().enumerate()).all(|(i, v)| v.same_in(&versions[i % p], n)))
+}
+
+/// Whether more trips could show a ring of stages come round: a value the body changes that
+/// is, before the loop and after each trip so far, one small integer for the warp (below
+/// [`MAX_TRIP_PERIOD`]), a different one each time. (A ring's stages look alike to the warp
+/// patterns, which would end the trips before the ring repeats; other values, pointers and
+/// offsets, leave the trips to the patterns.)
+fn ring_unsettled(seen: &[Vec<Option<Lanes>>]) -> bool {
+    let Some(last) = seen.last() else {
+        return false;
+    };
+    let period = MAX_TRIP_PERIOD as i64;
+    seen.len() <= MAX_TRIP_PERIOD
+        && (0..last.len()).any(|k| {
+            let stages: Option<Vec<i64>> = (seen.iter())
+                .map(|v| {
+                    let l = v[k].as_ref()?;
+                    (l.is_uniform()).then(|| l.const_at(0)).flatten()
+                })
+                .collect();
+            stages.is_some_and(|s| {
+                s.iter().all(|x| (0..period).contains(x))
+                    && (1..s.len()).all(|i| !s[..i].contains(&s[i]))
+            })
+        })
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Variables an expression assigns to.

@@ -529,21 +529,25 @@ pub fn analyze<'p>(
             };
             // Paths multiply the runs: past `MAX_RUNS_PER_FILE` in the file, a function keeps
             // its branches joined in one run.
-            if points.is_empty()
-                || runs.len() + (1 << points.len()) > crate::limits::MAX_RUNS_PER_FILE
-            {
+            let paths: usize = points.iter().map(|p| p.choices as usize).product();
+            if points.is_empty() || runs.len() + paths > crate::limits::MAX_RUNS_PER_FILE {
                 runs.push(first);
                 continue;
             }
-            // Branches on uniform unknowns that assign differently: one run per path, so
-            // that what follows them sees each side's values (the worst is reported).
-            for mask in 0..(1u32 << points.len()) {
+            // Branches on uniform unknowns that assign differently, and loops after which
+            // values cycle: one run per path, so that what follows them sees each side's
+            // values (the worst is reported).
+            for number in 0..paths {
+                let mut rest = number;
                 let path: Vec<Decision> = points
                     .iter()
-                    .enumerate()
-                    .map(|(k, p)| Decision {
-                        taken: mask & (1 << k) == 0,
-                        ..p.clone()
+                    .map(|p| {
+                        let choice = (rest % p.choices as usize) as u32;
+                        rest /= p.choices as usize;
+                        Decision {
+                            choice,
+                            ..p.clone()
+                        }
                     })
                     .collect();
                 let shape = BlockShape {

@@ -45,10 +45,9 @@ pub fn accesses(report: &FileReport) -> Vec<Json> {
                         .iter()
                         .map(|d| {
                             if d.condition.is_empty() {
-                                let parity = if d.taken { "even" } else { "odd" };
-                                json!({"line": d.line, "loop_trips": parity})
+                                json!({"line": d.line, "loop_trips": d.trips()})
                             } else {
-                                json!({"line": d.line, "condition": d.condition, "taken": d.taken})
+                                json!({"line": d.line, "condition": d.condition, "taken": d.taken()})
                             }
                         })
                         .collect::<Vec<Json>>()
