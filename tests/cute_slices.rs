@@ -44,4 +44,13 @@ fn a_slice_past_its_mode_says_which_coordinate_and_extent() {
         reason.contains("the slice's coordinate 4 along mode 1 is outside the mode's extent 4"),
         "{reason}"
     );
+    // The note's help speaks of the coordinate, not of kernel parameters.
+    let notes = (json["diagnostics"].as_array().unwrap().iter())
+        .find(|d| d["code"] == "unanalyzed-access" && d["line"] == 17)
+        .map(|d| d["notes"].to_string())
+        .unwrap_or_default();
+    assert!(
+        notes.contains("CuTe does not check a slice's coordinates"),
+        "{notes}"
+    );
 }

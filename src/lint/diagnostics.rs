@@ -236,6 +236,11 @@ fn unanalyzed_help(reason: &str, f: &AccessFinding) -> String {
             "help: the array's size must be a compile-time constant: if it is a macro or constant from a header, pass `-I` for that header or define it with `-D NAME=VALUE`; {silence}"
         );
     }
+    if reason.contains("the slice's coordinate") {
+        return format!(
+            "help: CuTe does not check a slice's coordinates: compare the loop's bound or the coordinate with the tensor's shape (`size<K>(t)`); where banklint does not know that bound, the trips it assumed may run past it; {silence}"
+        );
+    }
     if reason.contains("declared nowhere banklint reads") {
         return format!(
             "help: give the type as the build does (`-D NAME=float2`, a `typedef` in a header banklint reads, or `-I` for that header), and its fields are laid out; {silence}"
