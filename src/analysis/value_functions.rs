@@ -32,17 +32,24 @@ fn math(name: &str) -> bool {
 
 /// `make_<type><n>`: `make_float4`, `make_uchar2`, `make_longlong1`, `make_half2`.
 fn vector_constructor(name: &str) -> bool {
-    const BASES: [&str; 11] = [
-        "char", "short", "int", "long", "longlong", "float", "double", "uchar", "ushort", "uint",
+    const BASES: [&str; 12] = [
+        "char",
+        "short",
+        "int",
+        "long",
+        "longlong",
+        "float",
+        "double",
+        "uchar",
+        "ushort",
+        "uint",
         "ulong",
+        "ulonglong",
     ];
     let Some(rest) = name.strip_prefix("make_") else {
         return false;
     };
-    if matches!(
-        rest,
-        "half2" | "bfloat162" | "ulonglong1" | "ulonglong2" | "ulonglong3" | "ulonglong4"
-    ) {
+    if matches!(rest, "half2" | "bfloat162") {
         return true;
     }
     let Some(base) = rest.strip_suffix(['1', '2', '3', '4']) else {

@@ -2,6 +2,7 @@
 //! else run with their induction variables made symbolic.
 
 use super::*;
+use crate::bank::layout::gcd;
 use crate::limits::MAX_TRIP_PERIOD;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
@@ -216,7 +217,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let period = (changing.iter().zip(&cycles))
             .filter_map(|((_, versions), c)| c.map(|c| (c, versions.len())))
             .try_fold(1, |cycle, (own, seen)| {
-                let both = cycle * own / gcd(cycle, own);
+                let both = cycle * own / gcd(cycle as i64, own as i64) as usize;
                 (both <= MAX_TRIP_PERIOD && seen > both).then_some(both)
             })
             .filter(|&p| p > 1);
@@ -429,10 +430,6 @@ fn ring_unsettled(seen: &[Vec<Option<Lanes>>]) -> bool {
                     && (1..s.len()).all(|i| !s[..i].contains(&s[i]))
             })
         })
-}
-
-fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Variables an expression assigns to.
