@@ -235,6 +235,7 @@ fn usage_errors_exit_two() {
     for args in [
         vec!["check", "fixtures", "--arch", "sm_40"],
         vec!["check", "fixtures", "--bank-mode", "6"],
+        vec!["check", "fixtures", "--cuda-version", "12"],
         vec!["check", "fixtures", "--block-dim", "64x64"],
         vec!["check", "fixtures", "--select", "bank-conflicts"],
         vec!["check", "fixtures", "--min-ways", "0"],

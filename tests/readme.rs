@@ -433,6 +433,7 @@ fn the_configuration_example_is_valid() {
     for line in [
         "arch = \"sm_80\"",
         "bank-mode = 4",
+        "cuda-version = \"12.4\"",
         "block-dim = \"32x8\"",
         "min-ways = 2",
         "define = \"TILE=32\"",

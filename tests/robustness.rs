@@ -761,6 +761,23 @@ fn config_errors_name_the_config_file() {
         o.stderr,
         "error: --bank-mode: invalid bank mode 3 (expected 4 or 8)\n"
     );
+    write(&dir, "banklint.toml", b"cuda-version = \"12.10\"\n");
+    let o = banklint(&dir, &["check", "k.cu"]);
+    assert_eq!(o.code, Some(2));
+    assert_eq!(
+        o.stderr,
+        format!(
+            "error: {}: `cuda-version`: invalid CUDA version `12.10` (expected MAJOR.MINOR as nvcc --version prints it, e.g. 12.4)\n",
+            toml.display()
+        )
+    );
+    std::fs::remove_file(dir.join("banklint.toml")).unwrap();
+    let o = banklint(&dir, &["check", "k.cu", "--cuda-version", "twelve"]);
+    assert_eq!(o.code, Some(2));
+    assert_eq!(
+        o.stderr,
+        "error: --cuda-version: invalid CUDA version `twelve` (expected MAJOR.MINOR as nvcc --version prints it, e.g. 12.4)\n"
+    );
 }
 
 #[cfg(unix)]

@@ -62,6 +62,10 @@ pub struct CheckArgs {
     /// Kepler (sm_3x) bank mode in bytes: 4 or 8 [default: 4].
     #[arg(long)]
     pub bank_mode: Option<u32>,
+    /// The CUDA toolkit the code is built with, MAJOR.MINOR: sets `__CUDACC_VER_MAJOR__`,
+    /// `__CUDACC_VER_MINOR__` and `CUDART_VERSION` [default: 13.0].
+    #[arg(long, value_name = "VERSION")]
+    pub cuda_version: Option<String>,
     /// Use this configuration file instead of the nearest banklint.toml.
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     pub config: Option<PathBuf>,

@@ -37,6 +37,7 @@ pub struct FileConfig {
     pub path: Option<PathBuf>,
     pub arch: Option<String>,
     pub bank_mode: Option<u32>,
+    pub cuda_version: Option<String>,
     pub block_dim: Option<String>,
     pub min_ways: Option<u32>,
     pub defines: Vec<String>,
@@ -93,6 +94,14 @@ pub fn load(path: &Path) -> Result<FileConfig, String> {
                     Some(n) => return Err(err(key, &format!("4 or 8, not {n}"))),
                     None => return Err(err(key, "4 or 8")),
                 };
+            }
+            "cuda-version" => {
+                let v = value
+                    .as_str()
+                    .ok_or_else(|| err(key, "a string like \"12.4\""))?;
+                crate::front::toolkit::CudaVersion::parse(v)
+                    .map_err(|e| format!("{}: `{key}`: {e}", path.display()))?;
+                cfg.cuda_version = Some(v.to_string());
             }
             "block-dim" => {
                 cfg.block_dim = Some(

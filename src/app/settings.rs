@@ -8,6 +8,7 @@ use crate::app::args::CheckArgs;
 use crate::app::config::{self, FileConfig, Sourced};
 use crate::bank::arch::{Arch, BankMode, Target};
 use crate::check::CheckOptions;
+use crate::front::toolkit::{self, CudaVersion};
 use crate::lint::rules::Rule;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 pub struct Resolved {
     pub arch: Sourced<String>,
     pub bank_mode: Sourced<u32>,
+    pub cuda_version: Sourced<String>,
     pub block_dim: Option<Sourced<String>>,
     pub defines: Vec<Sourced<String>>,
     pub undefines: Vec<Sourced<String>>,
@@ -106,6 +108,12 @@ pub fn resolve_with(args: &CheckArgs, config_file: Option<&Path>) -> Result<Reso
             .map_err(|_| format!("invalid bank mode `{}`", bank_mode.value))?,
         &bank_mode.source,
     );
+    let cuda_version = pick(
+        args.cuda_version.clone(),
+        file.cuda_version.clone(),
+        Some(crate::front::toolkit::DEFAULT_CUDA_VERSION),
+    )
+    .expect("has a default");
     let min_ways = pick(
         args.min_ways.map(|w| w.to_string()),
         file.min_ways.map(|w| w.to_string()),
@@ -139,6 +147,7 @@ pub fn resolve_with(args: &CheckArgs, config_file: Option<&Path>) -> Result<Reso
     Ok(Resolved {
         arch,
         bank_mode,
+        cuda_version,
         block_dim: pick(args.block_dim.clone(), file.block_dim.clone(), None),
         defines: many(&file.defines, &args.define),
         undefines: many(&[], &args.undefine),
@@ -236,6 +245,11 @@ impl Resolved {
             self.bank_mode.value.to_string(),
             &self.bank_mode.source,
         );
+        line(
+            "cuda-version",
+            format!("{:?}", self.cuda_version.value),
+            &self.cuda_version.source,
+        );
         match &self.block_dim {
             Some(b) => line("block-dim", format!("{:?}", b.value), &b.source),
             None => line(
@@ -323,30 +337,15 @@ pub fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
         target: Target::new(arch, bank_mode),
         block_dim,
         defines: {
-            // The device compilation pass: __CUDA_ARCH__ as nvcc sets it for --arch, and the
-            // kernel attributes the toolkit's headers define as macros (no toolkit is read),
-            // which say nothing about banks. The execution and memory space qualifiers are
-            // macros there too, each spelling itself: a header that defines them away for
-            // host compilers under `#ifndef __host__` must not do so here. User -D/-U come
-            // after and win.
-            let arch_define = format!("__CUDA_ARCH__={}", arch.major * 100 + arch.minor * 10);
-            let builtin = [
-                arch_define.as_str(),
-                "__CUDACC__",
-                "__cluster_dims__(...)=",
-                "__maxnreg__(...)=",
-                "__host__=__host__",
-                "__device__=__device__",
-                "__global__=__global__",
-                "__shared__=__shared__",
-                "__constant__=__constant__",
-                "__managed__=__managed__",
-                "__forceinline__=__forceinline__",
-                "__noinline__=__noinline__",
-            ];
+            // The device compilation pass as nvcc runs it for --arch with this toolkit (none
+            // is read); user -D/-U come after and win.
+            let cuda = CudaVersion::parse(&r.cuda_version.value)
+                .map_err(|e| blame(&r.cuda_version, "cuda-version", e))?;
+            let builtin = toolkit::predefined(&r.arch.value, arch, cuda);
             config::defines_from(
                 builtin
-                    .into_iter()
+                    .iter()
+                    .map(String::as_str)
                     .chain(r.defines.iter().map(|d| d.value.as_str())),
                 r.undefines.iter().map(|d| d.value.clone()),
             )

@@ -61,5 +61,6 @@ pub mod spare_threads;
 pub mod syntax;
 pub mod template_header;
 pub mod template_records;
+pub mod toolkit;
 pub mod type_names;
 pub mod unread_macros;

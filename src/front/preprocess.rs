@@ -149,18 +149,11 @@ impl Expansion {
     }
 }
 
-/// Macros nvcc's own headers define that device code uses without including anything.
-const BUILTIN_MACROS: &[&str] = &[
-    "__align__(n) __attribute__((aligned(n)))",
-    "__inline__ inline",
-    "CUDART_CB",
-];
-
 /// The macro table a file starts with: nvcc's built-in macros, then the command line's `-D`
 /// and `-U`.
 pub fn initial_macros(defines: &Defines) -> MacroTable {
     let mut t = MacroTable::default();
-    for d in BUILTIN_MACROS {
+    for d in crate::front::toolkit::HEADER_MACROS {
         if let Some(def) = MacroDef::parse(d, 0) {
             t.define(def);
         }
