@@ -682,6 +682,20 @@ fn with_space(mut tokens: Vec<PpToken>, space: bool) -> Vec<PpToken> {
     tokens
 }
 
+/// `text` expanded with `table`, its tokens joined by spaces (for tests).
+#[cfg(test)]
+pub(crate) fn expand_with(table: &MacroTable, text: &str) -> String {
+    let toks = crate::front::lex::lex(text).tokens;
+    let pre: Vec<PpToken> = toks.iter().map(|k| PpToken::written(text, k)).collect();
+    Expander::new(table, 1)
+        .expand_tokens(pre)
+        .expect("expands")
+        .iter()
+        .map(|t| t.text.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -716,16 +730,7 @@ mod tests {
     }
 
     fn expand(defs: &[&str], text: &str) -> String {
-        let t = table(defs);
-        let toks = lex(text).tokens;
-        let pre: Vec<PpToken> = toks.iter().map(|k| PpToken::written(text, k)).collect();
-        Expander::new(&t, 1)
-            .expand_tokens(pre)
-            .expect("expands")
-            .iter()
-            .map(|t| t.text.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
+        super::expand_with(&table(defs), text)
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn target_macros(sm: u32, specific: bool, family: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::front::macros::{Defines, Expander, PpToken};
+    use crate::front::macros::{Defines, expand_with};
     use crate::front::preprocess::initial_macros;
 
     fn expand(arch: &str, text: &str) -> String {
@@ -185,16 +185,7 @@ mod tests {
             .collect(),
             undefined: vec![],
         };
-        let table = initial_macros(&defines);
-        let toks = crate::front::lex::lex(text).tokens;
-        let pre: Vec<PpToken> = toks.iter().map(|k| PpToken::written(text, k)).collect();
-        Expander::new(&table, 1)
-            .expand_tokens(pre)
-            .expect("expands")
-            .iter()
-            .map(|t| t.text.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
+        expand_with(&initial_macros(&defines), text)
     }
 
     #[test]
