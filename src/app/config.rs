@@ -96,12 +96,12 @@ pub fn load(path: &Path) -> Result<FileConfig, String> {
                 };
             }
             "cuda-version" => {
-                let v = value
-                    .as_str()
-                    .ok_or_else(|| err(key, "a string like \"12.4\""))?;
-                crate::front::toolkit::CudaVersion::parse(v)
-                    .map_err(|e| format!("{}: `{key}`: {e}", path.display()))?;
-                cfg.cuda_version = Some(v.to_string());
+                cfg.cuda_version = Some(
+                    value
+                        .as_str()
+                        .ok_or_else(|| err(key, "a string like \"12.4\""))?
+                        .to_string(),
+                )
             }
             "block-dim" => {
                 cfg.block_dim = Some(
@@ -307,22 +307,6 @@ fn split_command(c: &str) -> Vec<String> {
     out
 }
 
-/// `-D NAME[=VALUE]` and `-U NAME` settings as the front end takes them.
-pub fn defines_from<'a>(
-    defined: impl Iterator<Item = &'a str>,
-    undefined: impl Iterator<Item = String>,
-) -> Defines {
-    Defines {
-        defined: defined
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.trim().to_string(), v.to_string()),
-                None => (d.trim().to_string(), "1".to_string()),
-            })
-            .collect(),
-        undefined: undefined.collect(),
-    }
-}
-
 /// Options for one file: the global ones plus its compile command's flags.
 pub fn options_for_file(
     base: &CheckOptions,
@@ -334,7 +318,7 @@ pub fn options_for_file(
         return base.clone();
     };
     let mut o = base.clone();
-    let extra = defines_from(
+    let extra = Defines::from_flags(
         flags.defines.iter().map(String::as_str),
         flags.undefines.iter().cloned(),
     );

@@ -342,7 +342,7 @@ pub fn options_from_resolved(r: &Resolved) -> Result<CheckOptions, String> {
             let cuda = CudaVersion::parse(&r.cuda_version.value)
                 .map_err(|e| blame(&r.cuda_version, "cuda-version", e))?;
             let builtin = toolkit::predefined(&r.arch.value, arch, cuda);
-            config::defines_from(
+            crate::front::macros::Defines::from_flags(
                 builtin
                     .iter()
                     .map(String::as_str)

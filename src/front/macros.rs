@@ -221,6 +221,24 @@ pub struct Defines {
     pub undefined: Vec<String>,
 }
 
+impl Defines {
+    /// `-D NAME[=VALUE]` (`NAME` alone is 1) and `-U NAME` settings as the front end takes them.
+    pub fn from_flags<'a>(
+        defined: impl Iterator<Item = &'a str>,
+        undefined: impl Iterator<Item = String>,
+    ) -> Defines {
+        Defines {
+            defined: defined
+                .map(|d| match d.split_once('=') {
+                    Some((n, v)) => (n.trim().to_string(), v.to_string()),
+                    None => (d.trim().to_string(), "1".to_string()),
+                })
+                .collect(),
+            undefined: undefined.collect(),
+        }
+    }
+}
+
 /// Where a token of the expanded text comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {

@@ -171,20 +171,12 @@ mod tests {
     use crate::front::preprocess::initial_macros;
 
     fn expand(arch: &str, text: &str) -> String {
-        let defines = Defines {
-            defined: predefined(
-                arch,
-                Arch::parse(arch).unwrap(),
-                CudaVersion::parse(DEFAULT_CUDA_VERSION).unwrap(),
-            )
-            .iter()
-            .map(|d| match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), v.to_string()),
-                None => (d.clone(), "1".to_string()),
-            })
-            .collect(),
-            undefined: vec![],
-        };
+        let defs = predefined(
+            arch,
+            Arch::parse(arch).unwrap(),
+            CudaVersion::parse(DEFAULT_CUDA_VERSION).unwrap(),
+        );
+        let defines = Defines::from_flags(defs.iter().map(String::as_str), std::iter::empty());
         expand_with(&initial_macros(&defines), text)
     }
 
