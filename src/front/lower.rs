@@ -288,6 +288,9 @@ impl<'p> Lowering<'p> {
                     self.blank_node(d);
                 }
                 for c in children(n) {
+                    if c.kind() == "ERROR" && self.unnamed_parameter_declarator(c) {
+                        continue;
+                    }
                     if c.kind() != "="
                         && Some(c.id()) != n.child_by_field_name("default_value").map(|d| d.id())
                     {
@@ -569,6 +572,38 @@ impl<'p> Lowering<'p> {
         {
             self.out.reference_params.push((name.to_string(), index));
         }
+    }
+
+    /// `uint8_t * = nullptr`, `const T & = T{}`: an unnamed parameter with a default, which the
+    /// grammar reads only with a name and leaves its `*`/`&` as an error. It is the abstract
+    /// declarator C reads (`uint8_t *`), a reference as a pointer, as a named one is.
+    fn unnamed_parameter_declarator(&mut self, n: Node<'_>) -> bool {
+        let tokens = children(n);
+        if tokens.is_empty()
+            || !(tokens.iter()).all(|c| {
+                matches!(
+                    c.kind(),
+                    "*" | "&"
+                        | "&&"
+                        | "type_qualifier"
+                        | "abstract_pointer_declarator"
+                        | "abstract_reference_declarator"
+                )
+            })
+        {
+            return false;
+        }
+        for c in tokens {
+            match c.kind() {
+                "&" => self.patch(c.start_byte(), "*"),
+                "&&" => self.patch(c.start_byte(), "* "),
+                "*" => {}
+                _ => {
+                    self.lower(c);
+                }
+            }
+        }
+        true
     }
 
     /// A syntax error: the smallest statement around it is reported and left out.
