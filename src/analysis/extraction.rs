@@ -111,6 +111,8 @@ pub struct Param {
     pub extent: Option<i64>,
     /// Position in the parameter list (unnamed parameters count).
     pub index: usize,
+    /// A function parameter pack (`const T &... xs`): it takes the arguments left.
+    pub pack: bool,
 }
 
 /// A `__global__` or `__device__` function definition.
@@ -130,6 +132,13 @@ pub struct Function {
 }
 
 impl Function {
+    /// Whether a call with `arity` arguments matches its parameters: as many, or, with a
+    /// parameter pack, at least the others.
+    pub fn takes(&self, arity: usize) -> bool {
+        let pack = self.params.iter().any(|p| p.pack);
+        self.params.len() == arity || (pack && arity + 1 >= self.params.len())
+    }
+
     /// Tells overloads apart by parameter count (`f(short *, int)` and `f(unsigned *)`).
     /// Its namespace, name and arity: `kittens::group::arrive` calling `kittens::arrive` is
     /// not recursion.
@@ -195,7 +204,7 @@ impl Unit<'_> {
         let named = self.candidates(name);
         named
             .iter()
-            .find(|f| f.params.len() == arity)
+            .find(|f| f.takes(arity))
             .or_else(|| named.iter().find(|f| f.params.len() > arity))
             .or_else(|| named.first())
             .copied()
@@ -206,7 +215,7 @@ impl Unit<'_> {
     pub fn overloads(&self, name: &str, arity: usize) -> Vec<&Function> {
         self.candidates(name)
             .into_iter()
-            .filter(|f| f.params.len() == arity)
+            .filter(|f| f.takes(arity))
             .collect()
     }
 
@@ -327,7 +336,11 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                     let Some(name) = declarator_name(&def.node.declarator.node) else {
                         continue;
                     };
-                    let params = function_params(&unit.types, &def.node.declarator.node);
+                    let is_pack = |d: &Declarator| {
+                        declarator_name_span(item, d)
+                            .is_some_and(|s| prepared.packs.is_param(s.start))
+                    };
+                    let params = function_params(&unit.types, &def.node.declarator.node, &is_pack);
                     let span = item.span(def.span);
                     let name = item.chunk.display_name.clone().unwrap_or(name);
                     let template = item.chunk.template.clone().or_else(|| {
@@ -906,7 +919,11 @@ fn literal_extent(d: &Declarator) -> Option<i64> {
     })
 }
 
-fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
+fn function_params(
+    types: &TypeTable,
+    d: &Declarator,
+    is_pack: &dyn Fn(&Declarator) -> bool,
+) -> Vec<Param> {
     let mut out = Vec::new();
     for derived in &d.derived {
         if let DerivedDeclarator::Function(f) = &derived.node {
@@ -932,6 +949,7 @@ fn function_params(types: &TypeTable, d: &Declarator) -> Vec<Param> {
                     index,
                     spells_row_length: has_sized_array(&decl.node),
                     extent: literal_extent(&decl.node),
+                    pack: is_pack(&decl.node),
                 });
             }
         }

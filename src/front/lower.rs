@@ -177,10 +177,14 @@ impl<'p> Lowering<'p> {
             // `Ts... xs`, `const T *... ps`: a function parameter pack reads as one parameter
             // of the pattern's type (`const T *    ps`); what expands it is its own matter.
             "variadic_declarator" => {
+                self.pack_parameter(n);
                 for c in children(n).into_iter().filter(|c| c.kind() == "...") {
                     self.blank_node(c);
                 }
             }
+            "sizeof_expression" if self.pack_size(n) => {}
+            "parameter_pack_expansion" if self.pack_expansion(n) => return false,
+            "fold_expression" if self.fold(n) => return false,
             "alias_declaration" => self.alias(n),
             // Kept for lang-c; one in a function body is also resolved per instantiation.
             "type_definition" => {
@@ -188,6 +192,13 @@ impl<'p> Lowering<'p> {
                 return true;
             }
             "ERROR" if self.type_after_attribute_macro(n) => {}
+            "ERROR"
+                if n.parent()
+                    .is_some_and(|p| p.kind() == "variadic_parameter_declaration")
+                    && self.stray_declarator_tokens(n) =>
+            {
+                return false;
+            }
             // `typename KT::Reduce(tmp).Sum(x)`: the grammar has no functional cast of a
             // dependent type and leaves only the keyword as an error before an expression it
             // read; without the keyword it is a call, as lang-c reads the rest.
@@ -288,7 +299,7 @@ impl<'p> Lowering<'p> {
                     self.blank_node(d);
                 }
                 for c in children(n) {
-                    if c.kind() == "ERROR" && self.unnamed_parameter_declarator(c) {
+                    if c.kind() == "ERROR" && self.stray_declarator_tokens(c) {
                         continue;
                     }
                     if c.kind() != "="
@@ -575,9 +586,10 @@ impl<'p> Lowering<'p> {
     }
 
     /// `uint8_t * = nullptr`, `const T & = T{}`: an unnamed parameter with a default, which the
-    /// grammar reads only with a name and leaves its `*`/`&` as an error. It is the abstract
-    /// declarator C reads (`uint8_t *`), a reference as a pointer, as a named one is.
-    fn unnamed_parameter_declarator(&mut self, n: Node<'_>) -> bool {
+    /// grammar reads only with a name, and `T *... ptrs`, a pack of pointers, which it reads
+    /// only without the `*`: both leave the `*`/`&` as an error. It is the declarator C reads
+    /// (`uint8_t *`, `T *    ptrs`), a reference as a pointer, as elsewhere.
+    fn stray_declarator_tokens(&mut self, n: Node<'_>) -> bool {
         let tokens = children(n);
         if tokens.is_empty()
             || !(tokens.iter()).all(|c| {

@@ -46,6 +46,7 @@ pub mod limits_scan;
 pub mod lower;
 pub mod lower_launches;
 pub mod lower_names;
+pub mod lower_packs;
 pub mod lower_templates;
 pub mod macros;
 pub mod methods;

@@ -326,9 +326,8 @@ fn describe_error(text: &str, offset: usize) -> String {
     if token.is_empty() {
         "lang-c could not parse this statement".to_string()
     } else if token.starts_with("..") {
-        // What is left of a pack expansion (`f(xs...)`, `sizeof...(Ts)`) once the parameter
-        // it names reads as one.
-        "it expands a parameter pack (`...`), which banklint reads as one parameter and does not expand".to_string()
+        // What is left of a pack expansion banklint does not lower (`{xs...}`).
+        "it expands a parameter pack (`...`) where banklint does not: it expands them in a call's arguments, in folds and in `sizeof...`".to_string()
     } else {
         format!("lang-c could not parse this statement (unexpected `{token}`)")
     }
@@ -434,18 +433,18 @@ mod tests {
 
     #[test]
     fn a_bad_statement_costs_only_itself() {
-        // `sizeof...` is C++ that tree-sitter reads and lang-c does not.
-        let src = "__global__ void k(float *o) {\n  __shared__ float t[32];\n  int x = sizeof...(Ts);\n  t[threadIdx.x] = 1;\n}\n";
+        // A pack expanded in a braced list is C++ that tree-sitter reads and lang-c does not.
+        let src = "__global__ void k(float *o) {\n  __shared__ float t[32];\n  int x[] = {xs...};\n  t[threadIdx.x] = 1;\n}\n";
         let p = prepare(src, &Defines::default());
         let out = parse_chunks(&p);
         assert_eq!(out.items.len(), 1);
         assert_eq!(out.skipped.len(), 1, "{:?}", out.skipped);
-        assert!(src[out.skipped[0].span.clone()].contains("sizeof..."));
+        assert!(src[out.skipped[0].span.clone()].contains("xs..."));
         assert!(!src[out.skipped[0].span.clone()].contains("t[threadIdx.x]"));
         // Said as what it is: a pack expansion, not an unexpected token.
         assert_eq!(
             out.skipped[0].reason,
-            "it expands a parameter pack (`...`), which banklint reads as one parameter and does not expand"
+            "it expands a parameter pack (`...`) where banklint does not: it expands them in a call's arguments, in folds and in `sizeof...`"
         );
     }
 

@@ -162,6 +162,8 @@ pub struct Prepared {
     pub structured_bindings: Vec<usize>,
     /// Named lambdas lifted as device functions (see `front::lambdas`).
     pub lambdas: Vec<Lambda>,
+    /// `sizeof...`, function parameter packs, expansions and folds (see `front::lower_packs`).
+    pub packs: crate::front::lower_packs::PackSites,
     /// Methods and constructors of classes that keep pointers (see `front::methods`).
     pub methods: Vec<Method>,
     /// Functions that return a reference (`T &at(int i)`, a pointer once lowered): their

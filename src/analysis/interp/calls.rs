@@ -11,6 +11,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Lanes {
+        // `f(xs...)`: the call with the pack's elements written out.
+        match self.expand_call_arguments(call, mask) {
+            None => self.call_as_written(whole, call, mask),
+            Some(Ok(expanded)) => {
+                let node = Node::new(expanded.clone(), whole.span);
+                let whole = Node::new(Expression::Call(Box::new(node)), whole.span);
+                self.call_as_written(&whole, &expanded, mask)
+            }
+            Some(Err(why)) => Lanes::unknown(why),
+        }
+    }
+
+    fn call_as_written(
+        &mut self,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+        mask: &[bool],
+    ) -> Lanes {
         if let Some(v) = self.cute_call(whole, call, mask) {
             return v;
         }
@@ -609,6 +627,95 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             .last()
     }
 
+    /// What parameter `p` of an inlined function is bound to, given argument `k` of the call
+    /// (`args` its value): a shared array, a pointer into one, an object, a value.
+    fn argument_binding(
+        &mut self,
+        p: &crate::analysis::extraction::Param,
+        k: usize,
+        call: &CallExpression,
+        args: &[Lanes],
+        aggregates: &[(usize, Vec<Lanes>)],
+        mask: &[bool],
+    ) -> Binding {
+        let arg_expr = call.arguments.get(k);
+        // `int2 coord` given `{row, col}`: an object whose members are the elements, in
+        // the order the type declares them.
+        if let Type::Record(r) = &p.ty
+            && let Some((_, items)) = aggregates.iter().find(|(i, _)| *i == k)
+            && r.fields.len() >= items.len()
+        {
+            let fields = (r.fields.iter().zip(items))
+                .map(|(f, v)| (f.name.clone(), Binding::Value(v.clone())))
+                .collect();
+            let object = super::objects::Object {
+                class: r.name.clone(),
+                template_args: Vec::new(),
+                fields: Rc::new(fields),
+            };
+            return Binding::Object(object);
+        }
+        let shared = arg_expr.and_then(|a| match &a.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Shared(s)) => Some(*s),
+                _ => None,
+            },
+            _ => None,
+        });
+        let pointer = match (shared, arg_expr) {
+            (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
+            _ => None,
+        };
+        if p.spells_row_length
+            && let Some(a) = shared.or(pointer.as_ref().map(|q| q.array))
+        {
+            self.block_padding(a, recording::ROW_TYPE);
+        }
+        // A `T &` parameter (a pointer once the front end has rewritten it) given an element.
+        let reference = match (&p.ty, arg_expr) {
+            (Type::Pointer(_), Some(a)) if shared.is_none() && pointer.is_none() => {
+                self.reference_target(a, mask)
+            }
+            _ => None,
+        };
+        let group = arg_expr.and_then(|a| match &a.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Group(g)) => Some(g.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        // A local array handed on (`float (&x)[4]` given `x`): the callee's name is the
+        // same array, of the same shape.
+        let local = arg_expr.and_then(|a| match &a.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Opaque(Some(l))) => Some(l.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        // A CuTe object (a tensor, a tiled copy) handed on as itself.
+        let cute = match (shared, &pointer, &reference, arg_expr) {
+            (None, None, None, Some(a)) => self.cute_value(a, mask),
+            _ => None,
+        };
+        match (group, shared, args.get(k)) {
+            _ if cute.is_some() => Binding::Cute(cute.clone().expect("checked")),
+            _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
+            _ if local.is_some() => Binding::Opaque(local),
+            (Some(g), _, _) => Binding::Group(g),
+            (None, Some(s), _) => Binding::Shared(s),
+            (None, None, _) if pointer.is_some() => {
+                Binding::Pointer(pointer.clone().expect("checked"))
+            }
+            (None, None, Some(v)) => Binding::Value(v.clone()),
+            (None, None, None) => Binding::Value(Lanes::unknown(format!(
+                "parameter `{}` was not passed",
+                p.name
+            ))),
+        }
+    }
+
     /// Inlines `f`, defined in `unit` (the caller's, or a header's).
     pub(super) fn inline_call_in(
         &mut self,
@@ -624,84 +731,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.reached_functions.insert(f.overload_key());
         let aggregates = std::mem::take(&mut self.pending_aggregates);
         let mut frame = HashMap::default();
-        for (k, p) in f.params.iter().enumerate() {
-            let arg_expr = call.arguments.get(k);
-            // `int2 coord` given `{row, col}`: an object whose members are the elements, in
-            // the order the type declares them.
-            if let Type::Record(r) = &p.ty
-                && let Some((_, items)) = aggregates.iter().find(|(i, _)| *i == k)
-                && r.fields.len() >= items.len()
-            {
-                let fields = (r.fields.iter().zip(items))
-                    .map(|(f, v)| (f.name.clone(), Binding::Value(v.clone())))
+        // A parameter pack takes the arguments the parameters after it leave; those after
+        // it move on by as many.
+        let pack_at = f.params.iter().position(|p| p.pack);
+        let pack_len = pack_at.map_or(1, |at| {
+            let after = f.params.len() - at - 1;
+            call.arguments
+                .len()
+                .saturating_sub(f.params[at].index + after)
+        });
+        for (n, p) in f.params.iter().enumerate() {
+            let k = match pack_at {
+                Some(at) if n > at => p.index + pack_len - 1,
+                _ => p.index,
+            };
+            if p.pack {
+                let elements = (k..k + pack_len)
+                    .map(|j| self.argument_binding(p, j, call, &args, &aggregates, mask))
                     .collect();
-                let object = super::objects::Object {
-                    class: r.name.clone(),
-                    template_args: Vec::new(),
-                    fields: Rc::new(fields),
-                };
-                frame.insert(p.name.clone(), Binding::Object(object));
+                super::packs::bind_parameter_pack(&mut frame, &p.name, elements);
                 continue;
             }
-            let shared = arg_expr.and_then(|a| match &a.node {
-                Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                    Some(Binding::Shared(s)) => Some(*s),
-                    _ => None,
-                },
-                _ => None,
-            });
-            let pointer = match (shared, arg_expr) {
-                (None, Some(a)) if self.points_to_shared(a) => self.eval_pointer(a, mask, &p.name),
-                _ => None,
-            };
-            if p.spells_row_length
-                && let Some(a) = shared.or(pointer.as_ref().map(|q| q.array))
-            {
-                self.block_padding(a, recording::ROW_TYPE);
-            }
-            // A `T &` parameter (a pointer once the front end has rewritten it) given an element.
-            let reference = match (&p.ty, arg_expr) {
-                (Type::Pointer(_), Some(a)) if shared.is_none() && pointer.is_none() => {
-                    self.reference_target(a, mask)
-                }
-                _ => None,
-            };
-            let group = arg_expr.and_then(|a| match &a.node {
-                Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                    Some(Binding::Group(g)) => Some(g.clone()),
-                    _ => None,
-                },
-                _ => None,
-            });
-            // A local array handed on (`float (&x)[4]` given `x`): the callee's name is the
-            // same array, of the same shape.
-            let local = arg_expr.and_then(|a| match &a.node {
-                Expression::Identifier(id) => match self.lookup(&id.node.name) {
-                    Some(Binding::Opaque(Some(l))) => Some(l.clone()),
-                    _ => None,
-                },
-                _ => None,
-            });
-            // A CuTe object (a tensor, a tiled copy) handed on as itself.
-            let cute = match (shared, &pointer, &reference, arg_expr) {
-                (None, None, None, Some(a)) => self.cute_value(a, mask),
-                _ => None,
-            };
-            let binding = match (group, shared, args.get(k)) {
-                _ if cute.is_some() => Binding::Cute(cute.clone().expect("checked")),
-                _ if reference.is_some() => Binding::Reference(reference.clone().expect("checked")),
-                _ if local.is_some() => Binding::Opaque(local),
-                (Some(g), _, _) => Binding::Group(g),
-                (None, Some(s), _) => Binding::Shared(s),
-                (None, None, _) if pointer.is_some() => {
-                    Binding::Pointer(pointer.clone().expect("checked"))
-                }
-                (None, None, Some(v)) => Binding::Value(v.clone()),
-                (None, None, None) => Binding::Value(Lanes::unknown(format!(
-                    "parameter `{}` was not passed",
-                    p.name
-                ))),
-            };
+            let binding = self.argument_binding(p, k, call, &args, &aggregates, mask);
             frame.insert(p.name.clone(), binding);
         }
         // Explicit template arguments at the call, `body<BS, T>(o)`, bound in the caller.
@@ -765,11 +816,25 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             // `laneid()` called bare in another static method of `group<W>`: the class's
             // parameters keep the caller's values.
             let sibling = receiver.is_none() && self.in_same_class_template(&f.namespace);
+            // One template pack left without arguments and a function parameter pack: the
+            // one is deduced from the other (with two, which is which is not known).
+            let unbound_packs = (header.params.iter().enumerate())
+                .filter(|(k, p)| p.pack && given.len() <= *k)
+                .count();
             for (k, param) in header.params.iter().enumerate() {
                 // A pack takes the arguments left (none, often: `allocate<T>()` of
                 // `template <typename A, size_t... dims>`), expanded where it is written.
                 if param.pack {
-                    texts.push(param.pack_binding(given.get(k..).unwrap_or_default()));
+                    let rest = given.get(k..).unwrap_or_default();
+                    // `template <typename... Ts> f(Ts... xs)` called `f(a, b)`: the template
+                    // pack is deduced, as long as the function's pack (its types are not).
+                    if rest.is_empty() && pack_at.is_some() {
+                        if unbound_packs == 1 {
+                            super::packs::bind_deduced_length(&mut frame, &param.name, pack_len);
+                        }
+                        continue;
+                    }
+                    texts.push(param.pack_binding(rest));
                     continue;
                 }
                 let text = given.get(k).cloned().or_else(|| param.default.clone());

@@ -60,6 +60,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     fn eval_node(&mut self, e: &Node<Expression>, mask: &[bool]) -> Lanes {
+        if let Some(v) = self.pack_value(e, mask) {
+            return v;
+        }
         match &e.node {
             Expression::Identifier(id) if self.is_shared_scalar(&id.node.name) => {
                 // A `__shared__` scalar read: an access (every lane the same word).

@@ -33,6 +33,7 @@ mod cute_values;
 mod entry;
 mod escapes;
 mod overloads;
+mod packs;
 pub use escapes::pointer_into;
 mod expressions;
 mod inert;
