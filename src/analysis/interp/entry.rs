@@ -106,7 +106,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         let mask = vec![true; self.n];
         self.returns.push(None);
+        let reference =
+            (self.unit.prepared.reference_returns.iter()).any(|r| r.contains(&f.span.start));
+        self.returns_reference.push(reference);
         self.exec(&def.statement, &mask);
+        self.returns_reference.pop();
         self.returns.pop();
     }
 }

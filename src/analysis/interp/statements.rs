@@ -122,6 +122,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                     return;
                 }
+                // The same, run on its own (no kernel calls it): no caller uses the element,
+                // so nothing is accessed; only its subscripts are evaluated.
+                if let Some(e) = e
+                    && self.call_depth == 0
+                    && self.returns_reference.last() == Some(&true)
+                    && (self.shared_ref(e).is_some() || self.is_pointer_access(e))
+                {
+                    self.eval_subscripts_only(e, &mask);
+                    if self.uncertain == 0 {
+                        self.take_exit(s.span, &mask);
+                    }
+                    return;
+                }
                 if let Some(e) = e {
                     // An accessor returning a pointer into shared memory: one `return` that
                     // some thread reaches, with an address banklint follows.
