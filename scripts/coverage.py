@@ -906,7 +906,7 @@ def tally(repo, results, scans, by_base, other_backend, size, wall):
             state = "unreached"
             why = why_not_reached(d, scans[d["file"]], run_of.get(d["file"]), decl_notes,
                                   skipped_regions, fn_accessed, kernel_names, macros)
-            main, _, hint = why.partition("; ")
+            main, hint = split_use_hint(why)
             not_reached[main] += 1
             if hint:
                 not_reached_hints[main][hint] += 1
@@ -951,6 +951,17 @@ def why_not_reached(d, scan, run, decl_notes, skipped_regions, fn_accessed, kern
             return f"device function{tmpl}: no analyzed kernel reaches it"
         return f"function{tmpl} without __global__/__device__ in its text (macro?): nothing reported"
     return "function analyzed, no access to this array reported" + hint
+
+
+USE_HINTS = ("never used", "used in a function-like macro's argument", "address taken or cast",
+             "passed to a call")
+
+
+def split_use_hint(why):
+    """A reason and the use hint `use_hint` appended to it, if any: banklint's own reasons may
+    have a `; ` of their own."""
+    main, sep, hint = why.rpartition("; ")
+    return (main, hint) if sep and hint in USE_HINTS else (why, "")
 
 
 def use_hint(d, scan, macros):

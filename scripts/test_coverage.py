@@ -106,6 +106,16 @@ def by_name(row):
     return {d["name"]: d for d in row["declarations"]}
 
 
+class UseHintTest(unittest.TestCase):
+    def test_only_a_use_hint_is_split_off_a_reason(self):
+        self.assertEqual(coverage.split_use_hint("kernel: no access reported in it; passed to a call"),
+                         ("kernel: no access reported in it", "passed to a call"))
+        # banklint's own reason has a `; ` that is no hint of the script's.
+        why = "skipped: `X(...)` is not a macro banklint has read; define it, e.g. `-D X()=1`"
+        self.assertEqual(coverage.split_use_hint(why), (why, ""))
+        self.assertEqual(coverage.split_use_hint(why + "; never used"), (why, "never used"))
+
+
 class ScanTest(unittest.TestCase):
     def scan(self, text):
         return coverage.FileScan("k.cu", textwrap.dedent(text), coverage.shared_re(
