@@ -79,7 +79,21 @@ fn warp_collective(name: &str) -> bool {
             | "__reduce_and_sync"
             | "__reduce_or_sync"
             | "__reduce_xor_sync"
-    )
+    ) || cooperative_groups_collective(name)
+}
+
+/// `cg::reduce(tile, v, op)`, `cg::inclusive_scan`, `cg::exclusive_scan`: each thread's value
+/// is read once and combined through shuffles; a `__shared__` element given there is loaded
+/// at the call. Only the qualified names (`cg::`, `cooperative_groups::`): a bare `reduce`
+/// may be a function of the user's that banklint did not read.
+fn cooperative_groups_collective(name: &str) -> bool {
+    let Some(f) = ["cg__", "cooperative_groups__"]
+        .iter()
+        .find_map(|ns| name.strip_prefix(ns))
+    else {
+        return false;
+    };
+    matches!(f, "reduce" | "inclusive_scan" | "exclusive_scan")
 }
 
 /// `cuda_fp16.h` and `cuda_bf16.h`: `__hadd`, `__hfma2`, `__floats2half2_rn`, `__low2half`,
