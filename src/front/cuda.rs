@@ -450,6 +450,7 @@ fn lower(
     out.chunks.sort_by_key(|c| c.span.start);
     out.keywords.sort_by_key(|(_, at)| *at);
     out.packs.finish();
+    out.range_fors.sort_unstable();
     // Only ASCII bytes were written over whole tokens, so this stays UTF-8.
     out.text = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());

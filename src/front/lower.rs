@@ -281,6 +281,7 @@ impl<'p> Lowering<'p> {
             "expression_statement" if self.unread_statement_macro(n) => {}
             "expression_statement" if self.declaration_read_as_expression(n) => {}
             "expression_statement" if self.row_pointer_declaration(n) => {}
+            "for_range_loop" if self.range_for(n) => return false,
             kind if NOT_IN_C.iter().any(|(k, _)| *k == kind) => {
                 let what = NOT_IN_C
                     .iter()

@@ -47,6 +47,7 @@ pub mod lower;
 pub mod lower_launches;
 pub mod lower_names;
 pub mod lower_packs;
+pub mod lower_range_for;
 pub mod lower_templates;
 pub mod macros;
 pub mod methods;

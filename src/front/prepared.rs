@@ -162,6 +162,9 @@ pub struct Prepared {
     pub structured_bindings: Vec<usize>,
     /// Named lambdas lifted as device functions (see `front::lambdas`).
     pub lambdas: Vec<Lambda>,
+    /// Range-based `for` loops over a braced list, by the offset of `for` (see
+    /// `front::lower_range_for`).
+    pub range_fors: Vec<usize>,
     /// `sizeof...`, function parameter packs, expansions and folds (see `front::lower_packs`).
     pub packs: crate::front::lower_packs::PackSites,
     /// Methods and constructors of classes that keep pointers (see `front::methods`).

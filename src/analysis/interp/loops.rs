@@ -143,6 +143,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if seen_values.len() <= ASSUMED_TRIPS as usize + 1 {
                 seen_values.push(self.carried_values(&carried));
             }
+            // Every thread has left at a `break` (or `return`): the loop is done, and its
+            // step ran for none of them.
+            if none(&self.live(mask)) {
+                break true;
+            }
             // `s *= 1`: the step changed nothing, so every trip would be this one again.
             if before.is_some() && before == self.uniform_values(&step_vars, &running) {
                 break false;

@@ -34,6 +34,7 @@ mod entry;
 mod escapes;
 mod overloads;
 mod packs;
+mod range_for;
 pub use escapes::pointer_into;
 mod expressions;
 mod inert;

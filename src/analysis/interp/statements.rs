@@ -59,6 +59,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 &mask,
             ),
             Statement::For(f) => {
+                // `for (int x : {a, b, c})`: the counted loop that gives `x` each element.
+                if let Some(counted) = self.range_for_loop(s, &f.node) {
+                    self.exec(&counted, &mask);
+                    return;
+                }
                 self.scopes.push(Scope::default());
                 match &f.node.initializer.node {
                     ForInitializer::Expression(e) => {
