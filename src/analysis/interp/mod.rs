@@ -25,6 +25,7 @@ use std::rc::Rc;
 
 mod atomics;
 mod branches;
+mod call_arguments;
 mod call_results;
 mod calls;
 mod cute_accesses;
@@ -55,6 +56,7 @@ mod type_traits;
 use text_expressions::eval_constant;
 pub use text_expressions::{const_eval_text, parse_expression_text};
 pub mod tma;
+mod wmma;
 
 /// `base.a.b` read through `.` only: `base` and the member names, outermost first.
 pub(super) fn direct_members(e: &Node<Expression>) -> Option<(&Node<Expression>, Vec<String>)> {
