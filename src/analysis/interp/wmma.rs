@@ -220,7 +220,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             n,
             k,
             element: element.map(|e| last_part(&e)).unwrap_or_default(),
-            layout: parts.get(5).map(|l| last_part(l)),
+            layout: parts.get(5).map(|l| {
+                let l = l.trim();
+                last_part(self.type_args.get(l).map_or(l, String::as_str))
+            }),
         })
     }
 }
@@ -232,6 +235,9 @@ fn plan(f: &Fragment, layout: &str, ldm: i64, store: bool) -> Result<Instruction
     let width = element_bytes(&element);
     let shape = (f.m, f.n, f.k);
     match f.usage.as_str() {
+        "matrix_a" | "matrix_b" if !matches!(layout, "row_major" | "col_major") => Err(format!(
+            "the fragment's layout `{layout}` is not `row_major` or `col_major` as banklint reads it"
+        )),
         "matrix_a" | "matrix_b" if !store => {
             let a = f.usage == "matrix_a";
             let row = layout == "row_major";
@@ -536,6 +542,31 @@ mod tests {
             }
         }
         assert_eq!((predicted, refused), (112, 112));
+    }
+
+    #[test]
+    fn a_layout_banklint_cannot_read_is_refused_not_guessed() {
+        let f = |layout: &str| Fragment {
+            usage: "matrix_a".into(),
+            m: 16,
+            n: 16,
+            k: 16,
+            element: "half".into(),
+            layout: Some(layout.into()),
+        };
+        // A template parameter no launch binds is neither layout.
+        let why = plan(&f("INPUT_LAYOUT"), "INPUT_LAYOUT", 24, false).err();
+        assert!(why.is_some_and(|w| w.contains("`INPUT_LAYOUT`")));
+        assert!(plan(&f("col_major"), "col_major", 24, false).is_ok());
+        // An accumulator's layout is the call's: a variable is not one.
+        let acc = Fragment {
+            usage: "accumulator".into(),
+            layout: None,
+            element: "float".into(),
+            ..f("x")
+        };
+        assert!(plan(&acc, "output_layout", 16, true).is_err());
+        assert!(plan(&acc, "mem_col_major", 16, true).is_ok());
     }
 
     #[test]
