@@ -3,7 +3,7 @@
 //! tensor's element is a load or a store, and `size<I>(t)`, `get<I>(c)` are numbers.
 
 use super::cute_values::{Cute, Engine, Tensor, cute_name};
-use super::recording::{AccessTarget, IndexText};
+use super::recording::IndexText;
 use super::*;
 use crate::analysis::cute::copy::{CopyAtom, CopyOp, issue};
 use crate::analysis::cute::tuple::{IntTuple, idx2crd};
@@ -545,15 +545,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let Some(q) = moved else {
             return;
         };
-        let (array, indices, texts, elem) = self.place_parts(q, IndexText::Written(text), mask);
-        let target = AccessTarget {
-            array,
-            indices,
-            texts,
-            elem,
-            members: Vec::new(),
-        };
-        self.record_target(at, &target, op, mask);
+        let array = self.record_at_pointer(at, q, IndexText::Written(text), op, mask);
         if let Some(why) = unknown {
             self.mark_site_unknown(at, op, array, why.to_string());
         }

@@ -120,6 +120,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         )
     }
 
+    /// Records an access at `at` to the place `p` points at, its index written as `text`;
+    /// returns the array.
+    pub(super) fn record_at_pointer(
+        &mut self,
+        at: Span,
+        p: SharedPointer,
+        text: IndexText,
+        op: Op,
+        mask: &[bool],
+    ) -> usize {
+        let (array, indices, texts, elem) = self.place_parts(p, text, mask);
+        let target = AccessTarget {
+            array,
+            indices,
+            texts,
+            elem,
+            members: Vec::new(),
+        };
+        self.record_target(at, &target, op, mask);
+        array
+    }
+
     /// Where code at `at` of a header's function stands (`` `f` at h.cuh:12 ``), when the
     /// analysis is inside one; such code is reported at the call in the analyzed file.
     pub(super) fn origin(&self, at: Span) -> Option<String> {

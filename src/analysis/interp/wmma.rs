@@ -21,7 +21,7 @@
 //! lanes' addresses were not modeled: their accesses are unknown, and say so.
 
 use super::inline_ptx::lane_type;
-use super::recording::{AccessTarget, IndexText};
+use super::recording::IndexText;
 use super::*;
 
 /// What a fragment's declaration says: `wmma::fragment<use, M, N, K, T, layout>`.
@@ -78,15 +78,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Err(why) => {
                 // Recorded where the pointer points, and marked unknown with the reason.
                 let text = IndexText::Source(pointer.span);
-                let (array, indices, texts, elem) = self.place_parts(base, text, mask);
-                let target = AccessTarget {
-                    array,
-                    indices,
-                    texts,
-                    elem,
-                    members: Vec::new(),
-                };
-                self.record_target(whole.span, &target, op, mask);
+                let array = self.record_at_pointer(whole.span, base, text, op, mask);
                 self.mark_site_unknown(whole.span, op, array, why);
                 return Some(Lanes::unknown("a WMMA fragment"));
             }
@@ -115,15 +107,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return Some(Lanes::unknown("a WMMA fragment"));
             };
             let text = IndexText::Source(pointer.span);
-            let (array, indices, texts, elem) = self.place_parts(p, text, mask);
-            let target = AccessTarget {
-                array,
-                indices,
-                texts,
-                elem,
-                members: Vec::new(),
-            };
-            self.record_target(whole.span, &target, op, mask);
+            self.record_at_pointer(whole.span, p, text, op, mask);
         }
         Some(Lanes::unknown("a WMMA fragment"))
     }
