@@ -545,6 +545,9 @@ fn conflict_finding(report: &FileReport, f: &AccessFinding, target: Target) -> F
     for a in &f.assumptions {
         notes.push(a.clone());
     }
+    if let Some(hint) = &f.hint {
+        notes.push(hint.clone());
+    }
     if let Some(fix) = report.fix_for(f.array) {
         let mut help = help_text(fix, name, &fix.costs);
         match fix.applicability {

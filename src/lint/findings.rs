@@ -58,6 +58,8 @@ pub struct AccessFinding {
     /// Why no thread reached the access in this run, when the analysis knows (see
     /// [`unreached_reason`]).
     pub unreached: Option<String>,
+    /// The site's `help:` line, where its operation gives one (see `Site::hint`).
+    pub hint: Option<String>,
 }
 
 impl AccessFinding {
@@ -197,6 +199,7 @@ pub fn collect(runs: &FileRuns, target: Target) -> Vec<AccessFinding> {
                 arrays_reached: vec![site.array],
                 by_element_size: Vec::new(),
                 unreached: site.unreached.clone(),
+                hint: site.hint.clone(),
             });
         }
     }

@@ -116,6 +116,9 @@ pub struct Site {
     /// Why no lane reached the access in some execution of this run (the `return` every
     /// thread took, the condition no thread passes), for when no execution reaches it.
     pub unreached: Option<String>,
+    /// How to make the access conflict-free where the operation says (a WMMA fragment's
+    /// leading dimension), as a `help:` line.
+    pub hint: Option<String>,
 }
 
 /// A `__shared__` array seen during analysis, with its evaluated layout.

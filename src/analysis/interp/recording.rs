@@ -217,6 +217,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Marks the site recorded at `at` as not analyzable, for `reason`.
+    /// Gives the site at `at` the `help:` line that says how to clear its conflict.
+    pub(super) fn set_site_hint(&mut self, at: Span, op: Op, array: usize, hint: String) {
+        let (_, key) = self.site_key(at, op, array);
+        if let Some(site) = self.sites.get_mut(&key) {
+            site.hint.get_or_insert(hint);
+        }
+    }
+
     pub(super) fn mark_site_unknown(&mut self, at: Span, op: Op, array: usize, reason: String) {
         let (_, key) = self.site_key(at, op, array);
         if let Some(site) = self.sites.get_mut(&key) {
@@ -276,6 +284,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 assumptions: BTreeSet::new(),
                 origin: self.origin(at),
                 unreached: None,
+                hint: None,
             };
             self.sites.insert(key.clone(), site);
         }

@@ -73,8 +73,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let array = base.array;
         let op = if store { Op::Store } else { Op::Load };
         let planned = self.wmma_plan(fragment, call, ldm, store, whole.span, mask);
-        let (op, bytes, instructions) = match planned {
-            Ok(p) => p,
+        let (op, bytes, instructions, hint) = match planned {
+            Ok((plan, hint)) => (plan.0, plan.1, plan.2, hint),
             Err(why) => {
                 // Recorded where the pointer points, and marked unknown with the reason.
                 let text = IndexText::Source(pointer.span);
@@ -107,7 +107,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return Some(Lanes::unknown("a WMMA fragment"));
             };
             let text = IndexText::Source(pointer.span);
-            self.record_at_pointer(whole.span, p, text, op, mask);
+            let array = self.record_at_pointer(whole.span, p, text, op, mask);
+            if let Some(h) = &hint {
+                let ldm_text = self.source_text(ldm.span);
+                let name = self.arrays[array].decl.name.clone();
+                self.set_site_hint(whole.span, op, array, h.help(&ldm_text, &name));
+            }
         }
         Some(Lanes::unknown("a WMMA fragment"))
     }
@@ -122,7 +127,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         store: bool,
         at: Span,
         mask: &[bool],
-    ) -> Result<Instructions, String> {
+    ) -> Result<(Instructions, Option<LeadingDimension>), String> {
         let arch = self.target.arch;
         if arch.major * 10 + arch.minor < 75 {
             return Err(format!(
@@ -154,7 +159,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             },
             (None, None) => String::new(),
         };
-        plan(&f, &layout, ldm, store)
+        let planned = plan(&f, &layout, ldm, store)?;
+        let hint = clean_leading_dimension(self.target, &f, &layout, ldm, store);
+        Ok((planned, hint))
     }
 
     /// The template arguments of the `fragment<...>` declaration of `name` last written before
@@ -292,6 +299,69 @@ fn plan(f: &Fragment, layout: &str, ldm: i64, store: bool) -> Result<Instruction
         )),
         other => Err(format!("a `{other}` fragment is not one banklint reads")),
     }
+}
+
+/// A leading dimension under which a conflicted fragment's instructions are all clean.
+struct LeadingDimension {
+    ldm: i64,
+    bytes: i64,
+    pad: i64,
+}
+
+impl LeadingDimension {
+    fn help(&self, written: &str, array: &str) -> String {
+        let written = written.trim();
+        let apart = if written == self.ldm.to_string() {
+            format!("{} elements", self.ldm)
+        } else {
+            format!("`{written}` = {} elements", self.ldm)
+        };
+        format!(
+            "help: the fragment's lines are {apart} ({} bytes) apart; with a leading dimension of {} (`{written} + {}`), and the rows of `{array}` padded to match, every instruction of this call is conflict-free",
+            self.bytes,
+            self.ldm + self.pad,
+            self.pad,
+        )
+    }
+}
+
+/// The smallest padding of `ldm` (in the 16-byte steps WMMA allows, up to 8 of them) that
+/// makes every instruction conflict-free, when `ldm` itself does not.
+fn clean_leading_dimension(
+    target: Target,
+    f: &Fragment,
+    layout: &str,
+    ldm: i64,
+    store: bool,
+) -> Option<LeadingDimension> {
+    let es = element_bytes(f.element.trim())?;
+    let clean = |ldm: i64| -> Option<bool> {
+        let (op, width, instructions) = plan(f, layout, ldm, store).ok()?;
+        Some(instructions.iter().all(|offsets| {
+            let mut lanes = [None; 32];
+            for (l, o) in offsets.iter().enumerate() {
+                lanes[l] = u64::try_from(*o).ok();
+            }
+            let access = crate::bank::engine::WarpAccess {
+                width,
+                op,
+                offsets: lanes,
+            };
+            crate::bank::engine::wavefronts(target, &access).conflict_ways <= 1
+        }))
+    };
+    if clean(ldm)? {
+        return None;
+    }
+    let step = (16 / es).max(1);
+    (1..=8)
+        .map(|k| k * step)
+        .find(|&pad| clean(ldm + pad) == Some(true))
+        .map(|pad| LeadingDimension {
+            ldm,
+            bytes: ldm * es,
+            pad,
+        })
 }
 
 /// The variable a fragment argument names: `a`, `a[i]`, `a[i][j]`.
@@ -590,6 +660,36 @@ mod tests {
         };
         assert!(plan(&acc, "output_layout", 16, true).is_err());
         assert!(plan(&acc, "mem_col_major", 16, true).is_ok());
+    }
+
+    #[test]
+    fn the_help_names_the_smallest_clean_leading_dimension() {
+        let target = Target::new(Arch::parse("sm_90").expect("sm_90"), BankMode::FourByte);
+        let fragment = |usage: &str, element: &str, layout: Option<&str>| Fragment {
+            usage: usage.into(),
+            m: 16,
+            n: 16,
+            k: 16,
+            element: element.into(),
+            layout: layout.map(str::to_string),
+        };
+        let a = fragment("matrix_a", "half", Some("row_major"));
+        // 32-byte rows are 2-way; 48-byte ones (ldm 24) clean, the measured ideal.
+        let fix = clean_leading_dimension(target, &a, "row_major", 16, false).expect("a fix");
+        assert_eq!((fix.ldm, fix.bytes, fix.pad), (16, 32, 8));
+        assert!(clean_leading_dimension(target, &a, "row_major", 24, false).is_none());
+        assert_eq!(
+            fix.help("16", "tile"),
+            "help: the fragment's lines are 16 elements (32 bytes) apart; with a leading dimension of 24 (`16 + 8`), and the rows of `tile` padded to match, every instruction of this call is conflict-free"
+        );
+        assert!(
+            fix.help("LDM", "tile")
+                .contains("`LDM` = 16 elements (32 bytes)")
+        );
+        // A float accumulator stored column-major: 20 (measured clean), not 16 (4-way).
+        let c = fragment("accumulator", "float", None);
+        let fix = clean_leading_dimension(target, &c, "mem_col_major", 16, true).expect("a fix");
+        assert_eq!(fix.pad, 4);
     }
 
     #[test]
