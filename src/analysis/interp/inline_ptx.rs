@@ -3,7 +3,7 @@
 //! arithmetic on it (`addr + k * 16`) moves it, and each shared-memory instruction of the
 //! template (see [`crate::analysis::ptx`]) is recorded at the operand holding its address.
 
-use super::recording::{AccessTarget, IndexText};
+use super::recording::IndexText;
 use super::*;
 use crate::analysis::atomics::{AtomicUse, atomic_kind};
 use crate::analysis::ptx::{self, Bytes, Kind, Operand};
@@ -221,24 +221,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             };
             let text = IndexText::Source(address.span);
-            let (array, indices, texts, elem) = self.place_parts(p, text, mask);
-            // A barrier operation other than `init`, or a TMA copy, costs no wavefront
-            // wherever its operand is, so an address the analysis cannot resolve does not
-            // leave it unknown.
-            let indices = match op {
-                Op::Mbarrier { init: false } | Op::TensorCopy { .. } => {
-                    vec![Lanes::int(0); indices.len()]
-                }
-                _ => indices,
-            };
-            let target = AccessTarget {
-                array,
-                indices,
-                texts,
-                elem,
-                members: Vec::new(),
-            };
-            self.record_target(address.span, &target, op, mask);
+            let array = self.record_at_pointer(address.span, p, text, op, mask);
             if let Some(why) = problem {
                 self.mark_site_unknown(address.span, op, array, why);
             }

@@ -121,7 +121,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Records an access at `at` to the place `p` points at, its index written as `text`;
-    /// returns the array.
+    /// returns the array. A barrier operation other than `init`, or a TMA copy, costs no
+    /// wavefront wherever its operand is, so an address the analysis cannot resolve does not
+    /// leave it unknown: its place is taken as the array's start.
     pub(super) fn record_at_pointer(
         &mut self,
         at: Span,
@@ -131,6 +133,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         mask: &[bool],
     ) -> usize {
         let (array, indices, texts, elem) = self.place_parts(p, text, mask);
+        let indices = match op {
+            Op::Mbarrier { init: false } | Op::TensorCopy { .. } => {
+                vec![Lanes::int(0); indices.len()]
+            }
+            _ => indices,
+        };
         let target = AccessTarget {
             array,
             indices,
