@@ -344,6 +344,8 @@ struct Analyzer<'a, 'p> {
     /// Each `asm` statement's template read, by the unit and the statement's offset: a loop
     /// runs the statement trip after trip.
     ptx_read: HashMap<(usize, usize), PtxRead>,
+    /// The `fragment<...>` declaration each WMMA call's fragment names, by unit and call.
+    wmma_declarations: HashMap<(usize, usize), Option<String>>,
     symbolic_loops: usize,
     /// Locals each local object was built from (`args a{n}`, `args a(n, m)`) where the
     /// object's class can hold references: a call banklint does not follow, given the object,
@@ -672,6 +674,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             returns: Vec::new(),
             labels: Vec::new(),
             ptx_read: HashMap::new(),
+            wmma_declarations: HashMap::new(),
             symbolic_loops: 0,
             object_sources: HashMap::new(),
             unvalued_template_params: HashMap::new(),

@@ -83,6 +83,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 return Some(Lanes::unknown("a WMMA fragment"));
             }
         };
+        let help = hint.map(|h| {
+            let name = self.arrays[array].decl.name.clone();
+            h.help(&self.source_text(ldm.span), &name)
+        });
         // Each thread's lane in its warp picks its offset.
         let lane = self.tile_method("thread_rank", 32);
         for offsets in instructions {
@@ -108,10 +112,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             let text = IndexText::Source(pointer.span);
             let array = self.record_at_pointer(whole.span, p, text, op, mask);
-            if let Some(h) = &hint {
-                let ldm_text = self.source_text(ldm.span);
-                let name = self.arrays[array].decl.name.clone();
-                self.set_site_hint(whole.span, op, array, h.help(&ldm_text, &name));
+            if let Some(h) = &help {
+                self.set_site_hint(whole.span, op, array, h.clone());
             }
         }
         Some(Lanes::unknown("a WMMA fragment"))
@@ -166,7 +168,18 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 
     /// The template arguments of the `fragment<...>` declaration of `name` last written before
     /// `before` (directly, or through one `typedef`/`using` alias).
-    fn fragment_declaration(&self, name: &str, before: usize) -> Option<String> {
+    /// Read once per call site: a loop runs the call trip after trip.
+    fn fragment_declaration(&mut self, name: &str, before: usize) -> Option<String> {
+        let key = (std::ptr::from_ref(self.unit) as usize, before);
+        if let Some(found) = self.wmma_declarations.get(&key) {
+            return found.clone();
+        }
+        let found = self.find_fragment_declaration(name, before);
+        self.wmma_declarations.insert(key, found.clone());
+        found
+    }
+
+    fn find_fragment_declaration(&self, name: &str, before: usize) -> Option<String> {
         let p = self.unit.prepared;
         let (text, end) = if p.expanded.is_empty() {
             let at = p.source_span(before..before).start;
