@@ -1432,3 +1432,13 @@ fn a_function_with_a_parameter_pack_is_analyzed_and_its_pack_bound_as_written() 
         "{human}"
     );
 }
+
+#[test]
+fn a_range_for_over_shared_pointers_is_noted_not_dropped() {
+    let fixture = "fixtures/199_range_for_braced_list.cu";
+    let human = stdout(&banklint(&["check", fixture, "--color", "never"]));
+    assert!(
+        human.contains("a range-based `for` over pointers into shared memory: `row` is not followed to them, so the accesses through it are not analyzed"),
+        "{human}"
+    );
+}

@@ -19,7 +19,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 let whole = Node::new(Expression::Call(Box::new(node)), whole.span);
                 self.call_as_written(&whole, &expanded, mask)
             }
-            Some(Err(why)) => Lanes::unknown(why),
+            Some(Err(why)) => self.not_expanded(whole.span, why),
         }
     }
 

@@ -81,6 +81,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// An expansion or fold banklint cannot write out: its value is unknown, and what its
+    /// pattern would have run (the calls, the accesses) is noted as not analyzed.
+    pub(super) fn not_expanded(&mut self, at: Span, why: String) -> Lanes {
+        self.note_unfollowed(
+            at,
+            format!("{why}: the shared-memory accesses it makes are not analyzed"),
+        );
+        Lanes::unknown(why)
+    }
+
     /// How many elements the pack `name` has here: a function parameter pack's arguments, or
     /// a template pack's.
     fn pack_length(&self, name: &str) -> Option<usize> {
@@ -218,16 +228,17 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         } else if names_pack(&right, self) {
             (right, left, false)
         } else {
-            return Lanes::unknown(
-                "a fold over a parameter pack whose elements banklint does not know here",
+            return self.not_expanded(
+                e.span,
+                "a fold over a parameter pack whose elements banklint does not know here".into(),
             );
         };
         let Some(pattern) = pattern else {
-            return Lanes::unknown("a fold banklint could not take apart");
+            return self.not_expanded(e.span, "a fold banklint could not take apart".into());
         };
         let elements = match self.expand_pattern(&pattern, mask) {
             Ok(x) => x,
-            Err(why) => return Lanes::unknown(format!("a fold: {why}")),
+            Err(why) => return self.not_expanded(e.span, format!("a fold: {why}")),
         };
         let mut operands: Vec<Node<Expression>> = elements;
         if let Some(i) = init {

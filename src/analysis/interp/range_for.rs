@@ -7,12 +7,14 @@
 use super::*;
 
 impl<'a, 'p> Analyzer<'a, 'p> {
-    /// The counted loop a recorded range-based `for` runs as; None for any other `for`.
+    /// The counted loop a recorded range-based `for` runs as; None for any other `for`; Err
+    /// when its elements are pointers into shared memory, which the variable (declared
+    /// `auto`, read as an integer) does not follow.
     pub(super) fn range_for_loop(
         &self,
         s: &Node<Statement>,
         f: &ForStatement,
-    ) -> Option<Node<Statement>> {
+    ) -> Option<Result<Node<Statement>, String>> {
         let fors = &self.unit.prepared.range_fors;
         if fors.is_empty()
             || f.step.is_some()
@@ -35,6 +37,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Some(e) => vec![e.clone()],
             None => return None,
         };
+        if elements.iter().any(|e| self.points_to_shared(e)) {
+            return Some(Err(format!(
+                "a range-based `for` over pointers into shared memory: `{name}` is not followed to them, so the accesses through it are not analyzed"
+            )));
+        }
         let span = s.span;
         let node = |e: Expression| Node::new(e, span);
         let counter = format!("{name}...n");
@@ -124,6 +131,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             step: Some(Box::new(step)),
             statement: Box::new(Node::new(body, span)),
         };
-        Some(Node::new(Statement::For(Node::new(counted, span)), span))
+        Some(Ok(Node::new(
+            Statement::For(Node::new(counted, span)),
+            span,
+        )))
     }
 }

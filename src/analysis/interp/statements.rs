@@ -60,9 +60,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             ),
             Statement::For(f) => {
                 // `for (int x : {a, b, c})`: the counted loop that gives `x` each element.
-                if let Some(counted) = self.range_for_loop(s, &f.node) {
-                    self.exec(&counted, &mask);
-                    return;
+                match self.range_for_loop(s, &f.node) {
+                    Some(Ok(counted)) => {
+                        self.exec(&counted, &mask);
+                        return;
+                    }
+                    Some(Err(why)) => {
+                        self.note_unfollowed(s.span, why);
+                        return;
+                    }
+                    None => {}
                 }
                 self.scopes.push(Scope::default());
                 match &f.node.initializer.node {
