@@ -6,6 +6,7 @@
 
 pub mod atomics;
 pub mod class_templates;
+pub mod cuda_ptx;
 pub mod cute;
 pub mod extraction;
 pub mod interp;

@@ -274,7 +274,7 @@ fn type_bytes(part: &str) -> Option<u32> {
 
 /// What an instruction does to shared memory, from its name; `None` when it does not touch
 /// shared memory (or names no address: `cp.async.commit_group`).
-fn classify(name: &str) -> Option<Kind> {
+pub fn classify(name: &str) -> Option<Kind> {
     let parts: Vec<&str> = name.split('.').collect();
     let has = |p: &str| parts.contains(&p);
     let shared = parts.iter().any(|p| p.starts_with("shared"));

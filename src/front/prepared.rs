@@ -369,8 +369,7 @@ impl Prepared {
     /// The text written in the file for an expanded range, on one line and at most 60
     /// characters (for messages).
     pub fn written(&self, r: Range<usize>) -> String {
-        let text = self.source.get(self.map.span(r)).unwrap_or("");
-        let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let one_line = self.written_in_full(r);
         if one_line.chars().count() > 60 {
             let cut = one_line
                 .char_indices()
@@ -380,6 +379,13 @@ impl Prepared {
         } else {
             one_line
         }
+    }
+
+    /// The source text of `r` on one line, whitespace runs as one space, however long: for
+    /// reading what the user wrote (a tag argument the lowering shortened), not for messages.
+    pub fn written_in_full(&self, r: Range<usize>) -> String {
+        let text = self.source.get(self.map.span(r)).unwrap_or("");
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     /// A copy of what preprocessing found (the expanded text not yet lowered), to lower.

@@ -51,6 +51,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             None => name.as_deref().and_then(|n| self.callee(n, arity)),
         };
         if callee.is_none()
+            && let Some(v) = self.cuda_ptx_call(whole, call, mask)
+        {
+            return v;
+        }
+        if callee.is_none()
             && let Some(f) = name
                 .as_deref()
                 .and_then(crate::analysis::atomics::atomic_function)
@@ -294,10 +299,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.forget_written_by(&name, call, None, mask);
         let uniform_args = args.iter().all(Lanes::is_uniform);
         if uniform_args && !matches!(name.as_str(), "clock" | "clock64" | "__lane_id" | "laneid") {
-            let v = self.uniform_data(&format!("the result of `{name}`"));
+            let shown = super::escapes::written_name(&name);
+            let v = self.uniform_data(&format!("the result of `{shown}`"));
             if let Lanes::Same(Value::Affine(a)) = &v {
                 for (sym, _) in &a.terms {
-                    self.unread_results.insert(*sym, name.clone());
+                    self.unread_results.insert(*sym, shown.clone());
                 }
             }
             v

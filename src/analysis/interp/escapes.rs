@@ -218,7 +218,7 @@ impl Analyzer<'_, '_> {
         if let Some(array) = array
             && !conversion()
         {
-            let shown = name.replace("__", "::");
+            let shown = written_name(name);
             self.note_unfollowed(
                 whole.span,
                 format!(
@@ -291,4 +291,12 @@ fn is_large_object(t: &Type) -> bool {
         Type::Unknown(n) => n.starts_with("`struct ") || n.starts_with("`union "),
         _ => false,
     }
+}
+
+/// A qualified name as the user wrote it: the front end joins `cuda::ptx::f` as
+/// `cuda__ptx__f`; a name's own leading underscores (`__popc`) stay.
+pub(super) fn written_name(name: &str) -> String {
+    let rest = name.trim_start_matches('_');
+    let lead = &name[..name.len() - rest.len()];
+    format!("{lead}{}", rest.replace("__", "::"))
 }

@@ -27,6 +27,17 @@ pub(super) fn lane_type(bytes: u32) -> Type {
     Type::scalar(name, bytes, false)
 }
 
+/// One shared-memory instruction as it is recorded: its name, what it does, how it is priced
+/// (operation, bytes per lane, why it cannot be, if so) and a constant added to its address.
+pub(super) struct PtxInstruction<'t> {
+    pub name: &'t str,
+    pub kind: &'t Kind,
+    pub op: Op,
+    pub bytes: u32,
+    pub problem: Option<String>,
+    pub offset: i64,
+}
+
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// Whether `e` is a shared-window address: the conversion itself, through casts and
     /// `+`/`-` of an integer, or a variable holding one.
@@ -182,49 +193,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             };
             let address = &operand.node.variable_name;
-            let Some(p) = self
-                .points_to_shared(address)
-                .then(|| self.eval_pointer(address, mask, ""))
-                .flatten()
-            else {
-                let written = self.source_text(address.span);
-                self.note_unfollowed(
-                    at,
-                    format!(
-                        "the address `{written}` of `{instruction}` is not one banklint can follow to a `__shared__` array (it follows `__cvta_generic_to_shared(&s[...])` and arithmetic on it)"
-                    ),
-                );
-                continue;
-            };
-            if let Kind::TensorCopy { .. } = access.kind {
-                let map = access
-                    .map
-                    .as_ref()
-                    .and_then(find)
-                    .map(|o| &o.node.variable_name);
-                self.tma_copy(p.clone(), address.span, map, mask);
-            }
-            let array_of = p.array;
+            let map = access
+                .map
+                .as_ref()
+                .and_then(find)
+                .map(|o| &o.node.variable_name);
             let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
-            let moved = self
-                .retype(p, Type::scalar("char", 1, false))
-                .and_then(|p| self.advance(p, &Lanes::int(access.offset)))
-                .and_then(|p| self.retype(p, lane_type(bytes)));
-            let Some(p) = moved else {
-                let name = self.arrays[array_of].decl.name.clone();
-                self.note_unfollowed(
-                    at,
-                    format!(
-                        "`{instruction}` addresses `{name}`, whose layout banklint does not know"
-                    ),
-                );
-                continue;
+            let instruction = PtxInstruction {
+                name: instruction,
+                kind: &access.kind,
+                op,
+                bytes,
+                problem,
+                offset: access.offset,
             };
-            let text = IndexText::Source(address.span);
-            let array = self.record_at_pointer(address.span, p, text, op, mask);
-            if let Some(why) = problem {
-                self.mark_site_unknown(address.span, op, array, why);
-            }
+            self.record_ptx(at, &instruction, address, map, mask);
         }
         for instruction in unresolved {
             self.note_unfollowed(
@@ -255,9 +238,58 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
+    /// Records one shared-memory instruction (of an `asm` template or a `cuda::ptx` call,
+    /// written at `at`) at the address `address` evaluates to; a TMA tile copy also records
+    /// its layout through the tensor map `map`.
+    pub(super) fn record_ptx(
+        &mut self,
+        at: Span,
+        instruction: &PtxInstruction<'_>,
+        address: &Node<Expression>,
+        map: Option<&Node<Expression>>,
+        mask: &[bool],
+    ) {
+        let name = instruction.name;
+        let Some(p) = self
+            .points_to_shared(address)
+            .then(|| self.eval_pointer(address, mask, ""))
+            .flatten()
+        else {
+            let written = self.source_text(address.span);
+            self.note_unfollowed(
+                at,
+                format!(
+                    "the address `{written}` of `{name}` is not one banklint can follow to a `__shared__` array (it follows `__cvta_generic_to_shared(&s[...])` and arithmetic on it)"
+                ),
+            );
+            return;
+        };
+        if let Kind::TensorCopy { .. } = instruction.kind {
+            self.tma_copy(p.clone(), address.span, map, mask);
+        }
+        let array_of = p.array;
+        let moved = self
+            .retype(p, Type::scalar("char", 1, false))
+            .and_then(|p| self.advance(p, &Lanes::int(instruction.offset)))
+            .and_then(|p| self.retype(p, lane_type(instruction.bytes)));
+        let Some(p) = moved else {
+            let array = self.arrays[array_of].decl.name.clone();
+            self.note_unfollowed(
+                at,
+                format!("`{name}` addresses `{array}`, whose layout banklint does not know"),
+            );
+            return;
+        };
+        let text = IndexText::Source(address.span);
+        let array = self.record_at_pointer(address.span, p, text, instruction.op, mask);
+        if let Some(why) = &instruction.problem {
+            self.mark_site_unknown(address.span, instruction.op, array, why.clone());
+        }
+    }
+
     /// The operation an instruction is priced as, the bytes per lane, and why it cannot be
     /// priced, if so.
-    fn ptx_operation(
+    pub(super) fn ptx_operation(
         &mut self,
         kind: &Kind,
         operands: &[&Node<GnuAsmOperand>],

@@ -28,6 +28,7 @@ mod branches;
 mod call_arguments;
 mod call_results;
 mod calls;
+mod cuda_ptx_calls;
 mod cute_accesses;
 mod cute_layouts;
 mod cute_values;

@@ -1,0 +1,100 @@
+//! Calls of libcu++'s `cuda::ptx` functions (`cuda::ptx::mbarrier_init(&bar, 1)`,
+//! `ptx::cp_async_bulk_tensor(...)`, `cuda::ptx::get_sreg_laneid()`), read without the library:
+//! each is the one PTX instruction it documents (see [`crate::analysis::cuda_ptx`]), recorded
+//! at its address argument as the same instruction in an `asm` statement is.
+
+use super::inline_ptx::PtxInstruction;
+use super::*;
+use crate::analysis::cuda_ptx::{self, LaneRegister, MapArgument, MaskKind, PtxFunction};
+use crate::analysis::ptx;
+
+impl<'a, 'p> Analyzer<'a, 'p> {
+    /// The call's value when it is a `cuda::ptx` function banklint reads; `None` otherwise
+    /// (the call is handled as any function without a definition).
+    pub(super) fn cuda_ptx_call(
+        &mut self,
+        whole: &Node<Expression>,
+        call: &CallExpression,
+        mask: &[bool],
+    ) -> Option<Lanes> {
+        let Expression::Identifier(id) = &call.callee.node else {
+            return None;
+        };
+        let function = cuda_ptx::function_name(&id.node.name)?;
+        // Each argument's text up to the next one: the front end may have written a tag
+        // object (`conditional_t<C, A, B>{}`) as a shorter placeholder.
+        let texts: Vec<String> = (0..call.arguments.len())
+            .map(|k| {
+                let start = call.arguments[k].span.start;
+                let end = call
+                    .arguments
+                    .get(k + 1)
+                    .map_or(whole.span.end, |next| next.span.start);
+                let text = (self.unit.prepared).written_in_full(self.span(Span::span(start, end)));
+                let text = text.trim_end();
+                let text = text.strip_suffix([',', ')']).unwrap_or(text);
+                text.trim_end().to_string()
+            })
+            .collect();
+        let (tags, operands): (Vec<usize>, Vec<usize>) =
+            (0..texts.len()).partition(|&k| cuda_ptx::is_tag(&texts[k]));
+        let tags: Vec<&str> = tags.iter().map(|&k| texts[k].as_str()).collect();
+        let shown = format!("cuda::ptx::{function}");
+        let (instruction, kind, map) = match cuda_ptx::function(function, &tags)? {
+            PtxFunction::LaneRegister(r) => return Some(self.lane_register(r)),
+            // Recorded at the first shared-memory argument, as not modeled.
+            PtxFunction::Undecided(why) => (shown.clone(), ptx::Kind::NotModeled(why), None),
+            PtxFunction::Instruction { instruction, map } => {
+                let kind = ptx::classify(&instruction)?;
+                (instruction, kind, map)
+            }
+        };
+        let at = operands
+            .iter()
+            .position(|&k| self.points_to_shared(&call.arguments[k]))?;
+        let address = &call.arguments[operands[at]];
+        let map = match map {
+            Some(MapArgument::AfterAddress) => operands.get(at + 1),
+            Some(MapArgument::First) => operands.first(),
+            None => None,
+        }
+        .map(|&k| &call.arguments[k]);
+        let (op, bytes, problem) = self.ptx_operation(&kind, &[], mask);
+        let recorded = PtxInstruction {
+            name: &instruction,
+            kind: &kind,
+            op,
+            bytes,
+            problem,
+            offset: 0,
+        };
+        self.record_ptx(whole.span, &recorded, address, map, mask);
+        Some(self.ptx_result(&shown))
+    }
+
+    /// What an instruction returns (a barrier's state, whether its phase completed): data,
+    /// one value for the warp as other functions' results are taken to be.
+    fn ptx_result(&mut self, shown: &str) -> Lanes {
+        self.uniform_data(&format!("the result of `{shown}`"))
+    }
+
+    /// `%laneid`, or one of the lane masks derived from it.
+    fn lane_register(&mut self, register: LaneRegister) -> Lanes {
+        let lane = self.tile_method("thread_rank", 32);
+        let LaneRegister::Mask(kind) = register else {
+            return lane;
+        };
+        let n = self.n;
+        let bit = Lanes::binary(BinOp::Shl, &Lanes::int(1), &lane, n, &mut self.syms);
+        let below = Lanes::binary(BinOp::Sub, &bit, &Lanes::int(1), n, &mut self.syms);
+        let through = Lanes::binary(BinOp::Or, &below, &bit, n, &mut self.syms);
+        let all = Lanes::int(0xffff_ffff);
+        match kind {
+            MaskKind::Eq => bit,
+            MaskKind::Lt => below,
+            MaskKind::Le => through,
+            MaskKind::Gt => Lanes::binary(BinOp::Xor, &all, &through, n, &mut self.syms),
+            MaskKind::Ge => Lanes::binary(BinOp::Xor, &all, &below, n, &mut self.syms),
+        }
+    }
+}
