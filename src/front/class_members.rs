@@ -534,11 +534,14 @@ fn tag_and_args(class: &str) -> (String, Vec<String>) {
 }
 
 /// Whether a template argument may be a constant expression to settle (`(16) / sizeof(half)`,
-/// `2 * 32`): digits and an operator, and no type of its own (`Tile<64, 64>`, `ns::T`).
+/// `2 * 32`, `(sizeof(float)) == 4 ? 4 : 8`, `(sizeof(float))`): an operator, a `sizeof` or
+/// a conditional, and no type of its own (`Tile<64, 64>`, `ns::T`).
 pub(crate) fn looks_arithmetic(a: &str) -> bool {
-    a.bytes().any(|b| b.is_ascii_digit())
-        && a.contains(['+', '-', '*', '/', '%', '(', '&', '|', '^'])
-        && !a.contains(['<', '>', ':', '.', '"'])
+    let operand = a.bytes().any(|b| b.is_ascii_digit()) || a.contains("sizeof");
+    operand
+        && a.contains(['+', '-', '*', '/', '%', '(', '&', '|', '^', '?', '='])
+        && !a.contains(['<', '>', '.', '"'])
+        && !a.contains("::")
 }
 
 fn is_word_char(c: char) -> bool {

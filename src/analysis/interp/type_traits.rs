@@ -37,8 +37,12 @@ impl Analyzer<'_, '_> {
         if a == b {
             return Some(true);
         }
-        if let (Some(a), Some(b)) = (fundamental_type(&a), fundamental_type(&b)) {
-            return Some(a == b);
+        // A class banklint has read is never a fundamental type (`float` is not `complex_t`).
+        match (fundamental_type(&a), fundamental_type(&b)) {
+            (Some(x), Some(y)) => return Some(x == y),
+            (Some(_), None) => return self.class_tag(&b, span).map(|_| false),
+            (None, Some(_)) => return self.class_tag(&a, span).map(|_| false),
+            (None, None) => {}
         }
         // Two classes banklint has read with different tags (`lay::row`, `lay::col`, or a
         // member type naming one: `typename RT::layout`) are different types. The same tag
