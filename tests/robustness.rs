@@ -362,9 +362,10 @@ fn brackets_left_open_or_closed_wrongly_are_syntax_errors_at_the_bracket() {
 #[test]
 fn a_file_of_many_small_kernels_is_analyzed_whole_in_linear_time() {
     // 16 MB of 150,000 small kernels took over 120 s when each kernel rescanned the file.
-    // 20,000 here (2.8 MB): every kernel's column read, 32-way, is reported. The time limit
-    // only turns a hang into a failure; the growth is measured in the benchmark.
-    let n = 20_000;
+    // 10,000 here (1.4 MB): every kernel's column read, 32-way, is reported. The runner's
+    // time limit only turns a hang into a failure (a debug build takes about 20 s, a loaded
+    // machine twice that); the growth is measured in the benchmark.
+    let n = 10_000;
     let mut text = String::with_capacity(n * 140);
     for i in 0..n {
         text.push_str(&format!(
@@ -373,13 +374,7 @@ fn a_file_of_many_small_kernels_is_analyzed_whole_in_linear_time() {
     }
     let dir = temp_dir("many-kernels");
     write(&dir, "many.cu", text.as_bytes());
-    let started = Instant::now();
     let o = banklint(&dir, &["check", "--format", "short", "many.cu"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(240),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(o.code, Some(1), "{}", o.stderr);
     assert_eq!(o.stdout.matches("32-way bank conflict").count(), n);
 }
