@@ -8,6 +8,15 @@ use super::*;
 use crate::analysis::cuda_ptx::{self, LaneRegister, MapArgument, MaskKind, PtxFunction};
 use crate::analysis::ptx;
 
+/// The name a call is made by, when it is one (`f(x)`, `ns::f(x)` as lowered), not an
+/// expression (`obj.f(x)`, `(*fp)(x)`).
+pub(super) fn callee_name(call: &CallExpression) -> Option<&str> {
+    match &call.callee.node {
+        Expression::Identifier(id) => Some(id.node.name.as_str()),
+        _ => None,
+    }
+}
+
 impl<'a, 'p> Analyzer<'a, 'p> {
     /// The call's value when it is a `cuda::ptx` function banklint reads; `None` otherwise
     /// (the call is handled as any function without a definition).
@@ -17,10 +26,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Option<Lanes> {
-        let Expression::Identifier(id) = &call.callee.node else {
-            return None;
-        };
-        let function = cuda_ptx::function_name(&id.node.name)?;
+        let function = cuda_ptx::function_name(callee_name(call)?)?;
         // Each argument's text up to the next one: the front end may have written a tag
         // object (`conditional_t<C, A, B>{}`) as a shorter placeholder.
         let texts: Vec<String> = (0..call.arguments.len())

@@ -46,10 +46,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Option<Lanes> {
-        let Expression::Identifier(id) = &call.callee.node else {
-            return None;
-        };
-        let name = id.node.name.as_str();
+        let name = super::cuda_ptx_calls::callee_name(call)?;
         let short = name
             .strip_prefix("nvcuda__")
             .unwrap_or(name)
