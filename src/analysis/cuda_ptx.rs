@@ -18,6 +18,8 @@ pub enum PtxFunction {
         instruction: String,
         map: Option<MapArgument>,
     },
+    /// `elect_sync(membermask)`: true in one lane of the mask, false in the others.
+    Elect,
     /// An instruction whose state space the tags leave open (`conditional_t<..., space_shared_t,
     /// space_cluster_t>{}`): why, for the report.
     Undecided(String),
@@ -103,12 +105,13 @@ fn spaces(tags: &[&str]) -> Vec<Option<&'static str>> {
 }
 
 /// The instruction `function` issues with the tag arguments `tags` (their texts, in order);
-/// `None` for a function that does not touch shared memory (fences, `elect_sync`, group
-/// bookkeeping) or one this table does not know.
+/// `None` for a function that does not touch shared memory (fences, group bookkeeping) or one
+/// this table does not know.
 pub fn function(function: &str, tags: &[&str]) -> Option<PtxFunction> {
     let lane_mask = |k| Some(PtxFunction::LaneRegister(LaneRegister::Mask(k)));
     match function {
         "get_sreg_laneid" => return Some(PtxFunction::LaneRegister(LaneRegister::LaneId)),
+        "elect_sync" => return Some(PtxFunction::Elect),
         "get_sreg_lanemask_eq" => return lane_mask(MaskKind::Eq),
         "get_sreg_lanemask_lt" => return lane_mask(MaskKind::Lt),
         "get_sreg_lanemask_le" => return lane_mask(MaskKind::Le),
@@ -171,6 +174,14 @@ pub fn function(function: &str, tags: &[&str]) -> Option<PtxFunction> {
             map: None,
         }
     })
+}
+
+/// The lane `elect_sync(members)` elects among the lanes `running` (bit `l` for lane `l`) of
+/// one warp: the lowest running lane in the mask, as measured on sm_90 (`hw/ELECT.md`); `None`
+/// when no running lane is in it.
+pub fn elected_lane(members: i64, running: u32) -> Option<u32> {
+    let candidates = running & (members as u32);
+    (candidates != 0).then(|| candidates.trailing_zeros())
 }
 
 #[cfg(test)]
@@ -241,7 +252,33 @@ mod tests {
             })
         );
         assert_eq!(f("fence_proxy_async", &["space_shared"]), None);
-        assert_eq!(f("elect_sync", &[]), None);
+        assert_eq!(f("elect_sync", &[]), Some(PtxFunction::Elect));
+    }
+
+    #[test]
+    fn the_elected_lane_is_the_one_measured_on_sm90() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/hw/measurements/sm90_elect.jsonl"
+        );
+        let text = std::fs::read_to_string(path).expect("the measurement");
+        let hex = |line: &str, key: &str| {
+            let at = line.find(&format!("\"{key}\": \"0x")).expect(key) + key.len() + 7;
+            u32::from_str_radix(&line[at..at + 8], 16).expect("hex")
+        };
+        let mut launches = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let (active, mask, elected) =
+                (hex(line, "active"), hex(line, "mask"), hex(line, "elected"));
+            assert_eq!(elected.count_ones(), 1, "{line}");
+            assert_eq!(
+                elected_lane(i64::from(mask), active),
+                Some(elected.trailing_zeros()),
+                "{line}"
+            );
+            launches += 1;
+        }
+        assert_eq!(launches, 30);
     }
 
     #[test]

@@ -48,6 +48,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         let shown = format!("cuda::ptx::{function}");
         let (instruction, kind, map) = match cuda_ptx::function(function, &tags)? {
             PtxFunction::LaneRegister(r) => return Some(self.lane_register(r)),
+            PtxFunction::Elect => return Some(self.elect(call, mask)),
             // Recorded at the first shared-memory argument, as not modeled.
             PtxFunction::Undecided(why) => (shown.clone(), ptx::Kind::NotModeled(why), None),
             PtxFunction::Instruction { instruction, map } => {
@@ -82,6 +83,51 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     /// one value for the warp as other functions' results are taken to be.
     fn ptx_result(&mut self, shown: &str) -> Lanes {
         self.uniform_data(&format!("the result of `{shown}`"))
+    }
+
+    /// `elect_sync(membermask)`: in each warp, true in the lowest lane that runs the call and
+    /// is in the mask, false elsewhere, as measured on sm_90 (`hw/ELECT.md`; PTX says only
+    /// that the choice is the same for the same mask). Unknown in every lane where the mask is
+    /// not a constant.
+    fn elect(&mut self, call: &CallExpression, mask: &[bool]) -> Lanes {
+        let unknown = |why: &str| Lanes::Each(Rc::new(vec![Value::unknown(why); mask.len()]));
+        let Some(members) = (call.arguments.first())
+            .map(|a| self.eval(a, mask))
+            .and_then(|v| v.as_const())
+        else {
+            return unknown(
+                "it is elected by `cuda::ptx::elect_sync` with a mask banklint cannot evaluate",
+            );
+        };
+        let lane = self.tile_method("thread_rank", 32);
+        let warp = self.tile_method("meta_group_rank", 32);
+        let mut places = Vec::with_capacity(mask.len());
+        for t in 0..mask.len() {
+            match (lane.const_at(t), warp.const_at(t)) {
+                (Some(l), Some(w)) => places.push((l, w)),
+                _ => {
+                    return unknown(
+                        "it is elected by `cuda::ptx::elect_sync` in a warp banklint does not know",
+                    );
+                }
+            }
+        }
+        // The lanes of each warp that run the call, then the one each warp elects.
+        let mut running: std::collections::BTreeMap<i64, u32> = Default::default();
+        for t in (0..mask.len()).filter(|&t| mask[t]) {
+            let (l, w) = places[t];
+            *running.entry(w).or_default() |= 1u32 << (l & 31);
+        }
+        let elected = (0..mask.len())
+            .map(|t| {
+                let (l, w) = places[t];
+                let leader = running
+                    .get(&w)
+                    .and_then(|&r| cuda_ptx::elected_lane(members, r));
+                i64::from(mask[t] && leader == Some(l as u32))
+            })
+            .collect();
+        Lanes::ints(elected)
     }
 
     /// `%laneid`, or one of the lane masks derived from it.
