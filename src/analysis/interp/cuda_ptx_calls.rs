@@ -101,9 +101,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         };
         let lane = self.tile_method("thread_rank", 32);
         let warp = self.tile_method("meta_group_rank", 32);
+        // One warp analyzed (the block's shape unknown: a symbolic warp) is one election.
+        let one_warp = mask.len() <= 32;
         let mut places = Vec::with_capacity(mask.len());
         for t in 0..mask.len() {
-            match (lane.const_at(t), warp.const_at(t)) {
+            let w = if one_warp { Some(0) } else { warp.const_at(t) };
+            match (lane.const_at(t), w) {
                 (Some(l), Some(w)) => places.push((l, w)),
                 _ => {
                     return unknown(
