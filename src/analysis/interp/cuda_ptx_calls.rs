@@ -66,23 +66,30 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             None => None,
         }
         .map(|&k| &call.arguments[k]);
-        let (op, bytes, problem) = self.ptx_operation(&kind, &[], mask);
+        // The other operands (a count, a size, a source) are read as the call reads them.
+        for &k in operands.iter().filter(|&&k| k != operands[at]) {
+            if !self.points_to_shared(&call.arguments[k]) {
+                self.eval(&call.arguments[k], mask);
+            }
+        }
         let recorded = PtxInstruction {
             name: &instruction,
             kind: &kind,
-            op,
-            bytes,
-            problem,
             offset: 0,
         };
-        self.record_ptx(whole.span, &recorded, address, map, mask);
-        Some(self.ptx_result(&shown))
-    }
-
-    /// What an instruction returns (a barrier's state, whether its phase completed): data,
-    /// one value for the warp as other functions' results are taken to be.
-    fn ptx_result(&mut self, shown: &str) -> Lanes {
-        self.uniform_data(&format!("the result of `{shown}`"))
+        let uniform = self.record_ptx(whole.span, &recorded, &[], address, map, mask);
+        // What it returns (a barrier's state, whether its phase completed) is data: one value
+        // for the warp when every lane names one barrier, as other results are taken to be.
+        Some(if uniform {
+            self.uniform_data(&format!("the result of `{shown}`"))
+        } else {
+            Lanes::Each(Rc::new(vec![
+                Value::unknown(format!(
+                    "it is the result of `{shown}`"
+                ));
+                self.n
+            ]))
+        })
     }
 
     /// `elect_sync(membermask)`: in each warp, true in the lowest lane that runs the call and

@@ -27,14 +27,11 @@ pub(super) fn lane_type(bytes: u32) -> Type {
     Type::scalar(name, bytes, false)
 }
 
-/// One shared-memory instruction as it is recorded: its name, what it does, how it is priced
-/// (operation, bytes per lane, why it cannot be, if so) and a constant added to its address.
+/// One shared-memory instruction as it is recorded: its name, what it does and a constant
+/// added to its address.
 pub(super) struct PtxInstruction<'t> {
     pub name: &'t str,
     pub kind: &'t Kind,
-    pub op: Op,
-    pub bytes: u32,
-    pub problem: Option<String>,
     pub offset: i64,
 }
 
@@ -198,16 +195,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 .as_ref()
                 .and_then(find)
                 .map(|o| &o.node.variable_name);
-            let (op, bytes, problem) = self.ptx_operation(&access.kind, &operands, mask);
             let instruction = PtxInstruction {
                 name: instruction,
                 kind: &access.kind,
-                op,
-                bytes,
-                problem,
                 offset: access.offset,
             };
-            self.record_ptx(at, &instruction, address, map, mask);
+            self.record_ptx(at, &instruction, &operands, address, map, mask);
         }
         for instruction in unresolved {
             self.note_unfollowed(
@@ -238,17 +231,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
     }
 
-    /// Records one shared-memory instruction (of an `asm` template or a `cuda::ptx` call,
-    /// written at `at`) at the address `address` evaluates to; a TMA tile copy also records
-    /// its layout through the tensor map `map`.
+    /// Records one shared-memory instruction (of an `asm` template, whose `operands` size a
+    /// `cp.async`, or of a `cuda::ptx` call, written at `at`) at the address `address`
+    /// evaluates to; a TMA tile copy also records its layout through the tensor map `map`.
+    /// Whether every lane's address is the same.
     pub(super) fn record_ptx(
         &mut self,
         at: Span,
         instruction: &PtxInstruction<'_>,
+        operands: &[&Node<GnuAsmOperand>],
         address: &Node<Expression>,
         map: Option<&Node<Expression>>,
         mask: &[bool],
-    ) {
+    ) -> bool {
         let name = instruction.name;
         let Some(p) = self
             .points_to_shared(address)
@@ -262,34 +257,40 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     "the address `{written}` of `{name}` is not one banklint can follow to a `__shared__` array (it follows `__cvta_generic_to_shared(&s[...])` and arithmetic on it)"
                 ),
             );
-            return;
+            return false;
         };
         if let Kind::TensorCopy { .. } = instruction.kind {
             self.tma_copy(p.clone(), address.span, map, mask);
         }
+        let (op, bytes, problem) = self.ptx_operation(instruction.kind, operands, mask);
         let array_of = p.array;
         let moved = self
             .retype(p, Type::scalar("char", 1, false))
             .and_then(|p| self.advance(p, &Lanes::int(instruction.offset)))
-            .and_then(|p| self.retype(p, lane_type(instruction.bytes)));
+            .and_then(|p| self.retype(p, lane_type(bytes)));
         let Some(p) = moved else {
             let array = self.arrays[array_of].decl.name.clone();
             self.note_unfollowed(
                 at,
                 format!("`{name}` addresses `{array}`, whose layout banklint does not know"),
             );
-            return;
+            return false;
+        };
+        let uniform = match &p.place {
+            Place::Bytes(off) => off.is_uniform(),
+            Place::Tuple(_) => false,
         };
         let text = IndexText::Source(address.span);
-        let array = self.record_at_pointer(address.span, p, text, instruction.op, mask);
-        if let Some(why) = &instruction.problem {
-            self.mark_site_unknown(address.span, instruction.op, array, why.clone());
+        let array = self.record_at_pointer(address.span, p, text, op, mask);
+        if let Some(why) = problem {
+            self.mark_site_unknown(address.span, op, array, why);
         }
+        uniform
     }
 
     /// The operation an instruction is priced as, the bytes per lane, and why it cannot be
     /// priced, if so.
-    pub(super) fn ptx_operation(
+    fn ptx_operation(
         &mut self,
         kind: &Kind,
         operands: &[&Node<GnuAsmOperand>],
