@@ -303,7 +303,8 @@ pub fn builtin(name: &str) -> Option<Type> {
     let scalar = |n: &str, size, float| Some(Type::scalar(n, size, float));
     match name {
         "bool" => return scalar("bool", 1, false),
-        "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" | "int64_t" | "uint64_t" | "ulong" => {
+        "size_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" | "int64_t" | "uint64_t"
+        | "ulong" => {
             return scalar(name, 8, false);
         }
         "int32_t" | "uint32_t" | "uint" => return scalar(name, 4, false),

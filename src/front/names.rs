@@ -86,6 +86,7 @@ pub const BUILTIN_TYPENAMES: &[&str] = &[
     "double3",
     "double4",
     "clock_t",
+    "ssize_t",
     "time_t",
     "cudaTextureObject_t",
     "cudaSurfaceObject_t",

@@ -255,7 +255,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             _ => {}
         }
         if let Some(c) = &callee
-            && let Some(why) = self.not_inlined_because(c.function)
+            && let Some(why) = self.not_inlined_because(c.function, call)
         {
             // Said where it happens, when the callee could have reached shared memory (a
             // pointer or reference parameter, or shared memory of its own).
@@ -353,8 +353,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Why a call of `f` is not inlined: recursion, depth, or the budget of inlined calls.
-    fn not_inlined_because(&self, f: &Function) -> Option<String> {
-        if self.call_stack.contains(&f.definition_key()) {
+    fn not_inlined_because(&self, f: &Function, call: &CallExpression) -> Option<String> {
+        if self.instances.contains(&self.instance_key(f, call)) {
             Some(format!(
                 "`{}` calls itself (recursion is not followed)",
                 f.name
@@ -370,6 +370,34 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         } else {
             None
         }
+    }
+
+    /// The instantiation a call of `f` runs: its definition, and for a template the template
+    /// arguments written at the call (the caller's constants and types put in) and the number
+    /// of arguments (a pack's length). `largest(a, rest...)` calling itself with one argument
+    /// fewer, or `f<N - 1>()` in `f<N>`, is another instantiation each time, as the compiler
+    /// sees it: followed, `MAX_CALL_DEPTH` bounding it. With the caller's `N` unknown, the
+    /// text stays `N - 1` and the repeat is recursion.
+    fn instance_key(&self, f: &Function, call: &CallExpression) -> String {
+        let key = f.definition_key();
+        if f.template.is_none() {
+            return key;
+        }
+        let at = match &call.callee.node {
+            Expression::Member(m) => self.span(m.node.identifier.span).start,
+            _ => self.span(call.callee.span).start,
+        };
+        let constants: Vec<(String, String)> = (self.template_values.iter())
+            .filter_map(|(name, v)| Some((name.clone(), v.as_const()?.to_string())))
+            .chain(self.type_args.iter().map(|(k, v)| (k.clone(), v.clone())))
+            .collect();
+        let bound: Vec<(&str, &str)> = (constants.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let written: Vec<String> = (self.template_arguments_at(at).iter())
+            .map(|t| crate::front::names::replace_words(t, &bound))
+            .collect();
+        format!("{key}<{}>/{}", written.join(", "), call.arguments.len())
     }
 
     /// Thread-block queries of cooperative groups, in terms of threadIdx and blockDim.
@@ -649,6 +677,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             return Lanes::unknown(format!("the result of `{}`", f.name));
         };
         self.reached_functions.insert(f.overload_key());
+        // Keyed before the callee's template arguments are bound: they are read in the caller.
+        let instance = self.instance_key(f, call);
         let aggregates = std::mem::take(&mut self.pending_aggregates);
         let mut frame = HashMap::default();
         // A parameter pack takes the arguments the parameters after it leave; those after
@@ -871,6 +901,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.call_depth += 1;
         self.inlined_calls += 1;
         self.call_stack.push(f.definition_key());
+        self.instances.push(instance);
         self.returns.push(None);
         self.returned_pointers.push(None);
         let reference =
@@ -896,6 +927,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.last_returned_pointer = self.returned_pointers.pop().flatten();
         self.last_call_returned_reference = reference;
         self.call_stack.pop();
+        self.instances.pop();
         self.call_depth -= 1;
         self.loops = saved_loops;
         self.int_widths = saved_widths;

@@ -391,8 +391,11 @@ struct Analyzer<'a, 'p> {
     arguments: Vec<(String, i64)>,
     /// Arrays declared in the analyzed code or accessed by it (for shared-memory totals).
     footprint: BTreeSet<usize>,
-    /// Functions being inlined, outermost first (a call of one of them is recursion).
+    /// Functions being inlined, outermost first, by definition.
     call_stack: Vec<String>,
+    /// The same calls by instantiation (see `instance_key`): a call that repeats one of them
+    /// is recursion; one of a template with other arguments is the compiler's unrolling.
+    instances: Vec<String>,
     /// Calls inlined so far in this run (bounded by `MAX_INLINED_CALLS`).
     inlined_calls: usize,
     /// Class template instances laid out so far, by template and arguments as read, with
@@ -710,6 +713,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             type_args: Rc::new(shape.unknown_type_args.iter().cloned().collect()),
             footprint: BTreeSet::new(),
             call_stack: Vec::new(),
+            instances: Vec::new(),
             inlined_calls: 0,
             class_instances: HashMap::new(),
             instance_depth: 0,

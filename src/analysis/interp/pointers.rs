@@ -442,14 +442,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 if let Some((array, index_exprs, members)) =
                     self.shared_ref_indexed(&u.node.operand, true)
                 {
+                    // `&s[i].f`: the member's place.
                     if !members.is_empty() {
-                        return None;
+                        return self.member_pointer(&u.node.operand, mask);
                     }
                     return Some(self.element_pointer(array, &index_exprs, mask));
                 }
                 // `&src.data[k]`, `&p->v[k]`: an element of an array member in shared memory.
                 if self.is_member_array_element(&u.node.operand) {
                     return self.member_array_element(&u.node.operand, mask);
+                }
+                // `&p->f`, `&r.f`: a member through a pointer or a reference.
+                if matches!(u.node.operand.node, Expression::Member(_))
+                    && let Some(p) = self.member_pointer(&u.node.operand, mask)
+                {
+                    return Some(p);
                 }
                 match &u.node.operand.node {
                     Expression::BinaryOperator(b)

@@ -254,7 +254,11 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// Where the member `e` names is (see `member_base_pointer_of`), as a pointer to it.
-    fn member_pointer(&mut self, e: &Node<Expression>, mask: &[bool]) -> Option<SharedPointer> {
+    pub(super) fn member_pointer(
+        &mut self,
+        e: &Node<Expression>,
+        mask: &[bool],
+    ) -> Option<SharedPointer> {
         let (base, members) = self.member_base_pointer_of(e)?;
         let base = match base {
             MemberBase::Element(array, index_exprs) => {
