@@ -210,7 +210,10 @@ fn register_unit_types(types: &mut crate::analysis::types::TypeTable, unit: &Uni
     for item in &unit.items {
         for d in &item.decls {
             if let lang_c::ast::ExternalDeclaration::Declaration(decl) = &d.node {
-                crate::analysis::extraction::register_types(types, &decl.node);
+                let text = |s: lang_c::span::Span| {
+                    unit.prepared.text.get(item.span(s)).map(str::to_string)
+                };
+                crate::analysis::extraction::register_types(types, &decl.node, &text);
             }
         }
     }

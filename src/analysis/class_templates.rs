@@ -27,6 +27,9 @@ pub enum Argument {
 pub struct InstanceTypes {
     pub members: Vec<(String, Type)>,
     pub fields: Vec<(String, Type)>,
+    /// The values of the extents that call a function (`ClassTemplate::call_extents`), by
+    /// span, evaluated where the class is used.
+    pub extents: Vec<((usize, usize), i64)>,
 }
 
 /// `template` laid out with `args` (one per parameter, in order), named `display` in reports.
@@ -56,7 +59,7 @@ pub fn instantiate(
             _ => {}
         }
     }
-    let leaf = |e: &Expression| match e {
+    let leaf = |e: &lang_c::span::Node<Expression>| match &e.node {
         Expression::Identifier(id) => values
             .get(id.node.name.as_str())
             .copied()
@@ -70,7 +73,9 @@ pub fn instantiate(
                 .size()
                 .map(i64::from)
         }
-        _ => None,
+        _ => (own.extents.iter())
+            .find(|(at, _)| *at == (e.span.start, e.span.end))
+            .map(|(_, v)| *v),
     };
     // Laid out where it is used, the last attempt: a field of unknown size (a library's
     // `TempStorage`) leaves the others laid out as far as they can be.

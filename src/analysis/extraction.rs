@@ -30,6 +30,10 @@ pub struct SharedArray {
     /// Where the array is declared when that is not where it is reported (see
     /// `DeclaredElsewhere`); its spans are then at that place in the analyzed file.
     pub declared_in: Option<DeclaredElsewhere>,
+    /// The struct or typedef name the declaration is written with, where the type table
+    /// could not lay it out (a field extent naming a file constant): the analysis lays it
+    /// out where the array is used.
+    pub unsized_type: Option<String>,
 }
 
 /// An array reported at a place in the analyzed file but declared in another place.
@@ -113,6 +117,8 @@ pub struct Param {
     pub index: usize,
     /// A function parameter pack (`const T &... xs`): it takes the arguments left.
     pub pack: bool,
+    /// Its default argument as written (`int arch = 900`), for a call that leaves it out.
+    pub default: Option<String>,
 }
 
 /// A `__global__` or `__device__` function definition.
@@ -324,7 +330,10 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
             let ext = unit.items[item_idx].decls[d].node.clone();
             match ext {
                 ExternalDeclaration::Declaration(decl) => {
-                    register_types(&mut unit.types, &decl.node);
+                    let item = &unit.items[item_idx];
+                    let text =
+                        |s: lang_c::span::Span| prepared.text.get(item.span(s)).map(str::to_string);
+                    register_types(&mut unit.types, &decl.node, &text);
                     file_scope_declaration(&mut unit, item_idx, &decl);
                 }
                 ExternalDeclaration::FunctionDefinition(def) => {
@@ -340,7 +349,14 @@ pub fn extract<'p>(prepared: &'p Prepared, parsed: ParseOutcome) -> Unit<'p> {
                         declarator_name_span(item, d)
                             .is_some_and(|s| prepared.packs.is_param(s.start))
                     };
-                    let params = function_params(&unit.types, &def.node.declarator.node, &is_pack);
+                    let default = |d: &Declarator| {
+                        let at = declarator_name_span(item, d)?.start;
+                        (prepared.default_arguments.iter())
+                            .find(|(name, _)| *name == at)
+                            .map(|(_, text)| text.clone())
+                    };
+                    let params =
+                        function_params(&unit.types, &def.node.declarator.node, &is_pack, &default);
                     let span = item.span(def.span);
                     let name = item.chunk.display_name.clone().unwrap_or(name);
                     let template = item.chunk.template.clone().or_else(|| {
@@ -523,6 +539,10 @@ pub fn shared_arrays_in(
         .unwrap_or(start);
     let decl_end = item.offset(decl.span.end);
     let base = base_type(types, &decl.node.specifiers);
+    let unsized_type = match base {
+        Type::Unknown(_) => specified_type_name(&decl.node.specifiers),
+        _ => None,
+    };
     let is_extern = decl.node.specifiers.iter().any(|s| {
         matches!(&s.node, DeclarationSpecifier::StorageClass(sc) if matches!(sc.node, StorageClassSpecifier::Extern))
     });
@@ -568,9 +588,22 @@ pub fn shared_arrays_in(
             is_extern,
             item: item_idx,
             declared_in: None,
+            unsized_type: unsized_type.clone(),
         });
     }
     Some(out)
+}
+
+/// The typedef name or struct tag declaration specifiers name.
+fn specified_type_name(specs: &[Node<DeclarationSpecifier>]) -> Option<String> {
+    specs.iter().find_map(|s| match &s.node {
+        DeclarationSpecifier::TypeSpecifier(t) => match &t.node {
+            TypeSpecifier::TypedefName(id) => Some(id.node.name.clone()),
+            TypeSpecifier::Struct(st) => st.node.identifier.as_ref().map(|i| i.node.name.clone()),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// The type named by declaration specifiers (`unsigned int`, `float4`, `struct P`).
@@ -725,6 +758,51 @@ fn struct_layout(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>, part
     }
 }
 
+/// The field extents of `st` (nested structs' included) that call a function, with their
+/// text.
+fn call_extents(st: &StructType, text: &SpanText<'_>) -> Vec<((usize, usize), String)> {
+    fn calls(e: &Node<Expression>) -> bool {
+        match &e.node {
+            Expression::Call(_) => true,
+            Expression::BinaryOperator(b) => calls(&b.node.lhs) || calls(&b.node.rhs),
+            Expression::UnaryOperator(u) => calls(&u.node.operand),
+            Expression::Cast(c) => calls(&c.node.expression),
+            Expression::Conditional(c) => {
+                calls(&c.node.condition)
+                    || calls(&c.node.then_expression)
+                    || calls(&c.node.else_expression)
+            }
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    for sd in st.declarations.iter().flatten() {
+        let StructDeclaration::Field(f) = &sd.node else {
+            continue;
+        };
+        for spec in &f.node.specifiers {
+            if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
+                && let TypeSpecifier::Struct(inner) = &t.node
+            {
+                out.extend(call_extents(&inner.node, text));
+            }
+        }
+        for d in (f.node.declarators.iter()).filter_map(|d| d.node.declarator.as_ref()) {
+            for derived in &d.node.derived {
+                if let DerivedDeclarator::Array(a) = &derived.node
+                    && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
+                        &a.node.size
+                    && calls(e)
+                    && let Some(written) = text(e.span)
+                {
+                    out.push(((e.span.start, e.span.end), written));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The tagged struct with a body a specifier defines (`struct S { ... }`), with its tag.
 fn struct_definition(spec: &DeclarationSpecifier) -> Option<(&str, &StructType)> {
     if let DeclarationSpecifier::TypeSpecifier(ts) = spec
@@ -746,12 +824,16 @@ pub fn declares_types(decl: &Declaration) -> bool {
             .any(|spec| struct_definition(&spec.node).is_some())
 }
 
-/// Registers struct tags and typedef names a declaration introduces.
-pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
+/// The text a node of the declaration being registered was written as.
+pub type SpanText<'a> = dyn Fn(lang_c::span::Span) -> Option<String> + 'a;
+
+/// Registers struct tags and typedef names a declaration introduces (`text` gives what a
+/// node of it was written as).
+pub fn register_types(types: &mut TypeTable, decl: &Declaration, text: &SpanText<'_>) {
     for spec in &decl.specifiers {
         if let Some((tag, st)) = struct_definition(&spec.node) {
-            let inner = register_nested_structs(types, tag, st, 0);
-            register_struct(types, tag, st);
+            let inner = register_nested_structs(types, tag, st, 0, text);
+            register_struct(types, tag, st, text);
             // The nested structs' own names serve the outer one's body only.
             for name in inner {
                 types.named.remove(&name);
@@ -773,7 +855,7 @@ pub fn register_types(types: &mut TypeTable, decl: &Declaration) {
 /// Records the struct `st` as `name`. One whose fields the table cannot lay out (`A_tile
 /// a[2];`, an alias of a class template's instance) is laid out by the analysis, as a class
 /// template without parameters is; a class template's layout always is.
-fn register_struct(types: &mut TypeTable, name: &str, st: &StructType) {
+fn register_struct(types: &mut TypeTable, name: &str, st: &StructType, text: &SpanText<'_>) {
     let ty = struct_type(types, st);
     let header = match (types.template_headers.get(name), &ty) {
         (Some(h), _) => Some(h.clone()),
@@ -789,6 +871,7 @@ fn register_struct(types: &mut TypeTable, name: &str, st: &StructType) {
             tag: name.to_string(),
             header,
             definition: st.clone(),
+            call_extents: call_extents(st, text),
         };
         types
             .class_templates
@@ -804,6 +887,7 @@ fn register_nested_structs(
     outer: &str,
     st: &StructType,
     depth: usize,
+    text: &SpanText<'_>,
 ) -> Vec<String> {
     let mut bare = Vec::new();
     if depth >= crate::limits::MAX_STATIC_MEMBER_NESTING {
@@ -819,8 +903,8 @@ fn register_nested_structs(
                 && let (Some(tag), Some(_)) = (&inner.node.identifier, &inner.node.declarations)
             {
                 let tag = tag.node.name.as_str();
-                let nested = register_nested_structs(types, tag, &inner.node, depth + 1);
-                register_struct(types, &format!("{outer}__{tag}"), &inner.node);
+                let nested = register_nested_structs(types, tag, &inner.node, depth + 1, text);
+                register_struct(types, &format!("{outer}__{tag}"), &inner.node, text);
                 for name in nested {
                     types.named.remove(&name);
                 }
@@ -923,6 +1007,7 @@ fn function_params(
     types: &TypeTable,
     d: &Declarator,
     is_pack: &dyn Fn(&Declarator) -> bool,
+    default: &dyn Fn(&Declarator) -> Option<String>,
 ) -> Vec<Param> {
     let mut out = Vec::new();
     for derived in &d.derived {
@@ -950,6 +1035,7 @@ fn function_params(
                     spells_row_length: has_sized_array(&decl.node),
                     extent: literal_extent(&decl.node),
                     pack: is_pack(&decl.node),
+                    default: default(&decl.node),
                 });
             }
         }
@@ -958,7 +1044,7 @@ fn function_params(
 }
 
 /// The value of a leaf of an extent that is not a literal (`N`, `sizeof(T)`), if known.
-pub type ExtentLeaf<'a> = dyn Fn(&Expression) -> Option<i64> + 'a;
+pub type ExtentLeaf<'a> = dyn Fn(&Node<Expression>) -> Option<i64> + 'a;
 
 /// An integer constant expression of literals (`BLOCK / 32` once macros are expanded):
 /// `+ - * / % << >> & | ^` and unary minus over integer literals; the other leaves (`N`,
@@ -990,6 +1076,6 @@ fn extent_value(e: &Node<Expression>, leaf: &ExtentLeaf<'_>) -> Option<i64> {
             }
         }
         Expression::Cast(c) => literal_value(&c.node.expression),
-        other => leaf(other),
+        _ => leaf(e),
     }
 }

@@ -496,6 +496,9 @@ pub struct ClassTemplate {
     pub tag: String,
     pub header: crate::front::prepared::TemplateHeader,
     pub definition: lang_c::ast::StructType,
+    /// The text of each field extent that calls a function (`char buf[max_bytes()]`), by
+    /// its span in `definition`: the analysis evaluates it where the class is used.
+    pub call_extents: Vec<((usize, usize), String)>,
 }
 
 impl TypeTable {

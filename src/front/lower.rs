@@ -290,8 +290,16 @@ impl<'p> Lowering<'p> {
                 self.skip(n, what);
             }
             "optional_parameter_declaration" => {
-                // A default argument: C has none; the parameter stays.
+                // A default argument: C has none; the parameter stays, and the value is
+                // kept for a call that leaves it out.
                 if let Some(d) = n.child_by_field_name("default_value") {
+                    if let Some(name) = (n.child_by_field_name("declarator"))
+                        .and_then(|x| crate::front::syntax::find_descendant(x, &["identifier"]))
+                        && let Some(text) = self.src.get(d.byte_range())
+                    {
+                        let text = text.to_string();
+                        self.out.default_arguments.push((name.start_byte(), text));
+                    }
                     for c in children(n) {
                         if c.kind() == "=" {
                             self.blank_node(c);

@@ -186,6 +186,9 @@ pub struct Prepared {
     /// function's unqualified name and the parameter's position: a call of one banklint does
     /// not follow may write the variable it is given there.
     pub reference_params: Vec<(String, usize)>,
+    /// Default arguments of function parameters (`int arch = 900`), by where the
+    /// parameter's name starts, as written: lowering blanks them (C has none).
+    pub default_arguments: Vec<(usize, String)>,
     /// Aggregates written `class` (spelled `union` for lang-c, laid out as structs).
     pub class_names: Vec<String>,
     /// Primary class templates, by tag, with their parameters: `sv<float, 64>` is laid out

@@ -87,6 +87,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 Binding::Pointer(pointer.clone().expect("checked"))
             }
             (None, None, Some(v)) => Binding::Value(v.clone()),
+            (None, None, None) if p.default.is_some() => {
+                let text = p.default.clone().unwrap_or_default();
+                Binding::Value(self.eval_text_at_file_scope(&text))
+            }
             (None, None, None) => Binding::Value(Lanes::unknown(format!(
                 "parameter `{}` was not passed",
                 p.name

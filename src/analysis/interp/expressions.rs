@@ -324,6 +324,24 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         v
     }
 
+    /// Text written at file scope (a default argument, a field extent), evaluated where it is
+    /// used: placed at the item being run (the text has no place in a parsed item), in a
+    /// scope of its own (a local or template parameter of the caller is not the file's name).
+    pub(super) fn eval_text_at_file_scope(&mut self, text: &str) -> Lanes {
+        let here = (self.span_override.clone())
+            .or_else(|| self.unit.items.get(self.item).map(|i| i.chunk.span.clone()))
+            .unwrap_or_default();
+        let saved_span = self.span_override.replace(here);
+        let saved_scopes = std::mem::take(&mut self.scopes);
+        let saved_values = std::mem::take(&mut self.template_values);
+        let all = vec![true; self.n];
+        let v = self.eval_text(text, Span::none(), &all, text);
+        self.template_values = saved_values;
+        self.scopes = saved_scopes;
+        self.span_override = saved_span;
+        v
+    }
+
     /// A file-scope constant expression, evaluated in its own item.
     pub(super) fn constant_in(&mut self, expr: &Node<Expression>, item: usize) -> Option<i64> {
         let saved = (self.item, self.span_override.take());

@@ -94,6 +94,17 @@ impl Analyzer<'_, '_> {
                 values.insert(m, v);
             }
         }
+        // The file's constants an extent names (`float a[kTile];` of a `constexpr int kTile`
+        // at namespace scope), where no parameter or member of the class has that name.
+        for name in extent_identifiers(&template.definition) {
+            let own = template.header.params.iter().any(|p| p.name == name);
+            if !own
+                && !values.contains_key(&name)
+                && let Some(v) = self.named_constant(&name)
+            {
+                values.insert(name, v);
+            }
+        }
         // Its member types under these arguments (`using dtype = typename packing<T>::type;`):
         // a field may be declared with one.
         // Only those a field is declared with: a traits class has many, and none of the
@@ -156,9 +167,11 @@ impl Analyzer<'_, '_> {
                 }
             }
         }
+        let extents = self.call_extent_values(template, &values);
         let own = crate::analysis::class_templates::InstanceTypes {
             members: member_types,
             fields: field_types,
+            extents,
         };
         let display = format!("{}<{}>", template.tag, texts.join(", "));
         let ty = instantiate(
@@ -171,6 +184,29 @@ impl Analyzer<'_, '_> {
         );
         self.class_instances.insert(key, (args, ty.clone()));
         ty
+    }
+
+    /// The field extents of `template` that call a function (`char buf[max_bytes()]`),
+    /// evaluated at file scope: only those that name none of its parameters or static
+    /// members, which the layout binds itself.
+    fn call_extent_values(
+        &mut self,
+        template: &crate::analysis::types::ClassTemplate,
+        members: &HashMap<String, i64>,
+    ) -> Vec<((usize, usize), i64)> {
+        let mut out = Vec::new();
+        for (at, text) in &template.call_extents {
+            let mentions = |name: &str| crate::front::names::mentions_word(text, name);
+            let own = members.keys().any(|m| mentions(m))
+                || template.header.params.iter().any(|p| mentions(&p.name));
+            if own {
+                continue;
+            }
+            if let Some(v) = self.eval_text_at_file_scope(text).as_const() {
+                out.push((*at, v));
+            }
+        }
+        out
     }
 
     /// `text` with the alias template's instance it is expanded (`tile_f<32, 32>` ->
@@ -240,7 +276,7 @@ impl Analyzer<'_, '_> {
     /// A struct the type table could not lay out (a field of a class template instance's
     /// type, named through an alias), laid out here as a class template without parameters.
     /// `G::P[2]`, an array of one, too.
-    fn struct_without_parameters(&mut self, name: &str, at: Span) -> Option<Type> {
+    pub(super) fn struct_without_parameters(&mut self, name: &str, at: Span) -> Option<Type> {
         let (elem, extents) = crate::analysis::types::split_array_suffix(name);
         let elem = elem.trim().replace("::", "__");
         let template = class_template(&self.types, &elem)?;
@@ -347,7 +383,7 @@ impl Analyzer<'_, '_> {
                 values.insert(name, v);
             }
         }
-        let leaf = |e: &Expression| match e {
+        let leaf = |e: &Node<Expression>| match &e.node {
             Expression::Identifier(id) => values.get(&id.node.name).copied(),
             Expression::SizeOfTy(t) => {
                 let t = &t.node.0.node;
@@ -441,6 +477,39 @@ pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
 
 /// The identifiers an extent expression reads (`THREADS * ITEMS`), each with the expression
 /// that reads it, for the analyzer to value.
+/// The identifiers the field extents of `st` name, nested structs' included.
+fn extent_identifiers(st: &lang_c::ast::StructType) -> Vec<String> {
+    let mut names: Vec<(String, Node<Expression>)> = Vec::new();
+    let mut nested = Vec::new();
+    for sd in st.declarations.iter().flatten() {
+        let StructDeclaration::Field(f) = &sd.node else {
+            continue;
+        };
+        for spec in &f.node.specifiers {
+            if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
+                && let TypeSpecifier::Struct(inner) = &t.node
+            {
+                nested.extend(extent_identifiers(&inner.node));
+            }
+        }
+        for d in (f.node.declarators.iter()).filter_map(|d| d.node.declarator.as_ref()) {
+            for derived in &d.node.derived {
+                if let DerivedDeclarator::Array(a) = &derived.node
+                    && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
+                        &a.node.size
+                {
+                    extent_names(e, &mut names);
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    (names.into_iter().map(|(name, _)| name))
+        .chain(nested)
+        .filter(|n| seen.insert(n.clone()))
+        .collect()
+}
+
 fn extent_names(e: &Node<Expression>, out: &mut Vec<(String, Node<Expression>)>) {
     match &e.node {
         Expression::Identifier(id) if !out.iter().any(|(n, _)| *n == id.node.name) => {

@@ -573,6 +573,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     is_extern: true,
                     item: self.item,
                     declared_in,
+                    unsized_type: None,
                 };
                 let a = self.register_array(decl);
                 Some(self.decay(a))

@@ -237,8 +237,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     Some((n, t))
                 })
                 .collect();
+            let (unit, item) = (self.unit, self.unit.items.get(self.item));
+            let text = |s: Span| Some(unit.prepared.text.get(item?.span(s))?.to_string());
             let types = Rc::make_mut(&mut self.types);
-            crate::analysis::extraction::register_types(types, &d.node);
+            crate::analysis::extraction::register_types(types, &d.node, &text);
             for (name, was) in bound {
                 if types.named.get(&name).is_some_and(|t| t.size().is_none()) {
                     types.named.insert(name, was);
@@ -653,7 +655,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         a.dim_spans = vec![None; a.dims.len()];
     }
 
-    pub(super) fn register_array(&mut self, decl: SharedArray) -> usize {
+    pub(super) fn register_array(&mut self, mut decl: SharedArray) -> usize {
+        // A struct the type table could not lay out, laid out here (its extents may name
+        // the file's constants).
+        if decl.elem.size().is_none()
+            && let Some(name) = decl.unsized_type.clone()
+            && let Some(ty) = self.struct_without_parameters(&name, Span::none())
+            && !matches!(ty, Type::Unknown(_))
+        {
+            decl.elem = ty;
+        }
         let saved = self.item;
         self.item = decl.item;
         let mut dims = Vec::new();
