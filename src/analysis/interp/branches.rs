@@ -345,35 +345,41 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                     }
                     continue;
                 }
+                // A struct held by value: member by member.
+                if let (Binding::Object(else_o), Some(Binding::Object(then_o))) =
+                    (&mut *binding, then_scope.get(name))
+                {
+                    if Rc::ptr_eq(&else_o.fields, &then_o.fields) {
+                        continue;
+                    }
+                    let mut fields = (*else_o.fields).clone();
+                    let names: std::collections::BTreeSet<String> =
+                        (fields.keys().chain(then_o.fields.keys()))
+                            .cloned()
+                            .collect();
+                    for member in names {
+                        let shown = format!("{name}.{member}");
+                        let joined = match (then_o.fields.get(&member), fields.get(&member)) {
+                            (Some(Binding::Value(t)), Some(Binding::Value(e))) => Binding::Value(
+                                join_value(&shown, t, e, then_mask, else_mask, line, n),
+                            ),
+                            _ => Binding::Value(Lanes::unknown(format!(
+                                "`{shown}` depends on which side of the branch at line {line} a thread takes"
+                            ))),
+                        };
+                        fields.insert(member, joined);
+                    }
+                    else_o.fields = Rc::new(fields);
+                    continue;
+                }
                 let (Binding::Value(else_v), Some(Binding::Value(then_v))) =
                     (&*binding, then_scope.get(name))
                 else {
                     continue;
                 };
-                if then_v.is_same_as(else_v) {
-                    // Both sides left it as it was: every thread keeps its value.
-                    if let Some(v) = else_v.recompressed(n) {
-                        *binding = Binding::Value(v);
-                    }
-                    continue;
-                }
-                if let Some(v) = Lanes::choose(then_v, else_v, then_mask, else_mask) {
-                    *binding = Binding::Value(v);
-                    continue;
-                }
-                let joined: Vec<Value> = (0..n)
-                    .map(|t| {
-                        let (a, b) = (then_v.get(t), else_v.get(t));
-                        match (then_mask[t], else_mask[t]) {
-                            (true, true) if a != b => Value::unknown(format!(
-                                "`{name}` depends on which side of the branch at line {line} a thread takes"
-                            )),
-                            (true, false) => a.into_owned(),
-                            _ => b.into_owned(),
-                        }
-                    })
-                    .collect();
-                *binding = Binding::Value(Lanes::from_values(joined));
+                *binding = Binding::Value(join_value(
+                    name, then_v, else_v, then_mask, else_mask, line, n,
+                ));
             }
         }
         lost
@@ -395,4 +401,37 @@ impl<'a, 'p> Analyzer<'a, 'p> {
 struct ExitState {
     exited: Vec<bool>,
     loops: Vec<(Vec<bool>, Vec<bool>)>,
+}
+
+/// A variable after an unresolved branch: a thread that may have taken either side keeps its
+/// value only if both sides agree.
+fn join_value(
+    name: &str,
+    then_v: &Lanes,
+    else_v: &Lanes,
+    then_mask: &[bool],
+    else_mask: &[bool],
+    line: usize,
+    n: usize,
+) -> Lanes {
+    if then_v.is_same_as(else_v) {
+        // Both sides left it as it was: every thread keeps its value.
+        return else_v.recompressed(n).unwrap_or_else(|| else_v.clone());
+    }
+    if let Some(v) = Lanes::choose(then_v, else_v, then_mask, else_mask) {
+        return v;
+    }
+    let joined: Vec<Value> = (0..n)
+        .map(|t| {
+            let (a, b) = (then_v.get(t), else_v.get(t));
+            match (then_mask[t], else_mask[t]) {
+                (true, true) if a != b => Value::unknown(format!(
+                    "`{name}` depends on which side of the branch at line {line} a thread takes"
+                )),
+                (true, false) => a.into_owned(),
+                _ => b.into_owned(),
+            }
+        })
+        .collect();
+    Lanes::from_values(joined)
 }

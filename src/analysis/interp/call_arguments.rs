@@ -72,6 +72,29 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             },
             _ => None,
         });
+        // A struct held by value (see `value_objects`) given to a parameter: a copy for the
+        // callee; by reference, the callee may set its members, so the caller's are no
+        // longer known.
+        let value_object = arg_expr.and_then(|a| match &a.node {
+            Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                Some(Binding::Object(o))
+                    if !o.fields.values().any(|b| !matches!(b, Binding::Value(_))) =>
+                {
+                    Some((id.node.name.clone(), o.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        });
+        if let Some((name, o)) = value_object {
+            if matches!(p.ty, Type::Pointer(_))
+                && let Some(Binding::Object(mine)) =
+                    self.binding_mut(&name, |b| matches!(b, Binding::Object(_)))
+            {
+                mine.fields = Rc::new(HashMap::default());
+            }
+            return Binding::Object(o);
+        }
         // A CuTe object (a tensor, a tiled copy) handed on as itself.
         let cute = match (shared, &pointer, &reference, arg_expr) {
             (None, None, None, Some(a)) => self.cute_value(a, mask),

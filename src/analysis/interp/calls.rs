@@ -11,8 +11,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         call: &CallExpression,
         mask: &[bool],
     ) -> Lanes {
+        self.calls_started += 1;
+        self.call_serials.push(self.calls_started);
         // `f(xs...)`: the call with the pack's elements written out.
-        match self.expand_call_arguments(call, mask) {
+        let v = match self.expand_call_arguments(call, mask) {
             None => self.call_as_written(whole, call, mask),
             Some(Ok(expanded)) => {
                 let node = Node::new(expanded.clone(), whole.span);
@@ -20,7 +22,9 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 self.call_as_written(&whole, &expanded, mask)
             }
             Some(Err(why)) => self.not_expanded(whole.span, why),
-        }
+        };
+        self.call_serials.pop();
+        v
     }
 
     fn call_as_written(
@@ -232,6 +236,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(v) = self.intrinsic(&name, &args) {
             return v;
         }
+        if name.starts_with("make_") {
+            let serial = self.call_serials.last().copied().unwrap_or(0);
+            self.vector_constructor(&name, &args, serial);
+        }
         // `std::min` and `cuda::std::min` (spelled `std__min`) are the standard library's.
         let standard = ["cuda__std__", "std__"]
             .iter()
@@ -387,17 +395,40 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             Expression::Member(m) => self.span(m.node.identifier.span).start,
             _ => self.span(call.callee.span).start,
         };
-        let constants: Vec<(String, String)> = (self.template_values.iter())
-            .filter_map(|(name, v)| Some((name.clone(), v.as_const()?.to_string())))
-            .chain(self.type_args.iter().map(|(k, v)| (k.clone(), v.clone())))
-            .collect();
-        let bound: Vec<(&str, &str)> = (constants.iter())
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        let written: Vec<String> = (self.template_arguments_at(at).iter())
-            .map(|t| crate::front::names::replace_words(t, &bound))
-            .collect();
-        format!("{key}<{}>/{}", written.join(", "), call.arguments.len())
+        let written = self.template_arguments_at(at);
+        if written.is_empty() {
+            return format!("{key}/{}", call.arguments.len());
+        }
+        // Each word of the arguments a constant or type of the caller names, replaced by it
+        // (word by word: the caller's bindings are many, the words few).
+        let mut text = String::new();
+        let mut word = String::new();
+        let flush = |word: &mut String, text: &mut String| {
+            match self
+                .template_values
+                .get(word.as_str())
+                .and_then(Lanes::as_const)
+            {
+                Some(v) => text.push_str(&v.to_string()),
+                None => text.push_str(self.type_args.get(word.as_str()).unwrap_or(word)),
+            }
+            word.clear();
+        };
+        for (k, arg) in written.iter().enumerate() {
+            if k > 0 {
+                text.push_str(", ");
+            }
+            for c in arg.chars() {
+                if c.is_alphanumeric() || c == '_' {
+                    word.push(c);
+                } else {
+                    flush(&mut word, &mut text);
+                    text.push(c);
+                }
+            }
+            flush(&mut word, &mut text);
+        }
+        format!("{key}<{text}>/{}", call.arguments.len())
     }
 
     /// Thread-block queries of cooperative groups, in terms of threadIdx and blockDim.
@@ -904,6 +935,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.instances.push(instance);
         self.returns.push(None);
         self.returned_pointers.push(None);
+        self.returned_objects.push(None);
         let reference =
             (self.unit.prepared.reference_returns.iter()).any(|r| r.contains(&f.span.start));
         self.returns_reference.push(reference);
@@ -925,6 +957,8 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         self.returns_reference.pop();
         let ret = self.returns.pop().flatten();
         self.last_returned_pointer = self.returned_pointers.pop().flatten();
+        let serial = self.call_serials.last().copied().unwrap_or(0);
+        self.last_returned_object = (self.returned_objects.pop().flatten()).map(|o| (serial, o));
         self.last_call_returned_reference = reference;
         self.call_stack.pop();
         self.instances.pop();

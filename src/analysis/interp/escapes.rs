@@ -62,6 +62,14 @@ impl Analyzer<'_, '_> {
         }
         let shown = name.replace("__", "::");
         for w in written {
+            // A struct held by value (see `value_objects`): its members are no longer known.
+            if let Some(Binding::Object(o)) =
+                self.binding_mut(&w, |b| matches!(b, Binding::Object(_)))
+                && !o.fields.values().any(|b| !matches!(b, Binding::Value(_)))
+            {
+                o.fields = Rc::new(HashMap::default());
+                continue;
+            }
             if !matches!(self.lookup(&w), Some(Binding::Value(_))) {
                 continue;
             }

@@ -535,6 +535,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(Binding::Value(v)) = self.object_member(m) {
             return v;
         }
+        // A struct held by value whose member has no value here.
+        if let Expression::Identifier(id) = &m.expression.node
+            && let Some(Binding::Object(o)) = self.lookup(&id.node.name)
+            && o.fields.values().all(|b| matches!(b, Binding::Value(_)))
+        {
+            let (object, member) = (&id.node.name, &m.identifier.node.name);
+            return Lanes::unknown(format!(
+                "`{object}.{member}` has no value here: it is not set on every path, or a call given `{object}` by reference may have changed it"
+            ));
+        }
         if let Expression::Identifier(base) = &m.expression.node {
             let axis = match m.identifier.node.name.as_str() {
                 "x" => Some(0),
@@ -817,6 +827,12 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         rhs: &Node<Expression>,
         mask: &[bool],
     ) -> Lanes {
+        // `q = p;` of a struct held by value.
+        if op.is_none()
+            && let Some(v) = self.assign_object(lhs, rhs, mask)
+        {
+            return v;
+        }
         // `p = c ? a : b;` with `c` not known per thread: each side as a branch.
         if op.is_none()
             && let Expression::Conditional(c) = &rhs.node
@@ -912,6 +928,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             };
             self.shared_access_as(lhs, ops, mask);
             return r;
+        }
+        // `p.row = v` of a struct held by value.
+        if let Some(v) = self.assign_object_member(lhs, op, &r, mask) {
+            return v;
         }
         match &lhs.node {
             Expression::Identifier(id) => {

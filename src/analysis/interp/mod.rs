@@ -54,6 +54,7 @@ pub mod shifts;
 mod statements;
 mod text_expressions;
 mod type_traits;
+mod value_objects;
 use text_expressions::eval_constant;
 pub use text_expressions::{const_eval_text, parse_expression_text};
 pub mod tma;
@@ -410,6 +411,14 @@ struct Analyzer<'a, 'p> {
     /// (`float *smem() { extern __shared__ float s[]; return s + k; }`): none yet, the
     /// pointer, or why it cannot be followed.
     returned_pointers: Vec<Option<Result<SharedPointer, String>>>,
+    /// The object each function being inlined returns by value, innermost last (see
+    /// `value_objects`).
+    returned_objects: Vec<Option<objects::Object>>,
+    /// What the last call returned as an object, with the call's number.
+    last_returned_object: Option<(usize, objects::Object)>,
+    /// Calls started so far (each is numbered), and the numbers of those running.
+    calls_started: usize,
+    call_serials: Vec<usize>,
     /// Whether a call of a name with an arity, from a unit, reaches an accessor of shared
     /// memory (see `call_returns_shared`), looked up once.
     accessors: std::cell::RefCell<HashMap<(String, usize, usize), call_results::Returns>>,
@@ -723,6 +732,10 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             tensor_maps: shape.tensor_maps.clone(),
             int_widths: Default::default(),
             returned_pointers: Vec::new(),
+            returned_objects: Vec::new(),
+            last_returned_object: None,
+            calls_started: 0,
+            call_serials: Vec::new(),
             accessors: Default::default(),
             overload_sets: Default::default(),
             class_scopes: Default::default(),

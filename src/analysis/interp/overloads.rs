@@ -134,7 +134,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
     }
 
     /// The function being run: the innermost inlined call's, or the kernel.
-    fn running_function(&self) -> Option<&'a Function> {
+    pub(super) fn running_function(&self) -> Option<&'a Function> {
         let unit = self.unit;
         match self.call_stack.last() {
             // Keys end with the definition's start (`f/2@1234`): compared first, so the

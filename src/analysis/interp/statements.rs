@@ -168,7 +168,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         }
                         return;
                     }
-                    let v = self.eval(e, &mask);
+                    // A struct returned by value: the object, for the caller to bind.
+                    if !self.returned_objects.is_empty()
+                        && mask.iter().any(|&m| m)
+                        && let Some(o) = self.object_of_return(e, &mask)
+                    {
+                        self.return_object(o, &mask);
+                        if self.uncertain == 0 {
+                            self.take_exit(s.span, &mask);
+                        }
+                        return;
+                    }
+                    let v = if matches!(e.node, Expression::Call(_)) {
+                        let (v, object) = self.call_and_object(e, &mask);
+                        if let Some(o) = object
+                            && !self.returned_objects.is_empty()
+                        {
+                            self.return_object(o, &mask);
+                        }
+                        v
+                    } else {
+                        self.eval(e, &mask)
+                    };
                     if let Some(slot) = self.returns.last_mut() {
                         *slot = Some(match slot.take() {
                             Some(old) => old.merge(&v, &mask),
@@ -268,7 +289,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             _ => false,
         });
         // A structured binding's whole value, once evaluated.
-        let mut binding_value: Option<Option<Lanes>> = None;
+        let mut binding_value: Option<(Option<Lanes>, Option<super::objects::Object>)> = None;
         for init in &d.node.declarators {
             let Some(name) =
                 crate::analysis::extraction::declarator_name(&init.node.declarator.node)
@@ -295,10 +316,27 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             if (self.unit.prepared.structured_bindings.iter()).any(|p| at.contains(p)) {
                 // `auto [a, b] = f();` is spelled `int a, b = f();`: the value, evaluated
                 // once, is the last declarator's.
-                let whole = binding_value.get_or_insert_with(|| {
+                let (whole, object) = binding_value.get_or_insert_with(|| {
                     let e = (d.node.declarators.iter()).find_map(expression_initializer);
-                    e.map(|e| self.eval(e, mask))
+                    match e {
+                        Some(e) if matches!(e.node, Expression::Call(_)) => {
+                            let (v, o) = self.call_and_object(e, mask);
+                            (Some(v), o)
+                        }
+                        Some(e) => (Some(self.eval(e, mask)), None),
+                        None => (None, None),
+                    }
                 });
+                // A struct returned by value: the element is its member in that place.
+                let position = (d.node.declarators.iter()).position(|x| std::ptr::eq(x, init));
+                if let (Some(o), Some(k)) = (object.clone(), position)
+                    && let Some(Type::Record(r)) = self.types.lookup(&o.class)
+                    && let Some(Binding::Value(v)) =
+                        r.fields.get(k).and_then(|f| o.fields.get(&f.name))
+                {
+                    self.bind(&name, Binding::Value(v.clone()));
+                    continue;
+                }
                 // A whole the warp is known to share has elements the warp shares: each a
                 // value banklint does not know that moves every lane alike.
                 let value = if whole.as_ref().is_some_and(Lanes::is_known_uniform) {
@@ -536,6 +574,28 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 continue;
             }
             if is_array || matches!(base, Type::Record(_)) {
+                // `Pos p;` and `Pos q = {r, c};` of a struct banklint lays out: an object held
+                // by value (see `value_objects`).
+                if let Type::Record(record) = &base
+                    && !is_array
+                {
+                    match &init.node.initializer {
+                        None => {
+                            self.declare_value_object(&name, record);
+                            continue;
+                        }
+                        Some(Node {
+                            node: Initializer::List(items),
+                            ..
+                        }) => {
+                            if let Some(o) = self.listed_object(record, items, mask) {
+                                self.bind(&name, Binding::Object(o));
+                                continue;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 if let Some(Node {
                     node: Initializer::Expression(e),
                     ..
@@ -550,8 +610,31 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.binding_reference = Some(self.call_depth);
                         self.last_returned_pointer = None;
                     }
-                    self.eval(e, mask);
+                    // `Pos q = f(t);` of a function returning a struct it built, and
+                    // `Pos q = p;` of an object banklint built: the object.
+                    let object = match &e.node {
+                        _ if rows || is_array => {
+                            self.eval(e, mask);
+                            None
+                        }
+                        Expression::Call(_) => self.call_and_object(e, mask).1,
+                        Expression::Identifier(id) => match self.lookup(&id.node.name) {
+                            Some(Binding::Object(o)) => Some(o.clone()),
+                            _ => {
+                                self.eval(e, mask);
+                                None
+                            }
+                        },
+                        _ => {
+                            self.eval(e, mask);
+                            None
+                        }
+                    };
                     self.binding_reference = saved;
+                    if let Some(o) = object {
+                        self.bind(&name, Binding::Object(o));
+                        continue;
+                    }
                     if rows && let Some(Ok(p)) = self.last_returned_pointer.take() {
                         let extents = array_extents(&init.node.declarator.node);
                         self.bind_array_reference(&name, p, &base, &extents, e, mask);
@@ -599,8 +682,19 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                         self.binding_reference = Some(self.call_depth);
                         self.last_returned_pointer = None;
                     }
-                    let v = self.eval(e, mask);
+                    let (v, object) = if matches!(e.node, Expression::Call(_)) {
+                        self.call_and_object(e, mask)
+                    } else {
+                        (self.eval(e, mask), None)
+                    };
                     self.binding_reference = saved;
+                    // `Pos q = f(t);` of a function returning a struct it built.
+                    if let Some(o) = object
+                        && !binds
+                    {
+                        self.bind(&name, Binding::Object(o));
+                        continue;
+                    }
                     if binds && let Some(Ok(target)) = self.last_returned_pointer.take() {
                         let written = self.source_text(e.span);
                         self.bind(
