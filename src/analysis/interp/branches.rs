@@ -363,9 +363,15 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                             (Some(Binding::Value(t)), Some(Binding::Value(e))) => Binding::Value(
                                 join_value(&shown, t, e, then_mask, else_mask, line, n),
                             ),
-                            _ => Binding::Value(Lanes::unknown(format!(
-                                "`{shown}` depends on which side of the branch at line {line} a thread takes"
-                            ))),
+                            // A value set on one side only.
+                            (Some(Binding::Value(_)), None) | (None, Some(Binding::Value(_))) => {
+                                Binding::Value(Lanes::unknown(format!(
+                                    "`{shown}` depends on which side of the branch at line {line} a thread takes"
+                                )))
+                            }
+                            // Anything else (a pointer an object keeps) as it was before
+                            // objects were joined: the other side's.
+                            _ => continue,
                         };
                         fields.insert(member, joined);
                     }

@@ -87,13 +87,21 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             _ => None,
         });
         if let Some((name, o)) = value_object {
-            if matches!(p.ty, Type::Pointer(_))
-                && let Some(Binding::Object(mine)) =
-                    self.binding_mut(&name, |b| matches!(b, Binding::Object(_)))
+            if !matches!(p.ty, Type::Pointer(_)) {
+                return Binding::Object(o);
+            }
+            // By reference: the callee sees the local as before (its class, for overloads).
+            if let Some(Binding::Object(mine)) =
+                self.binding_mut(&name, |b| matches!(b, Binding::Object(_)))
             {
                 mine.fields = Rc::new(HashMap::default());
             }
-            return Binding::Object(o);
+            let elem = (self.types.lookup(&o.class)).unwrap_or(Type::Unknown(o.class.clone()));
+            return Binding::Opaque(Some(Rc::new(super::overloads::LocalArray {
+                elem,
+                extent: None,
+                array: false,
+            })));
         }
         // A CuTe object (a tensor, a tiled copy) handed on as itself.
         let cute = match (shared, &pointer, &reference, arg_expr) {

@@ -535,16 +535,6 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         if let Some(Binding::Value(v)) = self.object_member(m) {
             return v;
         }
-        // A struct held by value whose member has no value here.
-        if let Expression::Identifier(id) = &m.expression.node
-            && let Some(Binding::Object(o)) = self.lookup(&id.node.name)
-            && o.fields.values().all(|b| matches!(b, Binding::Value(_)))
-        {
-            let (object, member) = (&id.node.name, &m.identifier.node.name);
-            return Lanes::unknown(format!(
-                "`{object}.{member}` has no value here: it is not set on every path, or a call given `{object}` by reference may have changed it"
-            ));
-        }
         if let Expression::Identifier(base) = &m.expression.node {
             let axis = match m.identifier.node.name.as_str() {
                 "x" => Some(0),
@@ -592,6 +582,16 @@ impl<'a, 'p> Analyzer<'a, 'p> {
             || self.nested_member(whole).is_some()
         {
             return self.shared_access(whole, Op::Load, mask);
+        }
+        // A struct held by value whose member has no value here.
+        if let Expression::Identifier(id) = &m.expression.node
+            && let Some(Binding::Object(o)) = self.lookup(&id.node.name)
+            && o.fields.values().all(|b| matches!(b, Binding::Value(_)))
+        {
+            let (object, member) = (&id.node.name, &m.identifier.node.name);
+            return Lanes::unknown(format!(
+                "`{object}.{member}` has no value here: it is not set on every path, or a call given `{object}` by reference may have changed it"
+            ));
         }
         let inner = self.eval(&m.expression, mask);
         self.data_value(&inner, "a member of a struct banklint does not track")

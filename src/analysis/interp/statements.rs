@@ -578,6 +578,7 @@ impl<'a, 'p> Analyzer<'a, 'p> {
                 // by value (see `value_objects`).
                 if let Type::Record(record) = &base
                     && !is_array
+                    && self.is_plain_struct(record)
                 {
                     match &init.node.initializer {
                         None => {

@@ -95,6 +95,18 @@ impl Analyzer<'_, '_> {
         self.last_returned_object = Some((serial, object));
     }
 
+    /// Whether `record` is a plain struct, the kind held by value here: not a class
+    /// template's instance and with no method banklint lifted (an object of a class with
+    /// methods is built by its constructor, see `objects`).
+    pub(super) fn is_plain_struct(&self, record: &crate::analysis::types::Record) -> bool {
+        let tag = record.name.rsplit("__").next().unwrap_or(&record.name);
+        !record.name.contains('<')
+            && !self.preparations().any(|p| {
+                (p.methods.iter()).any(|m| m.class.rsplit("__").next() == Some(tag))
+                    || p.class_templates.iter().any(|(t, _)| t == tag)
+            })
+    }
+
     /// `Pos p;` of a struct banklint lays out: an object with no member set yet.
     pub(super) fn declare_value_object(
         &mut self,
