@@ -775,6 +775,15 @@ fn call_extents(st: &StructType, text: &SpanText<'_>) -> Vec<((usize, usize), St
             _ => false,
         }
     }
+    field_extents(st)
+        .into_iter()
+        .filter(|e| calls(e))
+        .filter_map(|e| Some(((e.span.start, e.span.end), text(e.span)?)))
+        .collect()
+}
+
+/// The extent expressions of the array fields of `st`, nested structs' included.
+pub fn field_extents(st: &StructType) -> Vec<&Node<Expression>> {
     let mut out = Vec::new();
     for sd in st.declarations.iter().flatten() {
         let StructDeclaration::Field(f) = &sd.node else {
@@ -784,7 +793,7 @@ fn call_extents(st: &StructType, text: &SpanText<'_>) -> Vec<((usize, usize), St
             if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
                 && let TypeSpecifier::Struct(inner) = &t.node
             {
-                out.extend(call_extents(&inner.node, text));
+                out.extend(field_extents(&inner.node));
             }
         }
         for d in (f.node.declarators.iter()).filter_map(|d| d.node.declarator.as_ref()) {
@@ -792,10 +801,8 @@ fn call_extents(st: &StructType, text: &SpanText<'_>) -> Vec<((usize, usize), St
                 if let DerivedDeclarator::Array(a) = &derived.node
                     && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
                         &a.node.size
-                    && calls(e)
-                    && let Some(written) = text(e.span)
                 {
-                    out.push(((e.span.start, e.span.end), written));
+                    out.push(&**e);
                 }
             }
         }

@@ -284,11 +284,20 @@ pub fn mentions_word(text: &str, name: &str) -> bool {
 /// `text` with each whole-word occurrence of a binding's name replaced by its value
 /// (`sizeof(ElementType)` with `ElementType` -> `float`).
 pub fn replace_words(text: &str, bindings: &[(&str, &str)]) -> String {
+    replace_words_with(text, |word| {
+        (bindings.iter())
+            .find(|(name, _)| *name == word)
+            .map(|(_, value)| (*value).to_string())
+    })
+}
+
+/// `text` with each whole word replaced by what `value` gives for it, where it gives one.
+pub fn replace_words_with(text: &str, value: impl Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
-        match bindings.iter().find(|(name, _)| *name == word.as_str()) {
-            Some((_, value)) => out.push_str(value),
+        match value(word) {
+            Some(v) => out.push_str(&v),
             None => out.push_str(word),
         }
         word.clear();

@@ -401,33 +401,14 @@ impl<'a, 'p> Analyzer<'a, 'p> {
         }
         // Each word of the arguments a constant or type of the caller names, replaced by it
         // (word by word: the caller's bindings are many, the words few).
-        let mut text = String::new();
-        let mut word = String::new();
-        let flush = |word: &mut String, text: &mut String| {
-            match self
-                .template_values
-                .get(word.as_str())
-                .and_then(Lanes::as_const)
-            {
-                Some(v) => text.push_str(&v.to_string()),
-                None => text.push_str(self.type_args.get(word.as_str()).unwrap_or(word)),
-            }
-            word.clear();
+        let value = |word: &str| match self.template_values.get(word).and_then(Lanes::as_const) {
+            Some(v) => Some(v.to_string()),
+            None => self.type_args.get(word).cloned(),
         };
-        for (k, arg) in written.iter().enumerate() {
-            if k > 0 {
-                text.push_str(", ");
-            }
-            for c in arg.chars() {
-                if c.is_alphanumeric() || c == '_' {
-                    word.push(c);
-                } else {
-                    flush(&mut word, &mut text);
-                    text.push(c);
-                }
-            }
-            flush(&mut word, &mut text);
-        }
+        let text = (written.iter())
+            .map(|arg| crate::front::names::replace_words_with(arg, value))
+            .collect::<Vec<_>>()
+            .join(", ");
         format!("{key}<{text}>/{}", call.arguments.len())
     }
 

@@ -475,41 +475,17 @@ pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
     }
 }
 
-/// The identifiers an extent expression reads (`THREADS * ITEMS`), each with the expression
-/// that reads it, for the analyzer to value.
 /// The identifiers the field extents of `st` name, nested structs' included.
 fn extent_identifiers(st: &lang_c::ast::StructType) -> Vec<String> {
     let mut names: Vec<(String, Node<Expression>)> = Vec::new();
-    let mut nested = Vec::new();
-    for sd in st.declarations.iter().flatten() {
-        let StructDeclaration::Field(f) = &sd.node else {
-            continue;
-        };
-        for spec in &f.node.specifiers {
-            if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
-                && let TypeSpecifier::Struct(inner) = &t.node
-            {
-                nested.extend(extent_identifiers(&inner.node));
-            }
-        }
-        for d in (f.node.declarators.iter()).filter_map(|d| d.node.declarator.as_ref()) {
-            for derived in &d.node.derived {
-                if let DerivedDeclarator::Array(a) = &derived.node
-                    && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
-                        &a.node.size
-                {
-                    extent_names(e, &mut names);
-                }
-            }
-        }
+    for e in crate::analysis::extraction::field_extents(st) {
+        extent_names(e, &mut names);
     }
-    let mut seen = std::collections::HashSet::new();
-    (names.into_iter().map(|(name, _)| name))
-        .chain(nested)
-        .filter(|n| seen.insert(n.clone()))
-        .collect()
+    names.into_iter().map(|(name, _)| name).collect()
 }
 
+/// The identifiers an extent expression reads (`THREADS * ITEMS`), each with the expression
+/// that reads it, for the analyzer to value.
 fn extent_names(e: &Node<Expression>, out: &mut Vec<(String, Node<Expression>)>) {
     match &e.node {
         Expression::Identifier(id) if !out.iter().any(|(n, _)| *n == id.node.name) => {
