@@ -2,6 +2,7 @@
 //! constants and enums, `__shared__` declarations, and the kernels and device functions to
 //! analyze. Access sites themselves are found by the index analyzer as it walks each body.
 
+use crate::analysis::field_extents::{ExtentLeaf, call_extents, extent_value, integer_expr};
 use crate::analysis::types::{Type, TypeTable, layout_record, scalar_from_words};
 use crate::front::cuda::{Keyword, Prepared, TemplateHeader};
 use crate::front::parse::{ParseOutcome, ParsedItem};
@@ -758,58 +759,6 @@ fn struct_layout(types: &TypeTable, st: &StructType, leaf: &ExtentLeaf<'_>, part
     }
 }
 
-/// The field extents of `st` (nested structs' included) that call a function, with their
-/// text.
-fn call_extents(st: &StructType, text: &SpanText<'_>) -> Vec<((usize, usize), String)> {
-    fn calls(e: &Node<Expression>) -> bool {
-        match &e.node {
-            Expression::Call(_) => true,
-            Expression::BinaryOperator(b) => calls(&b.node.lhs) || calls(&b.node.rhs),
-            Expression::UnaryOperator(u) => calls(&u.node.operand),
-            Expression::Cast(c) => calls(&c.node.expression),
-            Expression::Conditional(c) => {
-                calls(&c.node.condition)
-                    || calls(&c.node.then_expression)
-                    || calls(&c.node.else_expression)
-            }
-            _ => false,
-        }
-    }
-    field_extents(st)
-        .into_iter()
-        .filter(|e| calls(e))
-        .filter_map(|e| Some(((e.span.start, e.span.end), text(e.span)?)))
-        .collect()
-}
-
-/// The extent expressions of the array fields of `st`, nested structs' included.
-pub fn field_extents(st: &StructType) -> Vec<&Node<Expression>> {
-    let mut out = Vec::new();
-    for sd in st.declarations.iter().flatten() {
-        let StructDeclaration::Field(f) = &sd.node else {
-            continue;
-        };
-        for spec in &f.node.specifiers {
-            if let SpecifierQualifier::TypeSpecifier(t) = &spec.node
-                && let TypeSpecifier::Struct(inner) = &t.node
-            {
-                out.extend(field_extents(&inner.node));
-            }
-        }
-        for d in (f.node.declarators.iter()).filter_map(|d| d.node.declarator.as_ref()) {
-            for derived in &d.node.derived {
-                if let DerivedDeclarator::Array(a) = &derived.node
-                    && let ArraySize::VariableExpression(e) | ArraySize::StaticExpression(e) =
-                        &a.node.size
-                {
-                    out.push(&**e);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The tagged struct with a body a specifier defines (`struct S { ... }`), with its tag.
 fn struct_definition(spec: &DeclarationSpecifier) -> Option<(&str, &StructType)> {
     if let DeclarationSpecifier::TypeSpecifier(ts) = spec
@@ -951,23 +900,6 @@ fn typedef_type(base: &Type, d: &Declarator) -> Option<Type> {
     Some(crate::analysis::types::array_of(base.clone(), &extents))
 }
 
-/// The expression `n`, a decimal literal, at `span`.
-pub fn integer_expr(n: u32, span: lang_c::span::Span) -> Node<Expression> {
-    let constant = Constant::Integer(Integer {
-        base: IntegerBase::Decimal,
-        number: n.to_string().into(),
-        suffix: IntegerSuffix {
-            size: IntegerSize::Int,
-            unsigned: false,
-            imaginary: false,
-        },
-    });
-    Node::new(
-        Expression::Constant(Box::new(Node::new(constant, span))),
-        span,
-    )
-}
-
 pub fn declarator_name(d: &Declarator) -> Option<String> {
     match &d.kind.node {
         DeclaratorKind::Identifier(id) => Some(id.node.name.clone()),
@@ -1048,41 +980,4 @@ fn function_params(
         }
     }
     out
-}
-
-/// The value of a leaf of an extent that is not a literal (`N`, `sizeof(T)`), if known.
-pub type ExtentLeaf<'a> = dyn Fn(&Node<Expression>) -> Option<i64> + 'a;
-
-/// An integer constant expression of literals (`BLOCK / 32` once macros are expanded):
-/// `+ - * / % << >> & | ^` and unary minus over integer literals; the other leaves (`N`,
-/// `sizeof(T)`) as `leaf` gives them.
-fn extent_value(e: &Node<Expression>, leaf: &ExtentLeaf<'_>) -> Option<i64> {
-    let literal_value = |e: &Node<Expression>| extent_value(e, leaf);
-    match &e.node {
-        Expression::Constant(c) => match &c.node {
-            Constant::Integer(i) => crate::front::lex::parse_int_literal(&i.number),
-            _ => None,
-        },
-        Expression::UnaryOperator(u) if u.node.operator.node == UnaryOperator::Minus => {
-            literal_value(&u.node.operand)?.checked_neg()
-        }
-        Expression::BinaryOperator(b) => {
-            let (l, r) = (literal_value(&b.node.lhs)?, literal_value(&b.node.rhs)?);
-            match b.node.operator.node {
-                BinaryOperator::Plus => l.checked_add(r),
-                BinaryOperator::Minus => l.checked_sub(r),
-                BinaryOperator::Multiply => l.checked_mul(r),
-                BinaryOperator::Divide => l.checked_div(r),
-                BinaryOperator::Modulo => l.checked_rem(r),
-                BinaryOperator::ShiftLeft => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
-                BinaryOperator::ShiftRight => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
-                BinaryOperator::BitwiseAnd => Some(l & r),
-                BinaryOperator::BitwiseOr => Some(l | r),
-                BinaryOperator::BitwiseXor => Some(l ^ r),
-                _ => None,
-            }
-        }
-        Expression::Cast(c) => literal_value(&c.node.expression),
-        _ => leaf(e),
-    }
 }

@@ -9,6 +9,7 @@ pub mod class_templates;
 pub mod cuda_ptx;
 pub mod cute;
 pub mod extraction;
+pub mod field_extents;
 pub mod interp;
 pub mod intrinsics;
 pub mod lanes;

@@ -478,7 +478,7 @@ pub(super) fn typedef_name(t: &Node<TypeSpecifier>) -> Option<(String, Span)> {
 /// The identifiers the field extents of `st` name, nested structs' included.
 fn extent_identifiers(st: &lang_c::ast::StructType) -> Vec<String> {
     let mut names: Vec<(String, Node<Expression>)> = Vec::new();
-    for e in crate::analysis::extraction::field_extents(st) {
+    for e in crate::analysis::field_extents::field_extents(st) {
         extent_names(e, &mut names);
     }
     names.into_iter().map(|(name, _)| name).collect()

@@ -26,6 +26,7 @@ use std::rc::Rc;
 mod atomics;
 mod branches;
 mod call_arguments;
+mod call_limits;
 mod call_results;
 mod calls;
 mod cuda_ptx_calls;
@@ -47,6 +48,7 @@ mod instances;
 mod loops;
 mod member_types;
 mod objects;
+mod pointer_declarations;
 mod pointers;
 mod recording;
 mod references;
@@ -984,4 +986,4 @@ fn assignment_op(op: &BinaryOperator) -> Option<Option<BinOp>> {
 }
 
 static ONE_EXPR: std::sync::LazyLock<Node<Expression>> =
-    std::sync::LazyLock::new(|| crate::analysis::extraction::integer_expr(1, Span::none()));
+    std::sync::LazyLock::new(|| crate::analysis::field_extents::integer_expr(1, Span::none()));
