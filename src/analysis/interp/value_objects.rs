@@ -59,16 +59,27 @@ impl Analyzer<'_, '_> {
         if elements.len() > record.fields.len() {
             return None;
         }
+        Some(self.object_of_elements(&record, &elements, mask))
+    }
+
+    /// An object of `record` whose members, in the order it declares them, are the
+    /// elements' values.
+    fn object_of_elements(
+        &mut self,
+        record: &crate::analysis::types::Record,
+        elements: &[&Node<Expression>],
+        mask: &[bool],
+    ) -> Object {
         let mut fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = HashMap::default();
         for (field, x) in record.fields.iter().zip(elements) {
             let v = self.eval(x, mask);
             fields.insert(field.name.clone(), Binding::Value(v));
         }
-        Some(Object {
+        Object {
             class: record.name.clone(),
             template_args: Vec::new(),
             fields: Rc::new(fields),
-        })
+        }
     }
 
     /// `make_int2(a, b)`, `make_float4(x, y, z, w)`: CUDA's vector constructors, an object
@@ -133,19 +144,13 @@ impl Analyzer<'_, '_> {
         {
             return None;
         }
-        let mut fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> = HashMap::default();
-        for (field, item) in record.fields.iter().zip(items) {
-            let Initializer::Expression(e) = &item.node.initializer.node else {
-                return None;
-            };
-            let v = self.eval(e, mask);
-            fields.insert(field.name.clone(), Binding::Value(v));
-        }
-        Some(Object {
-            class: record.name.clone(),
-            template_args: Vec::new(),
-            fields: Rc::new(fields),
-        })
+        let elements: Option<Vec<&Node<Expression>>> = (items.iter())
+            .map(|item| match &item.node.initializer.node {
+                Initializer::Expression(e) => Some(&**e),
+                Initializer::List(_) => None,
+            })
+            .collect();
+        Some(self.object_of_elements(record, &elements?, mask))
     }
 
     /// `p.row = v` (or `p.row += v`) of an object held by value: the member, in the lanes of
@@ -219,14 +224,10 @@ impl Analyzer<'_, '_> {
             Expression::Comma(list) if self.is_braced_list(rhs) => {
                 match self.types.lookup(&old.class) {
                     Some(Type::Record(record)) if list.len() <= record.fields.len() => {
-                        let mut fields: HashMap<String, Binding, rustc_hash::FxBuildHasher> =
-                            HashMap::default();
-                        for (field, x) in record.fields.iter().zip(list.iter()) {
-                            let v = self.eval(x, mask);
-                            fields.insert(field.name.clone(), Binding::Value(v));
-                        }
+                        let elements: Vec<&Node<Expression>> = list.iter().collect();
+                        let given = self.object_of_elements(&record, &elements, mask);
                         Some(Object {
-                            fields: Rc::new(fields),
+                            fields: given.fields,
                             ..old.clone()
                         })
                     }
